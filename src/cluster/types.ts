@@ -1,0 +1,21 @@
+// The cluster as the services above see it: members, states, and the events they emit.
+
+export type ClusterState = 'ACTIVE' | 'NO_MIGRATION' | 'FROZEN' | 'PASSIVE' | 'IN_TRANSITION';
+export const SETTABLE_CLUSTER_STATES: readonly ClusterState[] = ['ACTIVE', 'NO_MIGRATION', 'FROZEN', 'PASSIVE'];
+
+/** Hazelcast's NodeState names. */
+export type NodeState = 'STARTING' | 'ACTIVE' | 'PASSIVE' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
+
+export interface MemberInfo {
+  readonly uuid: string;
+  /** `ip:port` of the member port (`[ipv6]:port` for IPv6). */
+  readonly address: string;
+  readonly host: string;
+  readonly port: number;
+  readonly liteMember: boolean;
+  readonly version: string;
+}
+
+export type ClusterEvent =
+  | { readonly type: 'stateChanged'; readonly from: ClusterState; readonly to: ClusterState }
+  | { readonly type: 'shutdownRequested'; readonly scope: 'member' | 'cluster' };

@@ -1,0 +1,49 @@
+// The one error type of Grid. Every failure that crosses a module boundary is a GridError
+// with a stable `code`; rest/ maps codes to HTTP statuses in one table, the invocation layer
+// reads `retryable`.
+
+export type GridErrorCode =
+  | 'BAD_REQUEST' // malformed input: path, escapes, parameters
+  | 'UNKNOWN_ENDPOINT' // no such path or method
+  | 'GROUP_DISABLED' // endpoint group switched off
+  | 'FORBIDDEN' // credentials wrong or missing
+  | 'NOT_FOUND' // a named thing that must exist does not (e.g. WAN sync uuid)
+  | 'CONFLICT' // the operation does not fit the member's state
+  | 'PAYLOAD_TOO_LARGE'
+  | 'HEADERS_TOO_LARGE'
+  | 'QUEUE_FULL'
+  | 'CLUSTER_PASSIVE' // writes refused while the cluster is PASSIVE
+  | 'MEMBER_SHUTTING_DOWN'
+  | 'PARTITION_UNAVAILABLE'
+  | 'NOT_ENABLED' // a subsystem that is not enabled (CP)
+  | 'NOT_IMPLEMENTED' // a feature of a later release (WAN, until it lands)
+  | 'CONFIG_INVALID'
+  | 'INTERNAL';
+
+const RETRYABLE: ReadonlySet<GridErrorCode> = new Set<GridErrorCode>([
+  'CLUSTER_PASSIVE',
+  'MEMBER_SHUTTING_DOWN',
+  'PARTITION_UNAVAILABLE',
+]);
+
+export class GridError extends Error {
+  readonly code: GridErrorCode;
+  readonly retryable: boolean;
+
+  constructor(code: GridErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GridError';
+    this.code = code;
+    this.retryable = RETRYABLE.has(code);
+  }
+}
+
+export function isGridError(e: unknown): e is GridError {
+  return e instanceof GridError;
+}
+
+/** The message of anything thrown, for logs. */
+export function describeError(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  return String(e);
+}

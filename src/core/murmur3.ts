@@ -1,0 +1,107 @@
+// MurmurHash3 x86 32-bit, the hash Grid uses to place keys in partitions. It hashes the
+// UTF-8 bytes of a string without allocating a Buffer (the key path is hot).
+
+const C1 = 0xcc9e2d51;
+const C2 = 0x1b873593;
+
+/** Hazelcast's seed for partition hashing. */
+export const PARTITION_HASH_SEED = 0x01000193;
+
+function mixK(k: number): number {
+  k = Math.imul(k, C1);
+  k = (k << 15) | (k >>> 17);
+  return Math.imul(k, C2);
+}
+
+function mixH(h: number, k: number): number {
+  h ^= mixK(k);
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
+}
+
+function finish(h: number, tail: number, tailLen: number, length: number): number {
+  if (tailLen > 0) h ^= mixK(tail);
+  h ^= length;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0;
+}
+
+/** MurmurHash3_x86_32 of a byte array; returns a signed 32-bit integer. */
+export function murmur3Bytes(bytes: Uint8Array, seed = 0): number {
+  let h = seed | 0;
+  const len = bytes.length;
+  const blocks = len & ~3;
+  let i = 0;
+  for (; i < blocks; i += 4) {
+    const k = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
+    h = mixH(h, k);
+  }
+  let tail = 0;
+  const tailLen = len & 3;
+  if (tailLen === 3) tail ^= bytes[i + 2]! << 16;
+  if (tailLen >= 2) tail ^= bytes[i + 1]! << 8;
+  if (tailLen >= 1) tail ^= bytes[i]!;
+  return finish(h, tail, tailLen, len);
+}
+
+/**
+ * MurmurHash3_x86_32 of the UTF-8 encoding of `s` (lone surrogates encode as U+FFFD, as
+ * TextEncoder does). Equal to murmur3Bytes(Buffer.from(s, 'utf8'), seed).
+ */
+export function murmur3String(s: string, seed = 0): number {
+  let h = seed | 0;
+  let acc = 0; // bytes gathered for the current 4-byte block
+  let accLen = 0;
+  let total = 0;
+  const n = s.length;
+
+  for (let i = 0; i < n; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) {
+      acc |= c << (accLen << 3);
+      total++;
+      if (++accLen === 4) {
+        h = mixH(h, acc);
+        acc = 0;
+        accLen = 0;
+      }
+      continue;
+    }
+    // Multi-byte: work out the code point, then push its bytes one by one.
+    let bytes: number;
+    if (c < 0x800) {
+      bytes = 2;
+    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      c = 0x10000 + ((c - 0xd800) << 10) + (s.charCodeAt(++i) - 0xdc00);
+      bytes = 4;
+    } else {
+      if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd; // lone surrogate
+      bytes = 3;
+    }
+    let b0: number;
+    if (bytes === 2) b0 = 0xc0 | (c >> 6);
+    else if (bytes === 3) b0 = 0xe0 | (c >> 12);
+    else b0 = 0xf0 | (c >> 18);
+    for (let j = 0; j < bytes; j++) {
+      const b = j === 0 ? b0 : 0x80 | ((c >> (6 * (bytes - 1 - j))) & 0x3f);
+      acc |= b << (accLen << 3);
+      total++;
+      if (++accLen === 4) {
+        h = mixH(h, acc);
+        acc = 0;
+        accLen = 0;
+      }
+    }
+  }
+  return finish(h, acc, accLen, total);
+}
+
+/** Hazelcast's HashUtil.hashToIndex: a non-negative index below `length`. */
+export function hashToIndex(hash: number, length: number): number {
+  if (hash === -2147483648) return 0;
+  return Math.abs(hash) % length;
+}

@@ -1,0 +1,271 @@
+// The composition root: builds every service of one member from a GridConfig and runs the
+// phased lifecycle. Start: bind -> join -> partitions -> data services -> REST. Stop mirrors
+// it: REST closes first, data services answer their waiters, sockets close last.
+
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
+import type net from 'node:net';
+import type { DestinationStream } from 'pino';
+import { systemClock, type Clock } from '../core/clock.js';
+import { createLogControl, parseLogLevel, type LogControl, type Logger } from '../core/logger.js';
+import { generateInstanceName } from '../core/names.js';
+import type { EndpointGroupName, GridConfig } from '../config/types.js';
+import { ClusterService } from '../cluster/cluster-service.js';
+import type { MemberInfo } from '../cluster/types.js';
+import { PartitionTable } from '../partition/partition-table.js';
+import { LocalInvoker } from '../invocation/invoker.js';
+import { MapService } from '../map/map-service.js';
+import { QueueService } from '../queue/queue-service.js';
+import { createCredentialChecker } from '../security/credentials.js';
+import { Listener } from '../net/listener.js';
+import { RestServer } from '../rest/rest-server.js';
+import type { RestDeps } from '../rest/context.js';
+
+export const GRID_VERSION: string = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+export interface MemberOptions {
+  readonly config: GridConfig;
+  /** Where logs go; stdout by default. */
+  readonly logDestination?: DestinationStream;
+  readonly clock?: Clock;
+  /** Config warnings to log once the logger exists. */
+  readonly configWarnings?: readonly string[];
+}
+
+/** How long a graceful stop waits for answers in flight before closing their connections. */
+const STOP_GRACE_MS = 5_000;
+const REST_HINT_INTERVAL_MS = 60_000;
+
+export class Member {
+  readonly uuid = randomUUID();
+  readonly instanceName: string;
+  readonly config: GridConfig;
+  readonly logger: Logger;
+  readonly logControl: LogControl;
+  readonly cluster: ClusterService;
+  readonly maps: MapService;
+  readonly queues: QueueService;
+  private readonly partitions = new PartitionTable();
+  private readonly clock: Clock;
+  private memberListener: Listener | undefined;
+  private restListener: Listener | undefined;
+  private rest: RestServer | undefined;
+  private stopping: Promise<void> | undefined;
+  private lastRestHint = -Infinity;
+  private resolveStopped!: () => void;
+  /** Settles when the member has stopped, for whatever reason. */
+  readonly stopped: Promise<void> = new Promise((resolve) => (this.resolveStopped = resolve));
+
+  private constructor(opts: MemberOptions) {
+    this.config = opts.config;
+    this.clock = opts.clock ?? systemClock;
+    this.instanceName = opts.config.instanceName ?? generateInstanceName();
+    this.logControl = createLogControl({
+      level: parseLogLevel(opts.config.tuning.logLevel) ?? 'INFO',
+      ...(opts.logDestination ? { destination: opts.logDestination } : {}),
+      bindings: { member: this.instanceName },
+    });
+    this.logger = this.logControl.logger;
+    for (const w of opts.configWarnings ?? []) this.logger.warn(`config: ${w}`);
+    // Placeholder identity until the port is bound; replaced in start().
+    this.cluster = new ClusterService({
+      clusterName: opts.config.clusterName,
+      local: this.memberInfo('127.0.0.1', 0),
+      tcpIpMembers: opts.config.network.join.tcpIp.members,
+    });
+    const invoker = new LocalInvoker({ cluster: this.cluster, partitions: this.partitions });
+    const serviceDeps = { config: this.config, invoker, clock: this.clock, logger: this.logger };
+    this.maps = new MapService(serviceDeps);
+    this.queues = new QueueService(serviceDeps);
+  }
+
+  static async start(opts: MemberOptions): Promise<Member> {
+    const m = new Member(opts);
+    try {
+      await m.startPhases();
+    } catch (e) {
+      await m.stop();
+      throw e;
+    }
+    return m;
+  }
+
+  /** Address of the member port (`ip:port`). */
+  get address(): string {
+    return this.cluster.localMember().address;
+  }
+
+  get memberPort(): number {
+    return this.memberListener?.port ?? 0;
+  }
+
+  /** The port REST is served on (the member port unless advanced network gives REST its own); 0 when REST is off. */
+  get restPort(): number {
+    if (!this.restEnabled()) return 0;
+    return this.restListener?.port ?? this.memberPort;
+  }
+
+  restGroups(): ReadonlySet<EndpointGroupName> {
+    const adv = this.config.advancedNetwork;
+    if (adv.enabled && adv.rest) return adv.rest.enabledGroups;
+    return this.config.network.restApi.enabled ? this.config.network.restApi.enabledGroups : new Set();
+  }
+
+  private restEnabled(): boolean {
+    return this.restGroups().size > 0;
+  }
+
+  private async startPhases(): Promise<void> {
+    const cfg = this.config;
+    const host = cfg.network.bindHost;
+    const adv = cfg.advancedNetwork;
+    const separateRest = adv.enabled && adv.rest !== undefined;
+    const groups = this.restGroups();
+
+    // REST server first (it does no I/O until connections are handed to it).
+    const deps: RestDeps = {
+      config: cfg,
+      logger: this.logger,
+      logControl: this.logControl,
+      instanceName: this.instanceName,
+      cluster: this.cluster,
+      maps: this.maps,
+      queues: this.queues,
+      credentials: createCredentialChecker(cfg),
+      health: { clusterSafe: () => true, migrationQueueSize: () => 0 },
+      connections: () => this.connectionCounts(),
+      enabledGroups: groups,
+    };
+    const rest = groups.size > 0 ? new RestServer(deps) : undefined;
+    this.rest = rest;
+    let restReady = false;
+    const httpSink = rest && {
+      accept: (socket: net.Socket, head: Buffer) => {
+        if (!restReady) {
+          socket.destroy();
+          return;
+        }
+        rest.accept(socket, head);
+      },
+    };
+    const refuseHttp = (): void => this.hintRestDisabled();
+
+    // 1. bind
+    this.memberListener = new Listener({
+      host,
+      logger: this.logger,
+      http: separateRest ? undefined : httpSink,
+      member: undefined,
+      onRefusedHttp: separateRest ? () => this.logger.debug('HTTP on the member port refused: REST has its own port') : refuseHttp,
+    });
+    const memberPortConfig = adv.enabled ? adv.memberPort : cfg.network.port;
+    const port = await this.memberListener.listen(memberPortConfig);
+    if (separateRest && adv.rest) {
+      this.restListener = new Listener({ host, logger: this.logger, http: httpSink, member: undefined, onRefusedHttp: refuseHttp });
+      await this.restListener.listen(adv.rest.port);
+    }
+    const advertised = this.advertisedHost();
+    this.cluster.setLocal(this.memberInfo(advertised.host, advertised.port ?? port));
+
+    // 2. join: a member on its own forms a cluster of one.
+    this.cluster.markJoined();
+    // 3. partitions
+    if (!cfg.liteMember) this.partitions.assignAllTo(this.uuid);
+    // 4. data services
+    this.maps.startExpirySweeper(cfg.tuning.expirySweepIntervalMillis);
+    // 5. REST
+    restReady = true;
+    this.cluster.on((e) => {
+      if (e.type === 'shutdownRequested') void this.stop();
+      if (e.type === 'stateChanged') this.logger.info({ from: e.from, to: e.to }, 'cluster state changed');
+    });
+
+    this.logger.info(
+      {
+        address: this.address,
+        uuid: this.uuid,
+        instanceName: this.instanceName,
+        clusterName: cfg.clusterName,
+        version: GRID_VERSION,
+        memberPort: this.memberPort,
+        restPort: this.restPort || null,
+        endpointGroups: [...groups],
+        liteMember: cfg.liteMember,
+      },
+      `member ${this.address} started (instance ${this.instanceName}, uuid ${this.uuid}); ` +
+        (groups.size > 0 ? `REST on port ${this.restPort}, groups ${[...groups].join(', ')}` : 'REST disabled'),
+    );
+  }
+
+  /** Graceful stop; safe to call more than once. */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopPhases();
+    return this.stopping;
+  }
+
+  private async stopPhases(): Promise<void> {
+    this.logger.info('member shutting down');
+    this.cluster.markShuttingDown();
+    // REST first: no new connections, idle ones closed, waiting polls answered.
+    const listeners = [this.restListener, this.memberListener].filter((l): l is Listener => l !== undefined);
+    const closing = listeners.map((l) => l.close(false));
+    this.rest?.close();
+    this.queues.stop();
+    this.maps.stop();
+    const grace = new Promise<void>((resolve) => this.clock.setTimeout(resolve, STOP_GRACE_MS));
+    await Promise.race([Promise.all(closing), grace]);
+    // Sockets last.
+    this.rest?.closeAll();
+    await Promise.all(listeners.map((l) => l.close(true)));
+    this.cluster.markShutDown();
+    this.logger.info('member stopped');
+    this.logger.flush?.();
+    this.resolveStopped();
+  }
+
+  private connectionCounts(): { client: number; member: number } {
+    let client = 0;
+    let member = 0;
+    for (const l of [this.memberListener, this.restListener]) {
+      if (!l) continue;
+      client += l.counts.http;
+      member += l.counts.member;
+    }
+    return { client, member };
+  }
+
+  private hintRestDisabled(): void {
+    const now = this.clock.now();
+    if (now - this.lastRestHint < REST_HINT_INTERVAL_MS) return;
+    this.lastRestHint = now;
+    this.logger.warn(
+      'an HTTP request arrived but the REST API is disabled: set network.rest-api enabled="true" and enable endpoint groups ' +
+        '(e.g. <endpoint-group name="DATA" enabled="true"/>), or HZ_NETWORK_RESTAPI_ENABLED=true',
+    );
+  }
+
+  /** The host (and port) this member is known by. */
+  private advertisedHost(): { host: string; port: number | undefined } {
+    const pub = this.config.network.publicAddress;
+    if (pub !== undefined) {
+      const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(pub);
+      if (m) return { host: m[1]!.replace(/^\[|\]$/g, ''), port: m[2] !== undefined ? Number(m[2]) : undefined };
+    }
+    const bind = this.config.network.bindHost;
+    if (bind !== '0.0.0.0' && bind !== '::') return { host: bind, port: undefined };
+    const members = this.config.network.join.tcpIp.members;
+    if (members.some((e) => /^(127\.|localhost|\[::1\])/.test(e))) return { host: '127.0.0.1', port: undefined };
+    for (const list of Object.values(networkInterfaces())) {
+      for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return { host: a.address, port: undefined };
+    }
+    return { host: '127.0.0.1', port: undefined };
+  }
+
+  private memberInfo(host: string, port: number): MemberInfo {
+    const h = host.includes(':') ? `[${host}]` : host;
+    return { uuid: this.uuid, address: `${h}:${port}`, host, port, liteMember: this.config.liteMember, version: GRID_VERSION };
+  }
+}

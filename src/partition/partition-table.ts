@@ -1,0 +1,35 @@
+// Which member owns each of the 271 partitions, and which members hold its backups.
+// Versioned so that a newer table always replaces an older one.
+
+import { PARTITION_COUNT } from './partitioning.js';
+
+export interface PartitionReplicas {
+  /** uuids: [owner, backup1, backup2, ...]; undefined where no member holds that replica. */
+  readonly replicas: readonly (string | undefined)[];
+}
+
+export class PartitionTable {
+  private owners: (string | undefined)[] = new Array<string | undefined>(PARTITION_COUNT).fill(undefined);
+  private tableVersion = 0;
+
+  /** Give every partition to one member: the table of a cluster of one. */
+  assignAllTo(uuid: string): void {
+    this.owners = new Array<string | undefined>(PARTITION_COUNT).fill(uuid);
+    this.tableVersion++;
+  }
+
+  ownerOf(partitionId: number): string | undefined {
+    return this.owners[partitionId];
+  }
+
+  version(): number {
+    return this.tableVersion;
+  }
+
+  /** How many partitions `uuid` owns. */
+  ownedCount(uuid: string): number {
+    let n = 0;
+    for (const o of this.owners) if (o === uuid) n++;
+    return n;
+  }
+}

@@ -1,0 +1,29 @@
+// What the REST layer may use: narrow facades of the services below it.
+
+import type { GridConfig, EndpointGroupName } from '../config/types.js';
+import type { Logger, LogControl } from '../core/logger.js';
+import type { ClusterService } from '../cluster/cluster-service.js';
+import type { MapFacade } from '../map/map-service.js';
+import type { QueueFacade } from '../queue/queue-service.js';
+import type { CredentialChecker } from '../security/credentials.js';
+
+export interface HealthView {
+  clusterSafe(): boolean;
+  migrationQueueSize(): number;
+}
+
+export interface RestDeps {
+  readonly config: GridConfig;
+  readonly logger: Logger;
+  readonly logControl: LogControl;
+  readonly instanceName: string;
+  readonly cluster: ClusterService;
+  readonly maps: MapFacade;
+  readonly queues: QueueFacade;
+  readonly credentials: CredentialChecker;
+  readonly health: HealthView;
+  /** Open connections of this member: HTTP (client) and member-to-member. */
+  connections(): { readonly client: number; readonly member: number };
+  /** Endpoint groups enabled on the port that received the request. */
+  readonly enabledGroups: ReadonlySet<EndpointGroupName>;
+}

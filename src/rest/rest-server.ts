@@ -1,0 +1,178 @@
+// The HTTP surface. A node:http server that never listens itself: the member's listeners
+// hand it the connections whose first bytes are HTTP. It enforces limits (headers, body),
+// answers Expect: 100-continue only for requests it will take, reads a body only when the
+// endpoint needs one, and turns every failure into a status with an empty body and an
+// X-Grid-Error reason. A request whose client vanishes mid-body is never applied.
+
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type net from 'node:net';
+import { GridError, describeError, isGridError } from '../core/errors.js';
+import type { ConnectionSink } from '../net/listener.js';
+import type { RestDeps } from './context.js';
+import { stripPrefix } from './paths.js';
+import { sendEmpty } from './respond.js';
+import { resolveRoute, type Method, type Route } from './routes.js';
+import { STATUS_OF } from './status.js';
+
+const EMPTY = Buffer.alloc(0);
+
+function methodOf(m: string | undefined): Method | undefined {
+  switch (m) {
+    case 'GET':
+    case 'HEAD':
+    case 'POST':
+    case 'DELETE':
+      return m;
+    case 'PUT':
+      return 'POST';
+    default:
+      return undefined;
+  }
+}
+
+export class RestServer implements ConnectionSink {
+  private readonly server: http.Server;
+  private readonly maxBodyBytes: number;
+
+  constructor(private readonly deps: RestDeps) {
+    this.maxBodyBytes = deps.config.tuning.restMaxBodyBytes;
+    this.server = http.createServer({
+      maxHeaderSize: deps.config.tuning.restMaxHeaderBytes,
+      keepAlive: true,
+      noDelay: true,
+      requestTimeout: 0,
+      headersTimeout: 60_000,
+    });
+    this.server.on('request', (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res, false));
+    this.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res, true));
+    this.server.on('clientError', (err: NodeJS.ErrnoException, socket: net.Socket) => this.onClientError(err, socket));
+    // Connections arrive through emit('connection'); 'listening' starts node's own tracking
+    // of them (header timeouts, closeAllConnections) although this server never listens.
+    this.server.emit('listening');
+  }
+
+  accept(socket: net.Socket, head: Buffer): void {
+    socket.unshift(head);
+    this.server.emit('connection', socket);
+    socket.resume();
+  }
+
+  /** Close idle keep-alive connections now and the rest once their answers are out. */
+  close(): void {
+    this.server.closeIdleConnections();
+    this.server.close();
+  }
+
+  closeAll(): void {
+    this.server.closeAllConnections();
+  }
+
+  private onRequest(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void {
+    let route: Route;
+    let method: Method;
+    try {
+      const m = methodOf(req.method);
+      if (m === undefined) throw new GridError('UNKNOWN_ENDPOINT', `method ${req.method ?? '?'} is not supported`);
+      method = m;
+      const rest = stripPrefix(req.url ?? '');
+      if (rest === undefined) throw new GridError('UNKNOWN_ENDPOINT', 'path must start with /grid/ or /hazelcast/');
+      route = resolveRoute(method, rest);
+      if (!this.deps.enabledGroups.has(route.group)) {
+        throw new GridError('GROUP_DISABLED', `endpoint group ${route.group} is disabled`);
+      }
+      if (route.readsBody) {
+        const declared = req.headers['content-length'];
+        if (declared !== undefined && Number(declared) > this.maxBodyBytes) {
+          throw new GridError('PAYLOAD_TOO_LARGE', `body of ${declared} bytes exceeds grid.rest.max-body-bytes (${this.maxBodyBytes})`);
+        }
+      }
+    } catch (e) {
+      // Not taking this request: if its body was announced but not sent yet, close after answering.
+      this.fail(res, e, expectsContinue || hasBody(req));
+      return;
+    }
+    if (expectsContinue) res.writeContinue();
+    if (!route.readsBody) {
+      this.run(route, req, res, method, EMPTY);
+      return;
+    }
+    this.readBody(req, res, (body) => this.run(route, req, res, method, body));
+  }
+
+  private run(route: Route, req: IncomingMessage, res: ServerResponse, method: Method, body: Buffer): void {
+    try {
+      const out = route.run({ req, res, method, body }, this.deps);
+      if (out !== undefined) out.catch((e: unknown) => this.fail(res, e, false));
+    } catch (e) {
+      this.fail(res, e, false);
+    }
+  }
+
+  private readBody(req: IncomingMessage, res: ServerResponse, done: (body: Buffer) => void): void {
+    let first: Buffer | undefined;
+    let chunks: Buffer[] | undefined;
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > this.maxBodyBytes) {
+        failed = true;
+        this.fail(res, new GridError('PAYLOAD_TOO_LARGE', `body exceeds grid.rest.max-body-bytes (${this.maxBodyBytes})`), true);
+        req.resume();
+        return;
+      }
+      if (first === undefined) first = chunk;
+      else (chunks ??= [first]).push(chunk);
+    });
+    req.once('end', () => {
+      if (failed) return;
+      // Only a complete body is ever applied; a client that vanishes mid-body never gets here.
+      done(chunks !== undefined ? Buffer.concat(chunks, size) : (first ?? EMPTY));
+    });
+    req.once('error', () => {
+      failed = true;
+    });
+  }
+
+  private fail(res: ServerResponse, e: unknown, closeConnection: boolean): void {
+    let status: number;
+    let reason: string;
+    if (isGridError(e)) {
+      status = STATUS_OF[e.code];
+      reason = e.message;
+    } else {
+      status = 500;
+      reason = 'internal error';
+    }
+    if (status >= 500) {
+      if (status === 500) this.deps.logger.error({ err: isGridError(e) ? e.message : describeError(e), stack: (e as Error)?.stack }, 'REST request failed');
+      else this.deps.logger.debug({ status, reason }, 'REST request refused');
+    }
+    if (res.destroyed || res.writableEnded) return;
+    if (closeConnection) res.shouldKeepAlive = false;
+    sendEmpty(res, status, reason, closeConnection ? ['Connection', 'close'] : undefined);
+  }
+
+  private onClientError(err: NodeJS.ErrnoException, socket: net.Socket): void {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const status = tooLarge ? '431 Request Header Fields Too Large' : timeout ? '408 Request Timeout' : '400 Bad Request';
+    const reason = tooLarge
+      ? `request line and headers exceed ${this.deps.config.tuning.restMaxHeaderBytes} bytes`
+      : timeout
+        ? 'request not received in time'
+        : `malformed HTTP request (${err.code ?? 'parse error'})`;
+    socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\nX-Grid-Error: ${reason}\r\n\r\n`);
+    socket.destroySoon();
+  }
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const len = req.headers['content-length'];
+  return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
+}

@@ -1,0 +1,461 @@
+// Which endpoint a request is for: its group, what body it reads, and its handler. Resolving
+// is pure path work; an unknown path or method is a 400 (the contract's "syntax not known").
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EndpointGroupName } from '../config/types.js';
+import { GridError } from '../core/errors.js';
+import { parseLogLevel } from '../core/logger.js';
+import { SETTABLE_CLUSTER_STATES, type ClusterState } from '../cluster/types.js';
+import { parseBasicAuth } from '../security/credentials.js';
+import type { RestDeps } from './context.js';
+import { decodeSegment, parseMapPath, parseParams, parseQueuePath, parseTimeoutSeconds } from './paths.js';
+import { sendEmpty, sendJson, sendText, sendValue } from './respond.js';
+
+export type Method = 'GET' | 'HEAD' | 'POST' | 'DELETE';
+
+export interface Request {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly method: Method;
+  /** The request body; empty when the route reads none. */
+  readonly body: Buffer;
+}
+
+export interface Route {
+  readonly group: EndpointGroupName;
+  /** Whether the handler needs the body (it is read, within limits, before `run`). */
+  readonly readsBody: boolean;
+  run(r: Request, deps: RestDeps): Promise<void> | void;
+}
+
+const unknown = (method: string, path: string): GridError =>
+  new GridError('UNKNOWN_ENDPOINT', `no endpoint ${method} /${path}`);
+
+/** `rest` is the encoded path after the prefix, without query string. */
+export function resolveRoute(method: Method, rest: string): Route {
+  if (rest.startsWith('rest/maps/')) return mapRoute(method, rest.slice(10));
+  if (rest.startsWith('rest/queues/')) return queueRoute(method, rest.slice(12));
+  const path = rest.endsWith('/') ? rest.slice(0, -1) : rest;
+  if (path === 'health' || path.startsWith('health/')) return healthRoute(method, path);
+  if (path.startsWith('rest/management/cluster/')) return managementRoute(method, path.slice(24));
+  if (path === 'rest/cp-subsystem' || path.startsWith('rest/cp-subsystem/')) return cpRoute(method);
+  if (path.startsWith('rest/wan/')) return wanRoute(method, path.slice(9));
+  switch (path) {
+    case 'rest/cluster':
+      return onlyGet(method, path, 'CLUSTER_READ', clusterInfo);
+    case 'rest/instance':
+      return onlyGet(method, path, 'CLUSTER_READ', (r, d) => sendJson(r.res, { name: d.instanceName }));
+    case 'rest/log-level':
+      if (isGet(method)) return { group: 'CLUSTER_READ', readsBody: false, run: getLogLevel };
+      if (method === 'POST') return paramRoute('CLUSTER_WRITE', 3, 3, setLogLevel);
+      break;
+    case 'rest/log-level/reset':
+      if (method === 'POST') return paramRoute('CLUSTER_WRITE', 2, 2, resetLogLevel);
+      break;
+    case 'rest/license':
+      if (isGet(method)) {
+        return {
+          group: 'CLUSTER_READ',
+          readsBody: false,
+          run: () => {
+            throw new GridError('BAD_REQUEST', 'GET license is not supported: Grid needs no license');
+          },
+        };
+      }
+      if (method === 'POST') return paramRoute('CLUSTER_WRITE', 3, 2, (r) => sendJson(r.res, { status: 'success' }));
+      break;
+    case 'rest/config/tcp-ip/member-list':
+      if (isGet(method)) {
+        return {
+          group: 'CLUSTER_READ',
+          readsBody: false,
+          run: (r, d) => sendJson(r.res, { status: 'success', 'member-list': d.cluster.tcpIpMemberList() }),
+        };
+      }
+      if (method === 'POST') return paramRoute('CLUSTER_WRITE', 3, 3, setTcpIpMembers);
+      break;
+  }
+  throw unknown(method, rest);
+}
+
+const isGet = (m: Method): boolean => m === 'GET' || m === 'HEAD';
+
+function onlyGet(method: Method, path: string, group: EndpointGroupName, run: Route['run']): Route {
+  if (!isGet(method)) throw unknown(method, path);
+  return { group, readsBody: false, run };
+}
+
+// ---------------------------------------------------------------- maps
+
+function mapRoute(method: Method, rest: string): Route {
+  const { mapName, key } = parseMapPath(rest);
+  if (key === undefined) {
+    if (method !== 'DELETE') throw new GridError('BAD_REQUEST', `missing key: ${method} needs /rest/maps/<map>/<key>`);
+    return {
+      group: 'DATA',
+      readsBody: false,
+      run: (r, d) => d.maps.clear(mapName).then(() => sendEmpty(r.res, 200)),
+    };
+  }
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      return {
+        group: 'DATA',
+        readsBody: false,
+        run: (r, d) =>
+          d.maps.get(mapName, key).then((v) => {
+            if (v === undefined) sendEmpty(r.res, 204);
+            else sendValue(r.res, v);
+          }),
+      };
+    case 'POST':
+      return {
+        group: 'DATA',
+        readsBody: true,
+        run: (r, d) =>
+          d.maps.put(mapName, key, r.body.toString('latin1'), r.req.headers['content-type']).then(() => sendEmpty(r.res, 200)),
+      };
+    case 'DELETE':
+      return {
+        group: 'DATA',
+        readsBody: false,
+        run: (r, d) => d.maps.remove(mapName, key).then(() => sendEmpty(r.res, 200)),
+      };
+  }
+}
+
+// ---------------------------------------------------------------- queues
+
+function queueRoute(method: Method, rest: string): Route {
+  const { queueName, rawArg } = parseQueuePath(rest);
+  if (method === 'POST') {
+    if (rawArg === undefined) {
+      return {
+        group: 'DATA',
+        readsBody: true,
+        run: (r, d) => offer(r, d, queueName, r.body.toString('latin1'), r.req.headers['content-type']),
+      };
+    }
+    // Compatibility form: the decoded path value is the item, as text/plain.
+    const value = Buffer.from(decodeSegment(rawArg, 'queue value'), 'utf8').toString('latin1');
+    return { group: 'DATA', readsBody: false, run: (r, d) => offer(r, d, queueName, value, 'text/plain') };
+  }
+  if (rawArg === undefined) {
+    throw new GridError('BAD_REQUEST', `missing poll timeout: ${method} needs /rest/queues/<queue>/<seconds>`);
+  }
+  if (isGet(method) && rawArg === 'size') {
+    return {
+      group: 'DATA',
+      readsBody: false,
+      run: (r, d) => d.queues.size(queueName).then((n) => sendText(r.res, String(n))),
+    };
+  }
+  if (method === 'HEAD') throw unknown(method, `rest/queues/${rest}`);
+  const timeoutSeconds = parseTimeoutSeconds(rawArg);
+  return {
+    group: 'DATA',
+    readsBody: false,
+    run: (r, d) => poll(r, d, queueName, timeoutSeconds),
+  };
+}
+
+async function offer(r: Request, d: RestDeps, queueName: string, value: string, contentType: string | undefined): Promise<void> {
+  const accepted = await d.queues.offer(queueName, { value, contentType });
+  if (accepted) {
+    sendEmpty(r.res, 200);
+    return;
+  }
+  throw new GridError('QUEUE_FULL', `queue "${queueName}" is full (max-size ${d.queues.maxSizeOf(queueName)})`);
+}
+
+async function poll(r: Request, d: RestDeps, queueName: string, timeoutSeconds: number): Promise<void> {
+  const { req, res } = r;
+  const socket = req.socket;
+  const item = await d.queues.poll(queueName, timeoutSeconds * 1000, {
+    alive: () => !socket.destroyed && socket.writable && !res.writableEnded && !res.destroyed,
+    onGone: (fn) => {
+      res.once('close', () => {
+        if (!res.writableFinished) fn();
+      });
+    },
+  });
+  if (res.destroyed || res.writableEnded) return;
+  if (item === undefined) sendEmpty(res, 204);
+  else sendValue(res, item);
+}
+
+// ---------------------------------------------------------------- cluster information
+
+function clusterInfo(r: Request, d: RestDeps): void {
+  const local = d.cluster.localMember();
+  const conns = d.connections();
+  sendJson(r.res, {
+    members: d.cluster.members().map((m) => ({
+      address: m.address,
+      liteMember: m.liteMember,
+      localMember: m.uuid === local.uuid,
+      uuid: m.uuid,
+      memberVersion: m.version,
+    })),
+    connectionCount: conns.client,
+    allConnectionCount: conns.client + conns.member,
+  });
+}
+
+// ---------------------------------------------------------------- health
+
+function healthRoute(method: Method, path: string): Route {
+  if (!isGet(method)) throw unknown(method, path);
+  const sub = path === 'health' ? '' : path.slice(7);
+  const route = (run: Route['run']): Route => ({ group: 'HEALTH_CHECK', readsBody: false, run });
+  switch (sub) {
+    case '':
+      return route((r, d) => {
+        const h = healthOf(d);
+        if (r.method === 'HEAD') {
+          sendEmpty(r.res, 200, undefined, [
+            'Hazelcast-NodeState', h.nodeState,
+            'Hazelcast-ClusterState', h.clusterState,
+            'Hazelcast-ClusterSafe', String(h.clusterSafe),
+            'Hazelcast-MigrationQueueSize', String(h.migrationQueueSize),
+            'Hazelcast-ClusterSize', String(h.clusterSize),
+          ]);
+        } else {
+          sendJson(r.res, h);
+        }
+      });
+    case 'node-state':
+      return route((r, d) => sendJson(r.res, d.cluster.nodeState()));
+    case 'cluster-state':
+      return route((r, d) => {
+        requireBasicWhenSecured(r, d);
+        sendJson(r.res, d.cluster.state());
+      });
+    case 'cluster-safe':
+      return route((r, d) => sendEmpty(r.res, d.health.clusterSafe() ? 200 : 503, d.health.clusterSafe() ? undefined : 'cluster is not safe'));
+    case 'migration-queue-size':
+      return route((r, d) => sendJson(r.res, d.health.migrationQueueSize()));
+    case 'cluster-size':
+      return route((r, d) => sendJson(r.res, d.cluster.members().length));
+    case 'ready':
+      return route((r, d) => {
+        const ready = d.cluster.nodeState() === 'ACTIVE' && d.cluster.joined();
+        sendEmpty(r.res, ready ? 200 : 503, ready ? undefined : `member is ${d.cluster.nodeState()}`);
+      });
+  }
+  throw unknown(method, path);
+}
+
+function healthOf(d: RestDeps): {
+  nodeState: string;
+  clusterState: string;
+  clusterSafe: boolean;
+  migrationQueueSize: number;
+  clusterSize: number;
+} {
+  return {
+    nodeState: d.cluster.nodeState(),
+    clusterState: d.cluster.state(),
+    clusterSafe: d.health.clusterSafe(),
+    migrationQueueSize: d.health.migrationQueueSize(),
+    clusterSize: d.cluster.members().length,
+  };
+}
+
+// ---------------------------------------------------------------- credentials
+
+/**
+ * Body parameters of an endpoint that takes credentials, after checking them. The first two
+ * positions are `<name>&<password>`. With an `Authorization: Basic` header the credentials
+ * come from the header, and the body may hold either the full positional form (its first two
+ * positions are then ignored) or only the parameters after the credentials.
+ * Returns the parameters after the credentials.
+ */
+export function authenticatedParams(r: Request, d: RestDeps, expected: number, min: number): string[] {
+  const body = r.body.toString('utf8');
+  const basic = parseBasicAuth(r.req.headers.authorization);
+  let params: string[];
+  let username: string;
+  let password: string;
+  if (basic !== undefined) {
+    const positions = countPositions(body, expected);
+    params = positions >= min ? parseParams(body, expected, min).slice(2) : parseParams(body, expected - 2, Math.max(0, min - 2));
+    if (expected - 2 === 0) params = [];
+    ({ username, password } = basic);
+  } else {
+    const all = parseParams(body, expected, min);
+    username = all[0]!;
+    password = all[1]!;
+    params = all.slice(2);
+  }
+  if (!d.credentials.check(username, password)) {
+    throw new GridError('FORBIDDEN', d.credentials.securityEnabled ? 'wrong or missing credentials' : 'first parameter must be the cluster name');
+  }
+  return params;
+}
+
+function countPositions(body: string, cap: number): number {
+  let n = 1;
+  for (let i = body.indexOf('&'); i !== -1 && n < cap; i = body.indexOf('&', i + 1)) n++;
+  return n;
+}
+
+/** GET endpoints that the contract protects: Basic credentials when security is enabled. */
+function requireBasicWhenSecured(r: Request, d: RestDeps): void {
+  if (!d.credentials.securityEnabled) return;
+  const basic = parseBasicAuth(r.req.headers.authorization);
+  if (basic === undefined || !d.credentials.check(basic.username, basic.password)) {
+    throw new GridError('FORBIDDEN', 'wrong or missing credentials (Authorization: Basic)');
+  }
+}
+
+function paramRoute(
+  group: EndpointGroupName,
+  expected: number,
+  min: number,
+  handler: (r: Request, d: RestDeps, params: string[]) => Promise<void> | void,
+): Route {
+  return {
+    group,
+    readsBody: true,
+    run: (r, d) => handler(r, d, authenticatedParams(r, d, expected, min)),
+  };
+}
+
+// ---------------------------------------------------------------- management
+
+function managementRoute(method: Method, op: string): Route {
+  const notPersistent = (r: Request): void =>
+    sendJson(r.res, { status: 'fail', message: 'persistence is not enabled on this member' });
+  if (op === 'version' && isGet(method)) {
+    return { group: 'CLUSTER_READ', readsBody: false, run: (r, d) => sendJson(r.res, { status: 'success', version: d.cluster.version() }) };
+  }
+  if (method !== 'POST') throw unknown(method, `rest/management/cluster/${op}`);
+  switch (op) {
+    case 'state':
+      return paramRoute('CLUSTER_READ', 2, 2, (r, d) => sendJson(r.res, { status: 'success', state: d.cluster.state().toLowerCase() }));
+    case 'nodes':
+      return paramRoute('CLUSTER_READ', 2, 2, (r, d) => {
+        const local = d.cluster.localMember().uuid;
+        const list = d.cluster
+          .members()
+          .map((m) => `\tMember [${m.host}]:${m.port} - ${m.uuid}${m.liteMember ? ' lite' : ''}${m.uuid === local ? ' this' : ''}`)
+          .join('\n');
+        const response = `Members {size:${d.cluster.members().length}, ver:${d.cluster.version()}} [\n${list}\n]\n${d.cluster.localMember().version}\nNode.js ${process.version}`;
+        sendJson(r.res, { status: 'success', response });
+      });
+    case 'changeState':
+      return paramRoute('CLUSTER_WRITE', 3, 3, (r, d, [stateName]) => {
+        const to = (stateName ?? '').trim().toUpperCase() as ClusterState;
+        if (!SETTABLE_CLUSTER_STATES.includes(to)) {
+          throw new GridError('BAD_REQUEST', `unknown cluster state "${stateName ?? ''}" (one of ${SETTABLE_CLUSTER_STATES.join(', ')})`);
+        }
+        const changed = d.cluster.changeState(to);
+        sendJson(r.res, { status: changed ? 'success' : 'fail', state: to.toLowerCase() });
+      });
+    case 'version':
+      return paramRoute('CLUSTER_WRITE', 3, 3, (r, d, [wanted]) => {
+        const v = (wanted ?? '').trim();
+        if (!/^\d+\.\d+(\.\d+)?$/.test(v)) throw new GridError('BAD_REQUEST', `not a version: "${v}" (expected major.minor)`);
+        const majorMinor = v.split('.').slice(0, 2).join('.');
+        if (majorMinor === d.cluster.version()) {
+          sendJson(r.res, { status: 'success', version: d.cluster.version() });
+        } else {
+          sendJson(r.res, {
+            status: 'fail',
+            message: `cluster version cannot change to ${majorMinor}: every member runs ${d.cluster.version()}`,
+            version: d.cluster.version(),
+          });
+        }
+      });
+    case 'clusterShutdown':
+    case 'memberShutdown':
+      return paramRoute('CLUSTER_WRITE', 2, 2, (r, d) => {
+        const scope = op === 'clusterShutdown' ? 'cluster' : 'member';
+        if (scope === 'cluster' && !d.cluster.joined()) {
+          throw new GridError('CONFLICT', 'this member has not joined a cluster yet');
+        }
+        // Answer first, then shut down once the answer is on its way.
+        r.res.once('finish', () => d.cluster.requestShutdown(scope));
+        sendJson(r.res, { status: 'success' });
+      });
+    case 'forceStart':
+    case 'partialStart':
+    case 'backup':
+    case 'backupInterrupt':
+    case 'hotBackup':
+    case 'hotBackupInterrupt':
+      return paramRoute('PERSISTENCE', 2, 2, notPersistent);
+  }
+  throw unknown(method, `rest/management/cluster/${op}`);
+}
+
+// ---------------------------------------------------------------- log level, member list
+
+function getLogLevel(r: Request, d: RestDeps): void {
+  requireBasicWhenSecured(r, d);
+  sendJson(r.res, { logLevel: d.logControl.override() });
+}
+
+function setLogLevel(r: Request, d: RestDeps, [name]: string[]): void {
+  const level = parseLogLevel(name ?? '');
+  if (level === undefined) {
+    throw new GridError('BAD_REQUEST', `unknown log level "${name ?? ''}" (one of OFF, SEVERE, WARNING, INFO, CONFIG, FINE, FINER, FINEST, ALL)`);
+  }
+  d.logControl.set(level);
+  d.logger.info({ level }, 'log level changed through REST');
+  sendJson(r.res, { status: 'success', message: 'log level is changed' });
+}
+
+function resetLogLevel(r: Request, d: RestDeps): void {
+  d.logControl.reset();
+  d.logger.info('log level reset through REST');
+  sendJson(r.res, { status: 'success', message: 'log level is reset' });
+}
+
+const MEMBER_ENTRY = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5}(-\d{1,5})?)?$/;
+
+function setTcpIpMembers(r: Request, d: RestDeps, [list]: string[]): void {
+  const members = (list ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  const bad = members.find((m) => !MEMBER_ENTRY.test(m));
+  if (bad !== undefined) throw new GridError('BAD_REQUEST', `not a member address: "${bad}" (host, host:port or host:port1-port2)`);
+  d.cluster.setTcpIpMemberList(members);
+  sendJson(r.res, { status: 'success', 'member-list': members });
+}
+
+// ---------------------------------------------------------------- CP and WAN
+
+function cpRoute(method: Method): Route {
+  const fail = (): never => {
+    throw new GridError('NOT_ENABLED', 'CP subsystem is not enabled');
+  };
+  if (method === 'POST') return paramRoute('CP', 2, 2, fail);
+  return { group: 'CP', readsBody: false, run: fail };
+}
+
+const WAN_PARAMS: Readonly<Record<string, number>> = {
+  clearWanQueues: 4,
+  pausePublisher: 4,
+  resumePublisher: 4,
+  stopPublisher: 4,
+  'sync/map': 5,
+  'sync/allmaps': 4,
+  'consistencyCheck/map': 5,
+  addWanConfig: 3,
+};
+
+function wanRoute(method: Method, op: string): Route {
+  const later = (): never => {
+    throw new GridError('NOT_IMPLEMENTED', 'WAN replication arrives in a later release');
+  };
+  if (isGet(method) && op.startsWith('sync/progress/') && op.length > 14) {
+    return { group: 'WAN', readsBody: false, run: later };
+  }
+  const count = WAN_PARAMS[op];
+  if (method !== 'POST' || count === undefined) throw unknown(method, `rest/wan/${op}`);
+  return paramRoute('WAN', count, count, later);
+}

@@ -1,0 +1,53 @@
+// Who may call the endpoints that take credentials. With security off, the "username" must
+// be the cluster name and the password is ignored; with security on, username and password
+// are checked against the simple-authentication users of the client-authentication realm.
+// Comparisons take the same time whether or not they match; passwords are never logged.
+
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { GridConfig, SimpleUser } from '../config/types.js';
+
+export interface CredentialChecker {
+  readonly securityEnabled: boolean;
+  check(username: string, password: string): boolean;
+}
+
+function sameText(a: string, b: string): boolean {
+  // Hash both so inputs of different length compare in constant time too.
+  const ha = createHash('sha256').update(a, 'utf8').digest();
+  const hb = createHash('sha256').update(b, 'utf8').digest();
+  return timingSafeEqual(ha, hb);
+}
+
+export function createCredentialChecker(config: GridConfig): CredentialChecker {
+  const sec = config.security;
+  if (!sec.enabled) {
+    return {
+      securityEnabled: false,
+      check: (username) => sameText(username, config.clusterName),
+    };
+  }
+  const realm = sec.realms.find((r) => r.name === sec.clientAuthenticationRealm);
+  const users: readonly SimpleUser[] = realm?.users ?? [];
+  return {
+    securityEnabled: true,
+    check(username, password) {
+      let ok = false;
+      for (const u of users) {
+        // No early exit: every user is compared.
+        if (sameText(u.username, username) && sameText(u.password, password)) ok = true;
+      }
+      return ok;
+    },
+  };
+}
+
+/** Username and password of an `Authorization: Basic` header; undefined when absent or malformed. */
+export function parseBasicAuth(header: string | undefined): { username: string; password: string } | undefined {
+  if (header === undefined) return undefined;
+  const m = /^\s*basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon === -1) return undefined;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
