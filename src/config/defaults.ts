@@ -1,0 +1,130 @@
+// Every built-in default of Grid's configuration, in one place. The validator reads these and
+// nothing else; docs/configuration.md lists the same values. Where Grid follows Hazelcast the
+// value is Hazelcast's default; where Grid differs, the comment says why.
+
+import type { EndpointGroupName, MapConfig, QueueConfig, TuningConfig } from './types.js';
+
+/** `cluster-name`: members join only members with the same name; REST (security off) checks it. */
+export const DEFAULT_CLUSTER_NAME = 'dev';
+
+/** `network/port`: first member port (REST shares it unless advanced-network separates it). */
+export const DEFAULT_MEMBER_PORT = 5701;
+/** `port auto-increment`: try the next port when the configured one is taken. */
+export const DEFAULT_PORT_AUTO_INCREMENT = true;
+/** `port port-count`: how many ports auto-increment may try, the first included. */
+export const DEFAULT_PORT_COUNT = 100;
+
+/**
+ * Address the member binds. Not a Hazelcast element: Grid binds every interface unless
+ * `network/interfaces enabled="true"` names one, in which case the first literal interface
+ * address is bound instead.
+ */
+export const DEFAULT_BIND_HOST = '0.0.0.0';
+
+/** `tcp-ip enabled`: off, so a member with no join config forms a cluster of one. */
+export const DEFAULT_TCP_IP_ENABLED = false;
+/** `tcp-ip connection-timeout-seconds`: how long a join connection attempt may take. */
+export const DEFAULT_TCP_IP_CONNECTION_TIMEOUT_SECONDS = 5;
+/** `auto-detection enabled`: Grid has no auto-detection (it joins by tcp-ip only); recorded only. */
+export const DEFAULT_AUTO_DETECTION_ENABLED = false;
+
+/** `rest-api enabled`: the REST interface is off unless switched on (as in Hazelcast). */
+export const DEFAULT_REST_ENABLED = false;
+/** Endpoint groups enabled once REST is on, unless an `endpoint-group` switches them off. */
+export const DEFAULT_ENABLED_ENDPOINT_GROUPS: readonly EndpointGroupName[] = ['CLUSTER_READ', 'HEALTH_CHECK'];
+/** `endpoint-group` names accepted as aliases of a canonical group (Hazelcast 4 spelling). */
+export const ENDPOINT_GROUP_ALIASES: Readonly<Record<string, EndpointGroupName>> = { HOT_RESTART: 'PERSISTENCE' };
+
+/** `advanced-network enabled`: off, so one port carries member protocol and REST. */
+export const DEFAULT_ADVANCED_NETWORK_ENABLED = false;
+/** `rest-server-socket-endpoint-config/port`: the REST port under advanced-network (Hazelcast's 8080). */
+export const DEFAULT_ADVANCED_REST_PORT = 8080;
+
+/** `lite-member enabled`: a lite member owns no partitions. */
+export const DEFAULT_LITE_MEMBER = false;
+
+/** Largest `backup-count` + `async-backup-count` (Hazelcast's limit). */
+export const MAX_BACKUP_COUNT = 6;
+
+/** `map` settings used when no entry (exact, wildcard or `default`) matches a map name. */
+export const DEFAULT_MAP: Omit<MapConfig, 'name'> = {
+  /** One synchronous backup. */
+  backupCount: 1,
+  asyncBackupCount: 0,
+  /** 0 = entries live forever. */
+  timeToLiveSeconds: 0,
+  /** 0 = no idle expiry. */
+  maxIdleSeconds: 0,
+  wanReplicationRef: undefined,
+};
+
+/** `wan-replication-ref merge-policy-class-name`: the incoming entry wins. */
+export const DEFAULT_WAN_MERGE_POLICY = 'PassThroughMergePolicy';
+/** `wan-replication-ref republishing-enabled`: entries received by WAN are published further. */
+export const DEFAULT_WAN_REPUBLISHING_ENABLED = true;
+
+/** `queue` settings used when no entry matches a queue name. */
+export const DEFAULT_QUEUE: Omit<QueueConfig, 'name'> = {
+  /** 0 = unbounded. */
+  maxSize: 0,
+  backupCount: 1,
+  asyncBackupCount: 0,
+  /** -1 = an empty queue is never destroyed. */
+  emptyQueueTtlSeconds: -1,
+};
+
+/** `security enabled`: off; REST then checks only the cluster name where it asks for credentials. */
+export const DEFAULT_SECURITY_ENABLED = false;
+
+/** `batch-publisher` defaults (Hazelcast's). `publisher-id` defaults to the publisher's `cluster-name`. */
+export const DEFAULT_WAN_PUBLISHER = {
+  /** `cluster-name` of the target cluster when not given (Hazelcast's default). */
+  clusterName: 'dev',
+  /** Entries sent per batch. */
+  batchSize: 500,
+  /** A batch smaller than batch-size is sent after this long. */
+  batchMaxDelayMillis: 1000,
+  /** How long to wait for a target's acknowledgement. */
+  responseTimeoutMillis: 60000,
+  /** Events queued per partition before `queue-full-behavior` applies. */
+  queueCapacity: 10000,
+  queueFullBehavior: 'DISCARD_AFTER_MUTATION',
+  initialPublisherState: 'REPLICATING',
+  acknowledgeType: 'ACK_ON_OPERATION_COMPLETE',
+  /** `sync/consistency-check-strategy`. */
+  consistencyCheckStrategy: 'NONE',
+} as const;
+
+/** Typed settings read from `properties` (`grid.X` wins over `hazelcast.X`). */
+export const DEFAULT_TUNING: TuningConfig = {
+  /** grid.rest.max-body-bytes: 64 MiB. */
+  restMaxBodyBytes: 67108864,
+  /** grid.rest.max-header-bytes: 64 KiB for the request line and headers together. */
+  restMaxHeaderBytes: 65536,
+  /** hazelcast.logging.level: Hazelcast/JUL level names. */
+  logLevel: 'INFO',
+  /** hazelcast.heartbeat.interval.seconds. */
+  heartbeatIntervalSeconds: 5,
+  /** hazelcast.max.no.heartbeat.seconds: a member silent this long is suspected. */
+  maxNoHeartbeatSeconds: 60,
+  /** hazelcast.partition.count: fixed. */
+  partitionCount: 271,
+  /** grid.expiry.sweep.interval.millis. */
+  expirySweepIntervalMillis: 1000,
+};
+
+/** Log level names accepted by `hazelcast.logging.level` (case-insensitive, stored upper-case). */
+export const LOG_LEVELS: readonly string[] = ['OFF', 'SEVERE', 'WARNING', 'INFO', 'CONFIG', 'FINE', 'FINER', 'FINEST', 'ALL'];
+
+/** Files `findConfigFile` looks for in the working directory, in this order. */
+export const CONFIG_FILE_NAMES: readonly string[] = [
+  'grid.xml',
+  'grid.yaml',
+  'grid.yml',
+  'hazelcast.xml',
+  'hazelcast.yaml',
+  'hazelcast.yml',
+];
+
+/** Environment variable naming the config file. */
+export const CONFIG_FILE_ENV = 'GRID_CONFIG';

@@ -1,0 +1,7 @@
+// The config subsystem's public surface: loaders, matching and types. Nothing else in
+// src/config/ is meant to be imported from outside.
+
+export { configFromObject, defaultConfig, findConfigFile, loadConfigFile, parseConfigText } from './load.js';
+export { findMapConfig, findQueueConfig } from './match.js';
+export { ConfigError } from './problems.js';
+export * from './types.js';

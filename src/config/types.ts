@@ -1,0 +1,184 @@
+// The validated, frozen configuration of one member. Every loader (XML, YAML, environment)
+// produces a raw tree; `validateConfig` turns that tree into this shape, filling defaults.
+// Nothing outside src/config/ sees the raw tree.
+
+export type EndpointGroupName =
+  | 'CLUSTER_READ'
+  | 'CLUSTER_WRITE'
+  | 'HEALTH_CHECK'
+  | 'PERSISTENCE'
+  | 'WAN'
+  | 'DATA'
+  | 'CP';
+
+export const ENDPOINT_GROUPS: readonly EndpointGroupName[] = [
+  'CLUSTER_READ',
+  'CLUSTER_WRITE',
+  'HEALTH_CHECK',
+  'PERSISTENCE',
+  'WAN',
+  'DATA',
+  'CP',
+];
+
+export interface PortConfig {
+  /** First port to try. */
+  readonly port: number;
+  /** Try port+1, port+2, ... when taken. */
+  readonly autoIncrement: boolean;
+  /** How many ports auto-increment may try, the first included. */
+  readonly portCount: number;
+}
+
+export interface TcpIpJoinConfig {
+  readonly enabled: boolean;
+  /** Entries as written: `host`, `host:port`, `host:port1-port2`. */
+  readonly members: readonly string[];
+  readonly connectionTimeoutSeconds: number;
+}
+
+export interface JoinConfig {
+  readonly tcpIp: TcpIpJoinConfig;
+  /** Accepted for compatibility; Grid never joins by multicast. */
+  readonly multicastEnabled: false;
+  readonly autoDetectionEnabled: boolean;
+}
+
+export interface RestApiConfig {
+  readonly enabled: boolean;
+  /** The set of enabled endpoint groups. */
+  readonly enabledGroups: ReadonlySet<EndpointGroupName>;
+}
+
+export interface NetworkConfig {
+  readonly port: PortConfig;
+  /** `host:port` or `host` others should use to reach this member; undefined = bind address. */
+  readonly publicAddress: string | undefined;
+  /** Address to bind (Grid binds this interface; default 127.0.0.1 is NOT used: see defaults). */
+  readonly bindHost: string;
+  readonly join: JoinConfig;
+  readonly restApi: RestApiConfig;
+}
+
+export interface AdvancedNetworkConfig {
+  readonly enabled: boolean;
+  /** Member-protocol port when advanced network is enabled. */
+  readonly memberPort: PortConfig;
+  /** When set, REST gets its own port and these endpoint groups. */
+  readonly rest: { readonly port: PortConfig; readonly enabledGroups: ReadonlySet<EndpointGroupName> } | undefined;
+}
+
+export interface MapConfig {
+  /** Name or wildcard pattern (`orders*`, `*-cache`) or `default`. */
+  readonly name: string;
+  readonly backupCount: number;
+  readonly asyncBackupCount: number;
+  /** 0 = entries live forever. */
+  readonly timeToLiveSeconds: number;
+  /** 0 = entries never expire for idleness. */
+  readonly maxIdleSeconds: number;
+  /** Names of wan-replication configs this map publishes to (from `wan-replication-ref`). */
+  readonly wanReplicationRef: WanReplicationRef | undefined;
+}
+
+export interface WanReplicationRef {
+  readonly name: string;
+  readonly mergePolicyClassName: string;
+  readonly republishingEnabled: boolean;
+}
+
+export interface QueueConfig {
+  readonly name: string;
+  /** 0 = unbounded. */
+  readonly maxSize: number;
+  readonly backupCount: number;
+  readonly asyncBackupCount: number;
+  /** Seconds an empty queue lives before it is destroyed; -1 = never. */
+  readonly emptyQueueTtlSeconds: number;
+}
+
+export interface SimpleUser {
+  readonly username: string;
+  readonly password: string;
+  readonly roles: readonly string[];
+}
+
+export interface RealmConfig {
+  readonly name: string;
+  /** Users of `authentication/simple`; empty when the realm has no simple authentication. */
+  readonly users: readonly SimpleUser[];
+  /** `identity/username-password`: the credentials this member presents when it joins. */
+  readonly identity: { readonly username: string; readonly password: string } | undefined;
+}
+
+export interface SecurityConfig {
+  readonly enabled: boolean;
+  readonly realms: readonly RealmConfig[];
+  /** Realm name used to authenticate joining members. */
+  readonly memberAuthenticationRealm: string | undefined;
+  /** Realm name used to authenticate clients (and REST credentials). */
+  readonly clientAuthenticationRealm: string | undefined;
+}
+
+export interface WanBatchPublisherConfig {
+  readonly clusterName: string;
+  /** Defaults to clusterName. */
+  readonly publisherId: string;
+  /** `host:port` entries. */
+  readonly targetEndpoints: readonly string[];
+  readonly batchSize: number;
+  readonly batchMaxDelayMillis: number;
+  readonly responseTimeoutMillis: number;
+  readonly queueCapacity: number;
+  readonly queueFullBehavior: 'DISCARD_AFTER_MUTATION' | 'THROW_EXCEPTION' | 'THROW_EXCEPTION_ONLY_IF_REPLICATION_ACTIVE';
+  readonly initialPublisherState: 'REPLICATING' | 'PAUSED' | 'STOPPED';
+  readonly acknowledgeType: 'ACK_ON_RECEIPT' | 'ACK_ON_OPERATION_COMPLETE';
+  readonly consistencyCheckStrategy: 'NONE' | 'MERKLE_TREES';
+}
+
+export interface WanReplicationConfig {
+  readonly name: string;
+  readonly batchPublishers: readonly WanBatchPublisherConfig[];
+}
+
+export interface GridConfig {
+  readonly clusterName: string;
+  /** undefined = generate a readable name at start. */
+  readonly instanceName: string | undefined;
+  /** Raw `properties` (hazelcast.* and grid.* names), values as strings. */
+  readonly properties: ReadonlyMap<string, string>;
+  readonly network: NetworkConfig;
+  readonly advancedNetwork: AdvancedNetworkConfig;
+  readonly maps: readonly MapConfig[];
+  readonly queues: readonly QueueConfig[];
+  readonly security: SecurityConfig;
+  readonly wanReplication: readonly WanReplicationConfig[];
+  readonly liteMember: boolean;
+  /** Derived settings read from `properties` (grid.* wins over hazelcast.*), typed. */
+  readonly tuning: TuningConfig;
+  /** Where this config came from, for messages: a file path, 'defaults', or 'inline'. */
+  readonly source: string;
+}
+
+export interface TuningConfig {
+  /** grid.rest.max-body-bytes: largest accepted request body. Default 64 MiB. */
+  readonly restMaxBodyBytes: number;
+  /** grid.rest.max-header-bytes: request line + headers. Default 64 KiB. */
+  readonly restMaxHeaderBytes: number;
+  /** hazelcast.logging.level / grid.logging.level: initial log level (Hazelcast names). Default INFO. */
+  readonly logLevel: string;
+  /** hazelcast.heartbeat.interval.seconds. Default 5. */
+  readonly heartbeatIntervalSeconds: number;
+  /** hazelcast.max.no.heartbeat.seconds. Default 60. */
+  readonly maxNoHeartbeatSeconds: number;
+  /** hazelcast.partition.count is fixed at 271 in Grid; other values are rejected. */
+  readonly partitionCount: 271;
+  /** grid.expiry.sweep.interval.millis: how often the expiry sweeper runs. Default 1000. */
+  readonly expirySweepIntervalMillis: number;
+}
+
+/** Warnings collected while loading (unknown elements, ignored settings). */
+export interface ConfigLoadResult {
+  readonly config: GridConfig;
+  readonly warnings: readonly string[];
+}

@@ -1,0 +1,725 @@
+// The one validator: raw tree (Hazelcast's YAML shape, from XML, YAML, objects and the
+// environment) -> GridConfig with every default filled. It never stops at the first
+// mistake: every problem is collected with its element path. Nothing here echoes a password.
+
+import { isIPv6 } from 'node:net';
+import {
+  DEFAULT_ADVANCED_NETWORK_ENABLED,
+  DEFAULT_ADVANCED_REST_PORT,
+  DEFAULT_AUTO_DETECTION_ENABLED,
+  DEFAULT_BIND_HOST,
+  DEFAULT_CLUSTER_NAME,
+  DEFAULT_ENABLED_ENDPOINT_GROUPS,
+  DEFAULT_LITE_MEMBER,
+  DEFAULT_MAP,
+  DEFAULT_MEMBER_PORT,
+  DEFAULT_PORT_AUTO_INCREMENT,
+  DEFAULT_PORT_COUNT,
+  DEFAULT_QUEUE,
+  DEFAULT_REST_ENABLED,
+  DEFAULT_SECURITY_ENABLED,
+  DEFAULT_TCP_IP_CONNECTION_TIMEOUT_SECONDS,
+  DEFAULT_TCP_IP_ENABLED,
+  DEFAULT_TUNING,
+  DEFAULT_WAN_MERGE_POLICY,
+  DEFAULT_WAN_PUBLISHER,
+  DEFAULT_WAN_REPUBLISHING_ENABLED,
+  ENDPOINT_GROUP_ALIASES,
+  LOG_LEVELS,
+  MAX_BACKUP_COUNT,
+} from './defaults.js';
+import { childPath, isRecord, show, type Problems } from './problems.js';
+import {
+  ENDPOINT_GROUPS,
+  type AdvancedNetworkConfig,
+  type EndpointGroupName,
+  type GridConfig,
+  type JoinConfig,
+  type MapConfig,
+  type NetworkConfig,
+  type PortConfig,
+  type QueueConfig,
+  type RealmConfig,
+  type RestApiConfig,
+  type SecurityConfig,
+  type SimpleUser,
+  type TuningConfig,
+  type WanBatchPublisherConfig,
+  type WanReplicationConfig,
+  type WanReplicationRef,
+} from './types.js';
+
+const INT_MAX = 2147483647;
+
+/** Known Hazelcast top-level elements Grid accepts without using. */
+const IGNORED_TOP_LEVEL = [
+  'import', 'config-replacers', 'license-key', 'management-center', 'cp-subsystem', 'metrics', 'jet', 'sql',
+  'serialization', 'partition-group', 'listeners', 'executor-service', 'durable-executor-service',
+  'scheduled-executor-service', 'multimap', 'replicatedmap', 'list', 'set', 'topic', 'reliable-topic', 'ringbuffer',
+  'cardinality-estimator', 'flake-id-generator', 'pn-counter', 'cache', 'split-brain-protection', 'native-memory',
+  'persistence', 'hot-restart-persistence', 'crdt-replication', 'user-code-deployment', 'instance-tracking',
+  'integrity-checker', 'auditlog', 'dynamic-configuration', 'local-device', 'tpc', 'member-attributes',
+  'data-connection', 'user-code-namespaces', 'vector-collection', 'rest', 'event-journal', 'merkle-tree',
+  'map-store', 'memcache-protocol', 'quorum', 'cluster-properties', 'device',
+];
+const IGNORED_NETWORK = [
+  'reuse-address', 'outbound-ports', 'member-address-provider', 'failure-detector', 'ssl', 'socket-interceptor',
+  'symmetric-encryption', 'memcache-protocol', 'icmp', 'tpc-socket', 'rest-api-endpoint-config',
+];
+const IGNORED_JOIN = ['aws', 'gcp', 'azure', 'kubernetes', 'eureka', 'discovery-strategies'];
+const IGNORED_MAP = [
+  'in-memory-format', 'statistics-enabled', 'per-entry-stats-enabled', 'cache-deserialized-values', 'eviction',
+  'merge-policy', 'read-backup-data', 'hot-restart', 'data-persistence', 'merkle-tree', 'event-journal', 'map-store',
+  'near-cache', 'indexes', 'attributes', 'entry-listeners', 'partition-lost-listeners', 'partition-strategy',
+  'query-caches', 'split-brain-protection-ref', 'metadata-policy', 'tiered-store', 'partition-attributes',
+  'user-code-namespace', 'max-size', 'eviction-policy', 'optimize-queries', 'quorum-ref',
+];
+const IGNORED_QUEUE = [
+  'statistics-enabled', 'item-listeners', 'queue-store', 'split-brain-protection-ref', 'merge-policy',
+  'priority-comparator-class-name', 'user-code-namespace', 'quorum-ref',
+];
+const IGNORED_SECURITY = [
+  'client-permission-policy', 'client-permissions', 'security-interceptors', 'client-block-unmapped-actions',
+  'member-credentials-factory', 'member-login-modules', 'client-login-modules', 'permission-priority',
+];
+const IGNORED_ENDPOINT = [
+  'name', 'public-address', 'reuse-address', 'outbound-ports', 'socket-options', 'ssl', 'symmetric-encryption',
+  'socket-interceptor', 'tpc-socket', 'interfaces',
+];
+const IGNORED_ADVANCED = [
+  'client-server-socket-endpoint-config', 'wan-endpoint-config', 'wan-server-socket-endpoint-config',
+  'memcache-server-socket-endpoint-config', 'member-address-provider', 'failure-detector',
+];
+const IGNORED_PUBLISHER = [
+  'properties', 'discovery-strategies', 'aws', 'gcp', 'azure', 'kubernetes', 'eureka', 'snapshot-enabled',
+  'max-target-endpoints', 'idle-min-park-ns', 'idle-max-park-ns', 'max-concurrent-invocations',
+  'discovery-period-seconds', 'use-endpoint-private-address', 'endpoint',
+];
+
+type Raw = unknown;
+
+/** Reads one mapping of the raw tree; remembers which keys were read so the rest can be reported. */
+class Section {
+  private readonly used = new Set<string>();
+
+  constructor(
+    private readonly problems: Problems,
+    readonly path: string,
+    readonly obj: Readonly<Record<string, unknown>>,
+  ) {}
+
+  /** A mapping at `path`; absent or empty -> empty section; anything else -> error + empty section. */
+  static of(problems: Problems, path: string, value: Raw): Section {
+    if (isRecord(value)) return new Section(problems, path, value);
+    if (value !== undefined && value !== null && value !== '') problems.error(path, `must be a mapping, got ${show(value)}`);
+    return new Section(problems, path, {});
+  }
+
+  at(key: string): string {
+    return childPath(this.path, key);
+  }
+
+  has(key: string): boolean {
+    return this.obj[key] !== undefined && this.obj[key] !== null;
+  }
+
+  raw(key: string): Raw {
+    this.used.add(key);
+    const v = this.obj[key];
+    return v === null ? undefined : v;
+  }
+
+  child(key: string): Section {
+    return Section.of(this.problems, this.at(key), this.raw(key));
+  }
+
+  str(key: string, def: string): string {
+    return this.optStr(key) ?? def;
+  }
+
+  optStr(key: string, opts: { secret?: boolean } = {}): string | undefined {
+    const v = this.raw(key);
+    if (v === undefined) return undefined;
+    if (typeof v === 'string') return v.trim();
+    if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+    this.problems.error(this.at(key), `must be a single value, got ${opts.secret === true ? 'something else' : show(v)}`);
+    return undefined;
+  }
+
+  /** A string the user must give; `secret` keeps its value out of messages. */
+  requiredStr(key: string, opts: { secret?: boolean; allowEmpty?: boolean } = {}): string {
+    const v = this.optStr(key, opts);
+    if (v === undefined || (v === '' && opts.allowEmpty !== true)) {
+      if (v === undefined && this.obj[key] === undefined) this.problems.error(this.at(key), 'is required');
+      else if (v === '') this.problems.error(this.at(key), 'must not be empty');
+      return '';
+    }
+    return v;
+  }
+
+  bool(key: string, def: boolean): boolean {
+    const v = this.raw(key);
+    if (v === undefined) return def;
+    const b = parseBool(v);
+    if (b === undefined) {
+      this.problems.error(this.at(key), `must be true or false, got ${show(v)}`);
+      return def;
+    }
+    return b;
+  }
+
+  int(key: string, def: number, min: number, max: number = INT_MAX): number {
+    const v = this.raw(key);
+    if (v === undefined) return def;
+    return checkInt(this.problems, this.at(key), v, min, max) ?? def;
+  }
+
+  /** Reports every key not read: known-but-unused ones as such, the rest as unknown. */
+  finish(ignored: readonly string[] = [], opts: { silent?: readonly string[] } = {}): void {
+    for (const key of Object.keys(this.obj)) {
+      if (this.used.has(key) || opts.silent?.includes(key)) continue;
+      if (ignored.includes(key)) this.problems.warn(this.at(key), 'accepted but not used by Grid');
+      else this.problems.warn(this.at(key), 'unknown element, ignored');
+    }
+  }
+}
+
+function parseBool(v: Raw): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string') {
+    const s = v.trim().toLowerCase();
+    if (s === 'true') return true;
+    if (s === 'false') return false;
+  }
+  return undefined;
+}
+
+function parseIntStrict(v: Raw): number | undefined {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : undefined;
+  if (typeof v === 'string' && /^[+-]?\d+$/.test(v.trim())) {
+    const n = Number(v.trim());
+    return Number.isSafeInteger(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+function rangeText(min: number, max: number): string {
+  if (max === INT_MAX || max === Number.MAX_SAFE_INTEGER) return `an integer >= ${min}`;
+  return `an integer ${min}-${max}`;
+}
+
+function checkInt(problems: Problems, path: string, v: Raw, min: number, max: number): number | undefined {
+  const n = parseIntStrict(v);
+  if (n === undefined || n < min || n > max) {
+    problems.error(path, `must be ${rangeText(min, max)}, got ${show(v)}`);
+    return undefined;
+  }
+  return n;
+}
+
+// ---- host and port syntax -------------------------------------------------------------
+
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*$/;
+
+function isHost(host: string): boolean {
+  if (host.startsWith('[') && host.endsWith(']')) return isIPv6(host.slice(1, -1).replace(/%.*$/, ''));
+  if (/^[\d.]+$/.test(host)) {
+    const parts = host.split('.');
+    return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
+  }
+  return HOST_NAME.test(host);
+}
+
+function isPort(s: string): boolean {
+  return /^\d{1,5}$/.test(s) && Number(s) >= 1 && Number(s) <= 65535;
+}
+
+/** `host`, `host:port` and (with `range`) `host:port1-port2`; host = IPv4, a name or [IPv6]; bare IPv6 without port. */
+function isHostPort(entry: string, range: boolean): boolean {
+  if (isIPv6(entry)) return true;
+  const m = /^(\[[^\]]*\]|[^:]+)(?::(.*))?$/.exec(entry);
+  if (m === null) return false;
+  const host = m[1] ?? '';
+  const port = m[2];
+  if (!isHost(host)) return false;
+  if (port === undefined) return true;
+  if (isPort(port)) return true;
+  if (!range) return false;
+  const r = /^(\d+)-(\d+)$/.exec(port);
+  return r !== null && isPort(r[1] ?? '') && isPort(r[2] ?? '') && Number(r[1]) <= Number(r[2]);
+}
+
+/** A list given as a YAML list, or as one comma-separated string. */
+function readList(problems: Problems, path: string, v: Raw): { value: string; path: string }[] {
+  if (v === undefined || v === null) return [];
+  if (typeof v === 'string' || typeof v === 'number') {
+    return String(v)
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+      .map((value) => ({ value, path }));
+  }
+  if (Array.isArray(v)) {
+    const out: { value: string; path: string }[] = [];
+    v.forEach((item, i) => {
+      if (typeof item === 'string' || typeof item === 'number') {
+        for (const part of String(item).split(',')) {
+          if (part.trim() !== '') out.push({ value: part.trim(), path: `${path}[${i}]` });
+        }
+      } else if (item !== null) problems.error(`${path}[${i}]`, `must be a single value, got ${show(item)}`);
+    });
+    return out;
+  }
+  problems.error(path, `must be a list or a comma-separated string, got ${show(v)}`);
+  return [];
+}
+
+// ---- sections ---------------------------------------------------------------------------
+
+function readPort(problems: Problems, path: string, v: Raw, defPort: number): PortConfig {
+  const def: PortConfig = { port: defPort, autoIncrement: DEFAULT_PORT_AUTO_INCREMENT, portCount: DEFAULT_PORT_COUNT };
+  if (v === undefined || v === null) return def;
+  if (!isRecord(v)) {
+    // `port: 5701` shorthand.
+    return { ...def, port: checkInt(problems, path, v, 1, 65535) ?? defPort };
+  }
+  const s = new Section(problems, path, v);
+  const port = {
+    port: s.int('port', defPort, 1, 65535),
+    autoIncrement: s.bool('auto-increment', DEFAULT_PORT_AUTO_INCREMENT),
+    portCount: s.int('port-count', DEFAULT_PORT_COUNT, 1, 65535),
+  };
+  s.finish();
+  return port;
+}
+
+function readEndpointGroups(problems: Problems, s: Section): Set<EndpointGroupName> {
+  const groups = new Set<EndpointGroupName>(DEFAULT_ENABLED_ENDPOINT_GROUPS);
+  const g = s.child('endpoint-groups');
+  for (const name of Object.keys(g.obj)) {
+    const upper = name.trim().toUpperCase();
+    const canonical = ENDPOINT_GROUP_ALIASES[upper] ?? ENDPOINT_GROUPS.find((n) => n === upper);
+    const entry = g.child(name);
+    if (canonical === undefined) {
+      problems.error(entry.path, `unknown endpoint group (known: ${[...ENDPOINT_GROUPS, ...Object.keys(ENDPOINT_GROUP_ALIASES)].join(', ')})`);
+      continue;
+    }
+    const enabled = entry.bool('enabled', true);
+    entry.finish();
+    if (enabled) groups.add(canonical);
+    else groups.delete(canonical);
+  }
+  g.finish();
+  return groups;
+}
+
+function readRestApi(problems: Problems, s: Section): RestApiConfig {
+  const enabled = s.bool('enabled', DEFAULT_REST_ENABLED);
+  const groups = readEndpointGroups(problems, s);
+  s.finish();
+  // With REST off no group is reachable; an empty set says so to every reader.
+  return { enabled, enabledGroups: enabled ? groups : new Set() };
+}
+
+function readJoin(problems: Problems, s: Section): JoinConfig {
+  const tcp = s.child('tcp-ip');
+  const members: string[] = [];
+  const entries = [
+    ...readList(problems, tcp.at('member-list'), tcp.raw('member-list')),
+    ...readList(problems, tcp.at('members'), tcp.raw('members')),
+    ...readList(problems, tcp.at('interface'), tcp.raw('interface')),
+    ...readList(problems, tcp.at('required-member'), tcp.raw('required-member')),
+  ];
+  for (const e of entries) {
+    if (!isHostPort(e.value, true)) problems.error(e.path, `not a host, host:port or host:port1-port2: ${show(e.value)}`);
+    else if (!members.includes(e.value)) members.push(e.value);
+  }
+  const tcpIp = {
+    enabled: tcp.bool('enabled', DEFAULT_TCP_IP_ENABLED),
+    members,
+    connectionTimeoutSeconds: tcp.int('connection-timeout-seconds', DEFAULT_TCP_IP_CONNECTION_TIMEOUT_SECONDS, 0),
+  };
+  tcp.finish();
+
+  const multicast = s.child('multicast');
+  if (multicast.bool('enabled', false)) {
+    problems.warn(multicast.at('enabled'), 'Grid never joins by multicast; use tcp-ip (multicast stays disabled)');
+  }
+  // Every other multicast setting is moot: accepted silently.
+  multicast.finish([], { silent: Object.keys(multicast.obj) });
+
+  const auto = s.child('auto-detection');
+  const autoDetectionEnabled = auto.bool('enabled', DEFAULT_AUTO_DETECTION_ENABLED);
+  if (autoDetectionEnabled) problems.warn(auto.at('enabled'), 'Grid has no auto-detection; members are found by tcp-ip only');
+  auto.finish();
+  s.finish(IGNORED_JOIN);
+  return { tcpIp, multicastEnabled: false, autoDetectionEnabled };
+}
+
+function readNetwork(problems: Problems, s: Section): NetworkConfig {
+  const port = readPort(problems, s.at('port'), s.raw('port'), DEFAULT_MEMBER_PORT);
+  const publicAddress = s.optStr('public-address');
+  if (publicAddress !== undefined && !isHostPort(publicAddress, false)) {
+    problems.error(s.at('public-address'), `not a host or host:port: ${show(publicAddress)}`);
+  }
+  const ifaces = s.child('interfaces');
+  const ifacesEnabled = ifaces.bool('enabled', false);
+  const list = readList(problems, ifaces.at('interfaces'), ifaces.raw('interfaces'));
+  ifaces.finish();
+  let bindHost = DEFAULT_BIND_HOST;
+  const first = list[0];
+  if (ifacesEnabled && first !== undefined) {
+    if (/[*-]/.test(first.value) && !isIPv6(first.value)) {
+      problems.warn(first.path, `Grid binds one literal address and does not expand patterns; binding ${DEFAULT_BIND_HOST}`);
+    } else if (!isHost(first.value) && !isIPv6(first.value)) {
+      problems.error(first.path, `not an address: ${show(first.value)}`);
+    } else {
+      bindHost = first.value.replace(/^\[(.*)\]$/, '$1');
+    }
+  }
+  const join = readJoin(problems, s.child('join'));
+  const restApi = readRestApi(problems, s.child('rest-api'));
+  s.finish(IGNORED_NETWORK);
+  return { port, publicAddress: publicAddress === '' ? undefined : publicAddress, bindHost, join, restApi };
+}
+
+function readAdvancedNetwork(
+  problems: Problems,
+  s: Section,
+  network: NetworkConfig,
+): { advanced: AdvancedNetworkConfig; join: JoinConfig | undefined } {
+  const enabled = s.bool('enabled', DEFAULT_ADVANCED_NETWORK_ENABLED);
+  const join = s.has('join') ? readJoin(problems, s.child('join')) : undefined;
+  const member = s.child('member-server-socket-endpoint-config');
+  const memberPort = readPort(problems, member.at('port'), member.raw('port'), DEFAULT_MEMBER_PORT);
+  member.finish(IGNORED_ENDPOINT);
+  let rest: AdvancedNetworkConfig['rest'];
+  if (s.has('rest-server-socket-endpoint-config')) {
+    const r = s.child('rest-server-socket-endpoint-config');
+    const port = readPort(problems, r.at('port'), r.raw('port'), DEFAULT_ADVANCED_REST_PORT);
+    const enabledGroups = readEndpointGroups(problems, r);
+    r.finish(IGNORED_ENDPOINT);
+    rest = { port, enabledGroups };
+  }
+  s.finish(IGNORED_ADVANCED);
+  if (!enabled) return { advanced: { enabled: false, memberPort: network.port, rest: undefined }, join: undefined };
+  return { advanced: { enabled: true, memberPort, rest }, join };
+}
+
+function readMaps(problems: Problems, s: Section): MapConfig[] {
+  const maps: MapConfig[] = [];
+  for (const name of Object.keys(s.obj)) {
+    const m = s.child(name);
+    checkConfigName(problems, m.path, name);
+    const backupCount = m.int('backup-count', DEFAULT_MAP.backupCount, 0, MAX_BACKUP_COUNT);
+    const asyncBackupCount = m.int('async-backup-count', DEFAULT_MAP.asyncBackupCount, 0, MAX_BACKUP_COUNT);
+    checkBackupSum(problems, m, backupCount, asyncBackupCount);
+    const timeToLiveSeconds = m.int('time-to-live-seconds', DEFAULT_MAP.timeToLiveSeconds, 0);
+    const maxIdleSeconds = m.int('max-idle-seconds', DEFAULT_MAP.maxIdleSeconds, 0);
+    let wanReplicationRef: WanReplicationRef | undefined;
+    if (m.has('wan-replication-ref')) {
+      const refs = m.child('wan-replication-ref');
+      const names = Object.keys(refs.obj);
+      if (names.length > 1) problems.error(refs.path, `a map has at most one wan-replication-ref, got ${names.length}`);
+      for (const refName of names) {
+        const r = refs.child(refName);
+        wanReplicationRef ??= {
+          name: refName,
+          mergePolicyClassName: r.str('merge-policy-class-name', DEFAULT_WAN_MERGE_POLICY),
+          republishingEnabled: r.bool('republishing-enabled', DEFAULT_WAN_REPUBLISHING_ENABLED),
+        };
+        r.finish(['filters']);
+      }
+      refs.finish();
+    }
+    m.finish(IGNORED_MAP);
+    maps.push({ name, backupCount, asyncBackupCount, timeToLiveSeconds, maxIdleSeconds, wanReplicationRef });
+  }
+  return maps;
+}
+
+function readQueues(problems: Problems, s: Section): QueueConfig[] {
+  const queues: QueueConfig[] = [];
+  for (const name of Object.keys(s.obj)) {
+    const q = s.child(name);
+    checkConfigName(problems, q.path, name);
+    const maxSize = q.int('max-size', DEFAULT_QUEUE.maxSize, 0);
+    const backupCount = q.int('backup-count', DEFAULT_QUEUE.backupCount, 0, MAX_BACKUP_COUNT);
+    const asyncBackupCount = q.int('async-backup-count', DEFAULT_QUEUE.asyncBackupCount, 0, MAX_BACKUP_COUNT);
+    checkBackupSum(problems, q, backupCount, asyncBackupCount);
+    const emptyQueueTtlSeconds = q.int('empty-queue-ttl', DEFAULT_QUEUE.emptyQueueTtlSeconds, -1);
+    q.finish(IGNORED_QUEUE);
+    queues.push({ name, maxSize, backupCount, asyncBackupCount, emptyQueueTtlSeconds });
+  }
+  return queues;
+}
+
+function checkConfigName(problems: Problems, path: string, name: string): void {
+  if (name.trim() === '') problems.error(path, 'a name must not be empty');
+  else if (name.split('*').length > 2) problems.error(path, 'a wildcard name may contain only one "*"');
+}
+
+function checkBackupSum(problems: Problems, s: Section, backups: number, asyncBackups: number): void {
+  if (backups + asyncBackups > MAX_BACKUP_COUNT) {
+    problems.error(
+      s.at('async-backup-count'),
+      `backup-count + async-backup-count must be at most ${MAX_BACKUP_COUNT}, got ${backups} + ${asyncBackups}`,
+    );
+  }
+}
+
+function readSecurity(problems: Problems, s: Section): SecurityConfig {
+  const enabled = s.bool('enabled', DEFAULT_SECURITY_ENABLED);
+  const realms: RealmConfig[] = [];
+  const rawRealms = s.raw('realms');
+  const realmsPath = s.at('realms');
+  const realmList: Raw[] = Array.isArray(rawRealms) ? rawRealms : rawRealms === undefined ? [] : [rawRealms];
+  if (rawRealms !== undefined && !Array.isArray(rawRealms) && !isRecord(rawRealms)) {
+    problems.error(realmsPath, 'must be a list of realms');
+  }
+  realmList.forEach((item, i) => {
+    const r = Section.of(problems, `${realmsPath}[${i}]`, item);
+    const name = r.requiredStr('name');
+    if (name !== '' && realms.some((x) => x.name === name)) problems.error(r.at('name'), `duplicate realm name "${name}"`);
+    const users: SimpleUser[] = [];
+    const auth = r.child('authentication');
+    if (auth.has('simple')) {
+      const simple = auth.child('simple');
+      const rawUsers = simple.raw('users');
+      const userList: Raw[] = Array.isArray(rawUsers) ? rawUsers : rawUsers === undefined ? [] : [rawUsers];
+      userList.forEach((u, j) => {
+        const us = Section.of(problems, `${simple.at('users')}[${j}]`, u);
+        const username = us.requiredStr('username');
+        const password = us.requiredStr('password', { secret: true, allowEmpty: true });
+        const roles = readList(problems, us.at('roles'), us.raw('roles')).map((x) => x.value);
+        us.finish();
+        users.push({ username, password, roles });
+      });
+      simple.finish(['skip-role', 'skip-identity', 'skip-endpoint', 'role-separator']);
+    }
+    auth.finish(['jaas', 'ldap', 'kerberos', 'tls']);
+    let identity: RealmConfig['identity'];
+    if (r.has('identity')) {
+      const id = r.child('identity');
+      if (id.has('username-password')) {
+        const up = id.child('username-password');
+        identity = { username: up.requiredStr('username'), password: up.requiredStr('password', { secret: true, allowEmpty: true }) };
+        up.finish();
+      }
+      id.finish(['token', 'kerberos', 'credentials-factory']);
+    }
+    r.finish(['access-control-service']);
+    realms.push({ name, users, identity });
+  });
+  const realmRef = (key: string): string | undefined => {
+    if (!s.has(key)) {
+      s.raw(key);
+      return undefined;
+    }
+    const a = s.child(key);
+    const realm = a.requiredStr('realm');
+    a.finish();
+    if (realm !== '' && !realms.some((x) => x.name === realm)) {
+      problems.error(a.at('realm'), `realm "${realm}" is not defined under security.realms`);
+    }
+    return realm === '' ? undefined : realm;
+  };
+  const memberAuthenticationRealm = realmRef('member-authentication');
+  const clientAuthenticationRealm = realmRef('client-authentication');
+  s.finish(IGNORED_SECURITY);
+  return { enabled, realms, memberAuthenticationRealm, clientAuthenticationRealm };
+}
+
+function readWan(problems: Problems, s: Section): WanReplicationConfig[] {
+  const out: WanReplicationConfig[] = [];
+  for (const name of Object.keys(s.obj)) {
+    const w = s.child(name);
+    const publishers: WanBatchPublisherConfig[] = [];
+    const bp = w.child('batch-publisher');
+    for (const key of Object.keys(bp.obj)) {
+      const p = bp.child(key);
+      const clusterName = p.str('cluster-name', DEFAULT_WAN_PUBLISHER.clusterName);
+      // In YAML the entry key is the publisher id; XML entries are keyed by publisher-id or cluster-name.
+      const publisherId = p.optStr('publisher-id') || key || clusterName;
+      if (publishers.some((x) => x.publisherId === publisherId)) {
+        problems.error(p.path, `duplicate publisher id "${publisherId}"`);
+      }
+      const targets = readList(problems, p.at('target-endpoints'), p.raw('target-endpoints'));
+      if (targets.length === 0) problems.error(p.at('target-endpoints'), 'must list at least one host:port of the target cluster');
+      for (const t of targets) {
+        if (!isHostPort(t.value, false)) problems.error(t.path, `not a host or host:port: ${show(t.value)}`);
+      }
+      const enumOf = <T extends string>(key2: string, def: T, allowed: readonly T[]): T => {
+        const v = p.optStr(key2);
+        if (v === undefined) return def;
+        const found = allowed.find((a) => a === v.toUpperCase());
+        if (found === undefined) problems.error(p.at(key2), `must be one of ${allowed.join(', ')}, got ${show(v)}`);
+        return found ?? def;
+      };
+      const sync = p.child('sync');
+      const syncEnum = sync.optStr('consistency-check-strategy');
+      let consistencyCheckStrategy: WanBatchPublisherConfig['consistencyCheckStrategy'] = DEFAULT_WAN_PUBLISHER.consistencyCheckStrategy;
+      if (syncEnum !== undefined) {
+        const upper = syncEnum.toUpperCase();
+        if (upper === 'NONE' || upper === 'MERKLE_TREES') consistencyCheckStrategy = upper;
+        else problems.error(sync.at('consistency-check-strategy'), `must be one of NONE, MERKLE_TREES, got ${show(syncEnum)}`);
+      }
+      sync.finish();
+      publishers.push({
+        clusterName,
+        publisherId,
+        targetEndpoints: targets.map((t) => t.value),
+        batchSize: p.int('batch-size', DEFAULT_WAN_PUBLISHER.batchSize, 1),
+        batchMaxDelayMillis: p.int('batch-max-delay-millis', DEFAULT_WAN_PUBLISHER.batchMaxDelayMillis, 0),
+        responseTimeoutMillis: p.int('response-timeout-millis', DEFAULT_WAN_PUBLISHER.responseTimeoutMillis, 1),
+        queueCapacity: p.int('queue-capacity', DEFAULT_WAN_PUBLISHER.queueCapacity, 1),
+        queueFullBehavior: enumOf('queue-full-behavior', DEFAULT_WAN_PUBLISHER.queueFullBehavior, [
+          'DISCARD_AFTER_MUTATION',
+          'THROW_EXCEPTION',
+          'THROW_EXCEPTION_ONLY_IF_REPLICATION_ACTIVE',
+        ] as const),
+        initialPublisherState: enumOf('initial-publisher-state', DEFAULT_WAN_PUBLISHER.initialPublisherState, [
+          'REPLICATING',
+          'PAUSED',
+          'STOPPED',
+        ] as const),
+        acknowledgeType: enumOf('acknowledge-type', DEFAULT_WAN_PUBLISHER.acknowledgeType, [
+          'ACK_ON_RECEIPT',
+          'ACK_ON_OPERATION_COMPLETE',
+        ] as const),
+        consistencyCheckStrategy,
+      });
+      p.finish(IGNORED_PUBLISHER);
+    }
+    bp.finish();
+    w.finish(['custom-publisher', 'consumer']);
+    out.push({ name, batchPublishers: publishers });
+  }
+  return out;
+}
+
+function readProperties(problems: Problems, s: Section): Map<string, string> {
+  const props = new Map<string, string>();
+  for (const key of Object.keys(s.obj)) {
+    const v = s.raw(key);
+    if (typeof v === 'string') props.set(key, v.trim());
+    else if (typeof v === 'number' || typeof v === 'boolean') props.set(key, String(v));
+    else if (v === undefined) props.set(key, '');
+    else problems.error(s.at(key), `must be a single value, got ${show(v)}`);
+  }
+  return props;
+}
+
+/** Grid's own properties; any other `grid.*` name is reported as unknown. */
+const TUNING_SUFFIXES = [
+  'rest.max-body-bytes',
+  'rest.max-header-bytes',
+  'logging.level',
+  'heartbeat.interval.seconds',
+  'max.no.heartbeat.seconds',
+  'partition.count',
+  'expiry.sweep.interval.millis',
+];
+
+function readTuning(problems: Problems, props: ReadonlyMap<string, string>): TuningConfig {
+  const pick = (suffix: string): { name: string; value: string } | undefined => {
+    for (const name of [`grid.${suffix}`, `hazelcast.${suffix}`]) {
+      const value = props.get(name);
+      if (value !== undefined) return { name, value };
+    }
+    return undefined;
+  };
+  const int = (suffix: string, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+    const p = pick(suffix);
+    if (p === undefined) return def;
+    return checkInt(problems, `hazelcast.properties.${p.name}`, p.value, min, max) ?? def;
+  };
+  for (const name of props.keys()) {
+    if (name.startsWith('grid.') && !TUNING_SUFFIXES.includes(name.slice(5))) {
+      problems.warn(`hazelcast.properties.${name}`, 'unknown Grid property, ignored');
+    }
+  }
+  let logLevel = DEFAULT_TUNING.logLevel;
+  const level = pick('logging.level');
+  if (level !== undefined) {
+    const upper = level.value.toUpperCase();
+    if (LOG_LEVELS.includes(upper)) logLevel = upper;
+    else problems.error(`hazelcast.properties.${level.name}`, `must be one of ${LOG_LEVELS.join(', ')}, got ${show(level.value)}`);
+  }
+  const partitions = pick('partition.count');
+  if (partitions !== undefined && parseIntStrict(partitions.value) !== DEFAULT_TUNING.partitionCount) {
+    problems.error(`hazelcast.properties.${partitions.name}`, `Grid always uses 271 partitions, got ${show(partitions.value)}`);
+  }
+  const heartbeatIntervalSeconds = int('heartbeat.interval.seconds', DEFAULT_TUNING.heartbeatIntervalSeconds, 1);
+  const maxNoHeartbeatSeconds = int('max.no.heartbeat.seconds', DEFAULT_TUNING.maxNoHeartbeatSeconds, 1);
+  if (maxNoHeartbeatSeconds <= heartbeatIntervalSeconds) {
+    const name = pick('max.no.heartbeat.seconds')?.name ?? 'hazelcast.max.no.heartbeat.seconds';
+    problems.error(
+      `hazelcast.properties.${name}`,
+      `must be greater than the heartbeat interval (${heartbeatIntervalSeconds}), got ${maxNoHeartbeatSeconds}`,
+    );
+  }
+  return {
+    restMaxBodyBytes: int('rest.max-body-bytes', DEFAULT_TUNING.restMaxBodyBytes, 1),
+    restMaxHeaderBytes: int('rest.max-header-bytes', DEFAULT_TUNING.restMaxHeaderBytes, 1024),
+    logLevel,
+    heartbeatIntervalSeconds,
+    maxNoHeartbeatSeconds,
+    partitionCount: 271,
+    expirySweepIntervalMillis: int('expiry.sweep.interval.millis', DEFAULT_TUNING.expirySweepIntervalMillis, 1),
+  };
+}
+
+/** Validates the raw tree (the content of `hazelcast:`); returns the unfrozen config, problems in `problems`. */
+export function validateConfig(raw: Raw, source: string, problems: Problems): GridConfig {
+  const root = Section.of(problems, 'hazelcast', raw);
+  const clusterName = root.str('cluster-name', DEFAULT_CLUSTER_NAME);
+  if (clusterName === '') problems.error(root.at('cluster-name'), 'must not be empty');
+  const instanceName = root.optStr('instance-name') || undefined;
+  const lite = root.child('lite-member');
+  const liteMember = lite.bool('enabled', DEFAULT_LITE_MEMBER);
+  lite.finish();
+  const properties = readProperties(problems, root.child('properties'));
+  const tuning = readTuning(problems, properties);
+
+  let network = readNetwork(problems, root.child('network'));
+  const { advanced, join } = readAdvancedNetwork(problems, root.child('advanced-network'), network);
+  if (advanced.enabled) {
+    // Hazelcast reads join from advanced-network when it is enabled, and REST from its endpoint.
+    const restFromAdvanced: RestApiConfig =
+      advanced.rest === undefined
+        ? { enabled: false, enabledGroups: new Set() }
+        : { enabled: true, enabledGroups: advanced.rest.enabledGroups };
+    if (network.restApi.enabled) {
+      problems.warn('hazelcast.network.rest-api', 'ignored while advanced-network is enabled; use rest-server-socket-endpoint-config');
+    }
+    network = { ...network, join: join ?? network.join, restApi: restFromAdvanced };
+  }
+
+  const maps = readMaps(problems, root.child('map'));
+  const queues = readQueues(problems, root.child('queue'));
+  const security = readSecurity(problems, root.child('security'));
+  const wanReplication = readWan(problems, root.child('wan-replication'));
+  for (const m of maps) {
+    const ref = m.wanReplicationRef;
+    if (ref !== undefined && !wanReplication.some((w) => w.name === ref.name)) {
+      problems.error(`hazelcast.map.${m.name}.wan-replication-ref.${ref.name}`, `wan-replication "${ref.name}" is not defined`);
+    }
+  }
+  root.finish(IGNORED_TOP_LEVEL);
+
+  return {
+    clusterName,
+    instanceName,
+    properties,
+    network,
+    advancedNetwork: advanced,
+    maps,
+    queues,
+    security,
+    wanReplication,
+    liteMember,
+    tuning,
+    source,
+  };
+}
