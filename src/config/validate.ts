@@ -83,7 +83,7 @@ const IGNORED_SECURITY = [
   'member-credentials-factory', 'member-login-modules', 'client-login-modules', 'permission-priority',
 ];
 const IGNORED_ENDPOINT = [
-  'name', 'public-address', 'reuse-address', 'outbound-ports', 'socket-options', 'ssl', 'symmetric-encryption',
+  'public-address', 'reuse-address', 'outbound-ports', 'socket-options', 'ssl', 'symmetric-encryption',
   'socket-interceptor', 'tpc-socket', 'interfaces',
 ];
 const IGNORED_ADVANCED = [
@@ -392,13 +392,14 @@ function readAdvancedNetwork(
   const join = s.has('join') ? readJoin(problems, s.child('join')) : undefined;
   const member = s.child('member-server-socket-endpoint-config');
   const memberPort = readPort(problems, member.at('port'), member.raw('port'), DEFAULT_MEMBER_PORT);
-  member.finish(IGNORED_ENDPOINT);
+  // `name` only labels an endpoint config.
+  member.finish(IGNORED_ENDPOINT, { silent: ['name'] });
   let rest: AdvancedNetworkConfig['rest'];
   if (s.has('rest-server-socket-endpoint-config')) {
     const r = s.child('rest-server-socket-endpoint-config');
     const port = readPort(problems, r.at('port'), r.raw('port'), DEFAULT_ADVANCED_REST_PORT);
     const enabledGroups = readEndpointGroups(problems, r);
-    r.finish(IGNORED_ENDPOINT);
+    r.finish(IGNORED_ENDPOINT, { silent: ['name'] });
     rest = { port, enabledGroups };
   }
   s.finish(IGNORED_ADVANCED);

@@ -138,10 +138,11 @@ function convert(el: XmlElement, path: string, problems: Problems): unknown {
     }
     return props;
   }
-  if (el.children.length === 0 && Object.keys(el.attrs).length === 0) return el.text;
+  const textKey = TEXT_KEYS[el.name];
+  if (el.children.length === 0 && Object.keys(el.attrs).length === 0 && textKey === undefined) return el.text;
 
   const out: Record<string, unknown> = { ...el.attrs };
-  if (el.text !== '') out[TEXT_KEYS[el.name] ?? 'value'] = el.text;
+  if (el.text !== '') out[textKey ?? 'value'] = el.text;
   const named = NAMED_CHILDREN[el.name] ?? {};
   const lists = LIST_CHILDREN[el.name] ?? {};
   const seen = new Map<string, unknown[]>();

@@ -1,0 +1,64 @@
+import { describe, it, expect } from 'vitest';
+import { configFromObject, findMapConfig, findQueueConfig } from '../../../src/config/index.js';
+
+const config = configFromObject({
+  map: {
+    orders: { 'backup-count': 2 },
+    'orders*': { 'backup-count': 3 },
+    'ord*': { 'backup-count': 4 },
+    '*-cache': { 'time-to-live-seconds': 60 },
+    'user-*-cache': { 'time-to-live-seconds': 120 },
+    default: { 'backup-count': 0 },
+  },
+  queue: { 'jobs*': { 'max-size': 10 } },
+}).config;
+
+describe('findMapConfig', () => {
+  it('exact name beats wildcard', () => {
+    expect(findMapConfig(config, 'orders')).toMatchObject({ name: 'orders', backupCount: 2 });
+  });
+
+  it('the longest literal part wins among wildcards', () => {
+    expect(findMapConfig(config, 'orders-eu').name).toBe('orders*');
+    expect(findMapConfig(config, 'orderly').name).toBe('ord*');
+    expect(findMapConfig(config, 'user-42-cache').name).toBe('user-*-cache');
+    expect(findMapConfig(config, 'x-cache')).toMatchObject({ name: '*-cache', timeToLiveSeconds: 60 });
+  });
+
+  it('prefix and suffix may not overlap', () => {
+    expect(findMapConfig(config, 'user-cache').name).toBe('*-cache');
+  });
+
+  it('falls back to default, then to built-in defaults named as requested', () => {
+    expect(findMapConfig(config, 'other')).toMatchObject({ name: 'default', backupCount: 0 });
+    const bare = configFromObject({}).config;
+    expect(findMapConfig(bare, 'other')).toEqual({
+      name: 'other',
+      backupCount: 1,
+      asyncBackupCount: 0,
+      timeToLiveSeconds: 0,
+      maxIdleSeconds: 0,
+      wanReplicationRef: undefined,
+    });
+    expect(Object.isFrozen(findMapConfig(bare, 'other'))).toBe(true);
+  });
+
+  it('strips @partitionKey before matching', () => {
+    expect(findMapConfig(config, 'orders@key1').name).toBe('orders');
+    expect(findMapConfig(config, 'orders-eu@k').name).toBe('orders*');
+    expect(findMapConfig(configFromObject({}).config, 'plain@k').name).toBe('plain');
+  });
+});
+
+describe('findQueueConfig', () => {
+  it('matches like maps', () => {
+    expect(findQueueConfig(config, 'jobs-high')).toMatchObject({ name: 'jobs*', maxSize: 10 });
+    expect(findQueueConfig(config, 'other@p')).toEqual({
+      name: 'other',
+      maxSize: 0,
+      backupCount: 1,
+      asyncBackupCount: 0,
+      emptyQueueTtlSeconds: -1,
+    });
+  });
+});

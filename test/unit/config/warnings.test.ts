@@ -1,0 +1,86 @@
+import { describe, it, expect } from 'vitest';
+import { configFromObject, parseConfigText } from '../../../src/config/index.js';
+
+describe('unknown and ignored elements are warnings with their path', () => {
+  it('XML', () => {
+    const { config, warnings } = parseConfigText(
+      `<hazelcast xmlns="http://www.hazelcast.com/schema/config">
+        <cluster-name>c</cluster-name>
+        <bogus a="1"/>
+        <management-center scripting-enabled="false"/>
+        <network><reuse-address>true</reuse-address><frobnicate/></network>
+        <map name="m">
+          <in-memory-format>BINARY</in-memory-format>
+          <eviction size="10"/>
+          <colour>blue</colour>
+        </map>
+        <queue name="q"><statistics-enabled>true</statistics-enabled></queue>
+      </hazelcast>`,
+      'xml',
+      'w.xml',
+    );
+    expect(config.clusterName).toBe('c');
+    expect(warnings).toEqual([
+      'w.xml: hazelcast.network.reuse-address: accepted but not used by Grid',
+      'w.xml: hazelcast.network.frobnicate: unknown element, ignored',
+      'w.xml: hazelcast.map.m.in-memory-format: accepted but not used by Grid',
+      'w.xml: hazelcast.map.m.eviction: accepted but not used by Grid',
+      'w.xml: hazelcast.map.m.colour: unknown element, ignored',
+      'w.xml: hazelcast.queue.q.statistics-enabled: accepted but not used by Grid',
+      'w.xml: hazelcast.bogus: unknown element, ignored',
+      'w.xml: hazelcast.management-center: accepted but not used by Grid',
+    ]);
+  });
+
+  it('YAML', () => {
+    const { warnings } = parseConfigText(
+      `hazelcast:
+  bogus: 1
+  jet:
+    enabled: true
+  network:
+    join:
+      aws:
+        enabled: false
+      tcp-ip:
+        enabled: true
+        colour: red
+grid-extra: 1
+`,
+      'yaml',
+      'w.yaml',
+    );
+    expect(warnings).toEqual([
+      'w.yaml: grid-extra: unknown root element, ignored (settings belong under "hazelcast:")',
+      'w.yaml: hazelcast.network.join.tcp-ip.colour: unknown element, ignored',
+      'w.yaml: hazelcast.network.join.aws: accepted but not used by Grid',
+      'w.yaml: hazelcast.bogus: unknown element, ignored',
+      'w.yaml: hazelcast.jet: accepted but not used by Grid',
+    ]);
+  });
+
+  it('multicast and auto-detection switched on are warned about and stay unused', () => {
+    const { config, warnings } = configFromObject({
+      network: { join: { multicast: { enabled: true, 'multicast-group': '224.2.2.3' }, 'auto-detection': { enabled: true } } },
+    });
+    expect(config.network.join.multicastEnabled).toBe(false);
+    expect(warnings).toEqual([
+      'inline: hazelcast.network.join.multicast.enabled: Grid never joins by multicast; use tcp-ip (multicast stays disabled)',
+      'inline: hazelcast.network.join.auto-detection.enabled: Grid has no auto-detection; members are found by tcp-ip only',
+    ]);
+  });
+
+  it('unknown grid.* properties; hazelcast.* properties are kept silently', () => {
+    const { config, warnings } = configFromObject({ properties: { 'grid.nope': 'x', 'hazelcast.client.whatever': '1' } });
+    expect(warnings).toEqual(['inline: hazelcast.properties.grid.nope: unknown Grid property, ignored']);
+    expect(config.properties.get('hazelcast.client.whatever')).toBe('1');
+  });
+
+  it('a wildcard interface cannot be bound', () => {
+    const { config, warnings } = configFromObject({ network: { interfaces: { enabled: true, interfaces: ['10.0.0.*'] } } });
+    expect(config.network.bindHost).toBe('0.0.0.0');
+    expect(warnings).toEqual([
+      'inline: hazelcast.network.interfaces.interfaces[0]: Grid binds one literal address and does not expand patterns; binding 0.0.0.0',
+    ]);
+  });
+});
