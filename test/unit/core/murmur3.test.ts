@@ -27,20 +27,16 @@ function referenceMurmur3(data: Uint8Array, seed: number): number {
     h1 = (mul32(h1, 5) + 0xe6546b64) >>> 0;
   }
   const tail = nblocks * 4;
+  const rem = data.length & 3;
   let k1 = 0;
-  switch (data.length & 3) {
-    case 3:
-      k1 = (k1 ^ (data[tail + 2]! << 16)) >>> 0;
-    // falls through
-    case 2:
-      k1 = (k1 ^ (data[tail + 1]! << 8)) >>> 0;
-    // falls through
-    case 1:
-      k1 = (k1 ^ data[tail]!) >>> 0;
-      k1 = mul32(k1, c1);
-      k1 = rotl32(k1, 15);
-      k1 = mul32(k1, c2);
-      h1 = (h1 ^ k1) >>> 0;
+  if (rem >= 3) k1 = (k1 ^ (data[tail + 2]! << 16)) >>> 0;
+  if (rem >= 2) k1 = (k1 ^ (data[tail + 1]! << 8)) >>> 0;
+  if (rem >= 1) {
+    k1 = (k1 ^ data[tail]!) >>> 0;
+    k1 = mul32(k1, c1);
+    k1 = rotl32(k1, 15);
+    k1 = mul32(k1, c2);
+    h1 = (h1 ^ k1) >>> 0;
   }
   h1 = (h1 ^ data.length) >>> 0;
   h1 = (h1 ^ (h1 >>> 16)) >>> 0;
