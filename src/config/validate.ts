@@ -140,7 +140,7 @@ class Section {
   optStr(key: string, opts: { secret?: boolean } = {}): string | undefined {
     const v = this.raw(key);
     if (v === undefined) return undefined;
-    if (typeof v === 'string') return v.trim();
+    if (typeof v === 'string') return opts.secret === true ? v : v.trim();
     if (typeof v === 'number' || typeof v === 'boolean') return String(v);
     this.problems.error(this.at(key), `must be a single value, got ${opts.secret === true ? 'something else' : show(v)}`);
     return undefined;
@@ -148,10 +148,15 @@ class Section {
 
   /** A string the user must give; `secret` keeps its value out of messages. */
   requiredStr(key: string, opts: { secret?: boolean; allowEmpty?: boolean } = {}): string {
+    const present = this.obj[key] !== undefined && this.obj[key] !== null;
     const v = this.optStr(key, opts);
-    if (v === undefined || (v === '' && opts.allowEmpty !== true)) {
-      if (v === undefined && this.obj[key] === undefined) this.problems.error(this.at(key), 'is required');
-      else if (v === '') this.problems.error(this.at(key), 'must not be empty');
+    if (!present) {
+      this.problems.error(this.at(key), 'is required');
+      return '';
+    }
+    if (v === undefined) return ''; // reported by optStr
+    if (v === '' && opts.allowEmpty !== true) {
+      this.problems.error(this.at(key), 'must not be empty');
       return '';
     }
     return v;

@@ -49,7 +49,7 @@ export function parseXml(text: string, problems: Problems): Record<string, unkno
     ignoreAttributes: false,
     attributeNamePrefix: '',
     preserveOrder: true,
-    trimValues: true,
+    trimValues: false, // text is trimmed below; attributes (passwords) are kept as written
     parseTagValue: false,
     parseAttributeValue: false,
     ignoreDeclaration: true,
@@ -85,7 +85,8 @@ function toElements(nodes: unknown[]): XmlElement[] {
       for (const [k, v] of Object.entries(rawAttrs as Record<string, unknown>)) {
         // Namespace declarations and xsi:* (schemaLocation) are XML plumbing, not settings.
         if (k === 'xmlns' || k.startsWith('xmlns:') || k.startsWith('xsi:')) continue;
-        attrs[localName(k)] = String(v).trim();
+        // Not trimmed: a password may start or end with a space; the validator trims the rest.
+        attrs[localName(k)] = String(v);
       }
     }
     const text = content
@@ -178,6 +179,12 @@ function convert(el: XmlElement, path: string, problems: Problems): unknown {
     } else {
       const key = c.name;
       const value = convert(c, childPath(path, key), problems);
+      const existing = out[key];
+      if (LIST_ELEMENTS[key] !== undefined && Array.isArray(existing) && Array.isArray(value)) {
+        // <member> before <member-list> in <tcp-ip>: both feed the same list.
+        existing.push(...(value as unknown[]));
+        continue;
+      }
       // A repeated element becomes a list; where one value is expected the validator says so.
       const repeats = seen.get(key);
       if (repeats === undefined) {

@@ -279,6 +279,39 @@ describe('XML parsing', () => {
   });
 });
 
+describe('XML lists and secrets', () => {
+  it('merges <member> before and after <member-list>', () => {
+    const { config } = parseConfigText(
+      '<hazelcast><network><join><tcp-ip><member>a</member><member-list><member>b</member></member-list><member>c</member></tcp-ip></join></network></hazelcast>',
+      'xml',
+      'l.xml',
+    );
+    expect(config.network.join.tcpIp.members).toEqual(['a', 'b', 'c']);
+  });
+
+  it('keeps passwords exactly as written', () => {
+    const { config } = parseConfigText(
+      `<hazelcast><security><realms><realm name="r">
+        <authentication><simple><user username=" u " password=" p w "/></simple></authentication>
+        <identity><username-password username="m" password=" x"/></identity>
+      </realm></realms></security></hazelcast>`,
+      'xml',
+      's.xml',
+    );
+    expect(config.security.realms[0]?.users[0]).toEqual({ username: 'u', password: ' p w ', roles: [] });
+    expect(config.security.realms[0]?.identity).toEqual({ username: 'm', password: ' x' });
+  });
+
+  it('requires realm names and usernames', () => {
+    const e = configErrorOf(() => configFromObject({ security: { realms: [{ name: null, authentication: { simple: { users: [{}] } } }] } }));
+    expect(e.problems).toEqual([
+      'inline: hazelcast.security.realms[0].name: is required',
+      'inline: hazelcast.security.realms[0].authentication.simple.users[0].username: is required',
+      'inline: hazelcast.security.realms[0].authentication.simple.users[0].password: is required',
+    ]);
+  });
+});
+
 describe('YAML parsing', () => {
   it('rejects malformed YAML and a missing hazelcast root', () => {
     expect(configErrorOf(() => parseConfigText('hazelcast:\n  a: [1,\n', 'yaml', 'bad.yaml')).message).toMatch(
