@@ -112,10 +112,12 @@ function decodeParam(raw: string, index: number): string {
 /** A header-safe one-line rendering of any text (for X-Grid-Error). */
 export function headerSafe(text: string, maxLength = 300): string {
   let out = '';
-  for (let i = 0; i < text.length && out.length < maxLength; i++) {
+  let i = 0;
+  for (; i < text.length && out.length < maxLength; i++) {
     const c = text.charCodeAt(i);
     if (c >= 0x20 && c <= 0x7e) out += text[i];
     else out += `\\u${c.toString(16).padStart(4, '0')}`;
   }
-  return text.length > 0 && out.length >= maxLength ? `${out.slice(0, maxLength)}...` : out;
+  // Mark only real truncation: text left over, or an escape that ran past the limit.
+  return i < text.length || out.length > maxLength ? `${out.slice(0, maxLength)}...` : out;
 }
