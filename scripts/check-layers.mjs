@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+// Enforces ../shared/ARCHITECTURE.md: imports inside src/ point down the layer list only,
+// map/ and queue/ never import each other, third-party parsers stay in their one module,
+// and no file-level import cycle exists. Exits 1 with one line per violation.
+
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const src = join(root, 'src');
+
+// Lower index = lower layer. Same-rank layers may not import each other.
+const RANK = {
+  core: 0,
+  config: 1,
+  protocol: 2,
+  security: 3,
+  net: 4,
+  cluster: 5,
+  partition: 6,
+  invocation: 7,
+  map: 8,
+  queue: 8,
+  wan: 9,
+  rest: 10,
+  member: 11,
+  'cli.ts': 12,
+};
+/** Packages allowed only under one layer. */
+const ONLY_IN = { 'fast-xml-parser': 'config', yaml: 'config', commander: 'cli.ts' };
+
+function walk(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...walk(p));
+    else if (p.endsWith('.ts')) out.push(p);
+  }
+  return out;
+}
+
+const layerOf = (file) => relative(src, file).split('/')[0];
+const problems = [];
+const graph = new Map();
+const files = walk(src);
+
+for (const file of files) {
+  const text = readFileSync(file, 'utf8');
+  const from = layerOf(file);
+  const deps = [];
+  for (const m of text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm)) {
+    const spec = m[1];
+    if (spec.startsWith('.')) {
+      const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
+      deps.push(target);
+      const to = layerOf(target);
+      if (to === from) continue;
+      if (!(from in RANK) || !(to in RANK)) {
+        problems.push(`${relative(root, file)}: unknown layer in import of ${spec}`);
+      } else if (RANK[to] >= RANK[from]) {
+        problems.push(`${relative(root, file)}: ${from}/ must not import ${to}/ (${spec})`);
+      }
+    } else {
+      const pkg = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
+      const only = ONLY_IN[pkg];
+      if (only !== undefined && only !== from) problems.push(`${relative(root, file)}: ${pkg} may only be imported in ${only}`);
+    }
+  }
+  graph.set(file, deps);
+}
+
+// File-level cycles (type-only imports included: they still couple modules).
+const state = new Map();
+const stack = [];
+function visit(f) {
+  state.set(f, 1);
+  stack.push(f);
+  for (const d of graph.get(f) ?? []) {
+    if (!graph.has(d)) continue;
+    if (state.get(d) === 1) {
+      const cycle = stack.slice(stack.indexOf(d)).concat(d).map((x) => relative(src, x));
+      problems.push(`import cycle: ${cycle.join(' -> ')}`);
+    } else if (!state.has(d)) visit(d);
+  }
+  stack.pop();
+  state.set(f, 2);
+}
+for (const f of files) if (!state.has(f)) visit(f);
+
+if (problems.length > 0) {
+  for (const p of problems) console.error(p);
+  process.exit(1);
+}
+console.log(`layers ok: ${files.length} files, imports point down, no cycles`);
