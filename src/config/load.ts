@@ -52,7 +52,13 @@ export function configFromObject(raw: unknown, env?: Env): ConfigLoadResult {
     problems.error('hazelcast', 'must be a mapping');
     problems.throwIfErrors();
   }
-  return build(isRecord(raw) ? structuredClone(raw) : {}, 'inline', env, problems);
+  let copy: Record<string, unknown> = {};
+  try {
+    if (isRecord(raw)) copy = structuredClone(raw);
+  } catch (e) {
+    throw new ConfigError([`inline: hazelcast: must be plain data (${e instanceof Error ? e.message : String(e)})`], { cause: e });
+  }
+  return build(copy, 'inline', env, problems);
 }
 
 /** The built-in defaults, plus environment overrides when `env` is given. */

@@ -78,6 +78,26 @@ describe('environment overrides', () => {
     ]);
   });
 
+  it('reach advanced-network and security settings', () => {
+    const { config, warnings } = configFromObject(
+      { security: { realms: [{ name: 'r' }] } },
+      {
+        HZ_ADVANCEDNETWORK_ENABLED: 'true',
+        HZ_ADVANCEDNETWORK_MEMBERSERVERSOCKETENDPOINTCONFIG_PORT_PORT: '5801',
+        HZ_ADVANCEDNETWORK_RESTSERVERSOCKETENDPOINTCONFIG_PORT_PORT: '9000',
+        HZ_ADVANCEDNETWORK_RESTSERVERSOCKETENDPOINTCONFIG_ENDPOINTGROUPS_WAN_ENABLED: 'true',
+        HZ_SECURITY_CLIENTAUTHENTICATION_REALM: 'r',
+        HZ_NETWORK_JOIN_TCPIP_CONNECTIONTIMEOUTSECONDS: '9',
+      },
+    );
+    expect(warnings).toEqual([]);
+    expect(config.advancedNetwork.memberPort.port).toBe(5801);
+    expect(config.advancedNetwork.rest?.port.port).toBe(9000);
+    expect(config.advancedNetwork.rest?.enabledGroups.has('WAN')).toBe(true);
+    expect(config.security.clientAuthenticationRealm).toBe('r');
+    expect(config.network.join.tcpIp.connectionTimeoutSeconds).toBe(9);
+  });
+
   it('name the variable in errors', () => {
     expect(configErrorOf(() => defaultConfig({ HZ_NETWORK_PORT_PORT: 'abc' })).message).toBe(
       'defaults: hazelcast.network.port.port: must be an integer 1-65535, got "abc" (set by environment variable HZ_NETWORK_PORT_PORT)',
