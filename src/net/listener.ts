@@ -8,6 +8,9 @@ import type { Logger } from '../core/logger.js';
 import type { PortConfig } from '../config/types.js';
 import { classifyFirstByte } from '../protocol/preamble.js';
 
+/** How long a new connection may stay silent before it is closed. */
+const FIRST_BYTE_TIMEOUT_MS = 60_000;
+
 export interface ConnectionSink {
   /** Take over a socket whose first bytes (already read) are `head`. */
   accept(socket: net.Socket, head: Buffer): void;
@@ -93,7 +96,10 @@ export class Listener {
     socket.on('error', () => {
       // Errors on a connection not yet handed over (resets) only close it.
     });
+    // A connection that never says anything is closed rather than held forever.
+    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, () => socket.destroy());
     socket.once('data', (head: Buffer) => {
+      socket.setTimeout(0);
       socket.pause();
       const kind = classifyFirstByte(head[0] ?? 0);
       const sink = kind === 'member' ? this.deps.member : this.deps.http;
