@@ -33,6 +33,10 @@ function methodOf(m: string | undefined): Method | undefined {
 export class RestServer implements ConnectionSink {
   private readonly server: http.Server;
   private readonly maxBodyBytes: number;
+  /** Set by close(): answers from now on carry `Connection: close`. */
+  private closing = false;
+  /** Responses of requests taken and not answered yet. */
+  private readonly inFlight = new Set<ServerResponse>();
 
   constructor(private readonly deps: RestDeps) {
     this.maxBodyBytes = deps.config.tuning.restMaxBodyBytes;
@@ -59,6 +63,10 @@ export class RestServer implements ConnectionSink {
 
   /** Close idle keep-alive connections now and the rest once their answers are out. */
   close(): void {
+    this.closing = true;
+    // Connections with an answer still to come close once it is out, not at keep-alive timeout.
+    for (const res of this.inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+    this.inFlight.clear();
     this.server.closeIdleConnections();
     this.server.close();
   }
@@ -68,6 +76,12 @@ export class RestServer implements ConnectionSink {
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void {
+    if (this.closing) {
+      res.shouldKeepAlive = false;
+    } else {
+      this.inFlight.add(res);
+      res.once('close', () => this.inFlight.delete(res));
+    }
     let route: Route;
     let method: Method;
     try {
