@@ -107,6 +107,15 @@ export class QueueService implements QueueFacade {
   private waitForItem(queueName: string, timeoutMs: number, client: PollClient): Promise<QueueItem | undefined> {
     return new Promise<QueueItem | undefined>((resolve, reject) => {
       const e = this.entry(queueName);
+      // An offer may have run between the empty poll above and now (another request in the
+      // same tick): take that item instead of waiting behind it. Checked and registered
+      // synchronously, so nothing can slip in between.
+      const ready = e.queue.poll();
+      if (ready !== undefined) {
+        this.scheduleDestroyIfEmpty(queueName, e);
+        resolve(ready);
+        return;
+      }
       e.destroyTimer?.cancel();
       e.destroyTimer = undefined;
       let done = false;
