@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { QueueContainer, type PollWaiter, type QueueItem } from '../../../src/queue/queue-container.js';
+import { QueueContainer, type PollWaiter, type QueueItem, type WaiterHandle } from '../../../src/queue/queue-container.js';
 
 const item = (value: string, contentType?: string): QueueItem => ({ value, contentType });
 const values = (items: readonly (QueueItem | undefined)[]): (string | undefined)[] => items.map((i) => i?.value);
@@ -249,7 +249,7 @@ describe('QueueContainer: waiters', () => {
     };
     const expected: number[] = [];
     for (let wave = 0; wave < 20; wave++) {
-      const handles = [];
+      const handles: WaiterHandle[] = [];
       const ids: number[] = [];
       for (let i = 0; i < 100; i++) {
         ids.push(id);
