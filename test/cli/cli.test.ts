@@ -1,0 +1,276 @@
+// The `grid` command as a user runs it: `node bin/grid.js` in a child process, against the
+// compiled dist/ (built by `npm test`, or `npx tsc -p tsconfig.build.json`).
+
+import net from 'node:net';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/member.js';
+import { cleanEnv, connectionRefused, rawRequest, REPO_ROOT, sendAndAwaitClose, spawnGrid, waitFor, type GridProcess } from '../support/process.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+beforeAll(() => {
+  if (!existsSync(resolve(REPO_ROOT, 'dist/cli.js'))) {
+    throw new Error('dist/cli.js is missing: run `npx tsc -p tsconfig.build.json` (npm test builds it first)');
+  }
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'grid-cli-'));
+  dirs.push(d);
+  return d;
+}
+
+/** Writes `{hazelcast: content}` as YAML into `dir/name` and returns its path. */
+function writeYaml(dir: string, name: string, content: Record<string, unknown>): string {
+  const path = join(dir, name);
+  writeFileSync(path, stringify({ hazelcast: content }));
+  return path;
+}
+
+/** A loopback config with REST and every group on, starting at `port`. */
+function memberYaml(port: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const groups = ['CLUSTER_READ', 'CLUSTER_WRITE', 'HEALTH_CHECK', 'DATA'];
+  return {
+    ...extra,
+    network: {
+      port: { port, 'auto-increment': true, 'port-count': 20 },
+      interfaces: { enabled: true, interfaces: ['127.0.0.1'] },
+      'rest-api': { enabled: true, 'endpoint-groups': Object.fromEntries(groups.map((g) => [g, { enabled: true }])) },
+    },
+  };
+}
+
+/** Waits for the start banner; returns the REST port it names. */
+async function restPortOf(p: GridProcess): Promise<number> {
+  const m = await p.waitForStdout(/REST on port (\d+)/);
+  return Number(m[1]);
+}
+
+async function instanceName(port: number): Promise<string> {
+  const res = await rawRequest(port, 'GET', '/hazelcast/rest/instance');
+  expect(res.status).toBe(200);
+  return (JSON.parse(res.body.toString()) as { name: string }).name;
+}
+
+function logMessages(p: GridProcess): string[] {
+  return p
+    .stdout()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => String((JSON.parse(l) as { msg?: unknown }).msg ?? ''));
+}
+
+describe('grid --help', () => {
+  it('explains the commands', async () => {
+    const p = spawnGrid(['--help']);
+    expect((await p.exited()).code).toBe(0);
+    const out = p.stdout();
+    expect(out).toMatch(/Usage: grid/);
+    expect(out).toContain('start');
+    expect(out).toContain('validate');
+    expect(out).toMatch(/Hazelcast-compatible REST/);
+  });
+
+  it('start --help explains the config search, environment overrides and signals', async () => {
+    const p = spawnGrid(['start', '--help']);
+    expect((await p.exited()).code).toBe(0);
+    const out = p.stdout();
+    for (const s of ['--config', 'GRID_CONFIG', 'hazelcast.yaml', 'HZ_', 'SIGTERM']) expect(out, s).toContain(s);
+  });
+});
+
+describe('grid start', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`runs from --config, answers HTTP, and exits 0 on ${signal} after a graceful shutdown`, async () => {
+      const dir = tempDir();
+      const file = writeYaml(dir, 'member.yaml', memberYaml(await freePort(), { 'instance-name': 'cli-node' }));
+      const p = spawnGrid(['start', '--config', file]);
+      const m = await p.waitForStdout(/member 127\.0\.0\.1:(\d+) \(instance cli-node\) is running; config: (.+)\./);
+      expect(m[2]).toBe(file);
+      const port = await restPortOf(p);
+      expect(port).toBe(Number(m[1]));
+      const health = await rawRequest(port, 'GET', '/hazelcast/health/node-state');
+      expect(health.status).toBe(200);
+      expect(health.body.toString()).toBe('"ACTIVE"');
+
+      p.child.kill(signal);
+      expect(await p.exited(8_000)).toEqual({ code: 0, signal: null });
+      const logs = logMessages(p);
+      expect(logs).toContain('signal received, shutting down gracefully');
+      expect(logs).toContain('member shutting down');
+      expect(logs).toContain('member stopped');
+      expect(await connectionRefused(port)).toBe(true);
+    });
+  }
+
+  it('exits 0 when a REST memberShutdown stops the member', async () => {
+    const dir = tempDir();
+    const p = spawnGrid(['start', '--config', writeYaml(dir, 'm.yaml', memberYaml(await freePort()))]);
+    const port = await restPortOf(p);
+    const res = await rawRequest(port, 'POST', '/hazelcast/rest/management/cluster/memberShutdown', { body: 'dev&' });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body.toString())).toEqual({ status: 'success' });
+    expect(await p.exited(8_000)).toEqual({ code: 0, signal: null });
+    expect(logMessages(p)).toContain('member stopped');
+  });
+
+  it('takes the config file from GRID_CONFIG', async () => {
+    const dir = tempDir();
+    const file = writeYaml(dir, 'from-env.yaml', memberYaml(await freePort(), { 'instance-name': 'from-env' }));
+    const p = spawnGrid(['start'], { env: cleanEnv({ GRID_CONFIG: file }), cwd: tempDir() });
+    const port = await restPortOf(p);
+    expect(p.stdout()).toContain(`config: ${file}.`);
+    expect(await instanceName(port)).toBe('from-env');
+  });
+
+  it('finds hazelcast.yaml in the working directory; grid.yaml comes first; --config beats both', async () => {
+    const cwd = tempDir();
+    writeYaml(cwd, 'hazelcast.yaml', memberYaml(await freePort(), { 'instance-name': 'from-hazelcast-yaml' }));
+    const a = spawnGrid(['start'], { cwd });
+    expect(await instanceName(await restPortOf(a))).toBe('from-hazelcast-yaml');
+    expect(a.stdout()).toContain(`config: ${join(cwd, 'hazelcast.yaml')}.`);
+
+    writeYaml(cwd, 'grid.yaml', memberYaml(await freePort(), { 'instance-name': 'from-grid-yaml' }));
+    const b = spawnGrid(['start'], { cwd });
+    expect(await instanceName(await restPortOf(b))).toBe('from-grid-yaml');
+
+    const other = writeYaml(tempDir(), 'explicit.yaml', memberYaml(await freePort(), { 'instance-name': 'explicit' }));
+    const c = spawnGrid(['start', '--config', other], { cwd, env: cleanEnv({ GRID_CONFIG: join(cwd, 'hazelcast.yaml') }) });
+    expect(await instanceName(await restPortOf(c))).toBe('explicit');
+  });
+
+  it('runs on defaults without any config: REST disabled, HTTP connections closed unanswered', async () => {
+    const port = await freePort();
+    const p = spawnGrid(['start'], { cwd: tempDir(), env: cleanEnv({ HZ_NETWORK_PORT_PORT: String(port) }) });
+    const m = await p.waitForStdout(/member \S+:(\d+) \(instance \S+\) is running; config: defaults\./);
+    const bound = Number(m[1]);
+    expect(bound).toBeGreaterThanOrEqual(port);
+    await p.waitForStdout(/REST is disabled/);
+    const got = await sendAndAwaitClose(bound, 'GET /hazelcast/health HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(got.length).toBe(0);
+    await waitFor('the REST-disabled hint in the log', () => logMessages(p).some((l) => l.includes('REST API is disabled')));
+  });
+
+  it('applies HZ_NETWORK_PORT_PORT and GRID_CLUSTERNAME over the file', async () => {
+    const dir = tempDir();
+    const filePort = await freePort();
+    const envPort = await freePort();
+    const file = writeYaml(dir, 'm.yaml', memberYaml(filePort, { 'cluster-name': 'from-file' }));
+    const p = spawnGrid(['start', '--config', file], {
+      env: cleanEnv({ HZ_NETWORK_PORT_PORT: String(envPort), GRID_CLUSTERNAME: 'blue' }),
+    });
+    const port = await restPortOf(p);
+    expect(port).toBeGreaterThanOrEqual(envPort);
+    expect(port).toBeLessThan(envPort + 20);
+    const info = JSON.parse((await rawRequest(port, 'GET', '/hazelcast/rest/cluster')).body.toString()) as {
+      members: { address: string }[];
+    };
+    expect(info.members[0]?.address).toBe(`127.0.0.1:${port}`);
+
+    const state = (body: string): Promise<number> =>
+      rawRequest(port, 'POST', '/hazelcast/rest/management/cluster/state', { body }).then((r) => r.status);
+    expect(await state('blue&')).toBe(200);
+    expect(await state('from-file&')).toBe(403);
+    expect(await state('dev&')).toBe(403);
+  });
+});
+
+describe('grid start with a bad config', () => {
+  it('a port out of range: non-zero exit, stderr names the file, the element and the problem', async () => {
+    const file = writeYaml(tempDir(), 'bad-port.yaml', { network: { port: { port: 99999 } } });
+    const p = spawnGrid(['start', '--config', file]);
+    const { code } = await p.exited();
+    // 2 = configuration invalid (not a crash).
+    expect(code).toBe(2);
+    expect(p.stderr()).not.toMatch(/\n\s+at /);
+    expect(p.stderr()).toContain(file);
+    expect(p.stderr()).toContain('hazelcast.network.port.port');
+    expect(p.stderr()).toContain('99999');
+    expect(p.stderr()).toMatch(/must be/);
+    expect(p.stdout()).not.toMatch(/is running/);
+  });
+
+  it('an unknown endpoint group: non-zero exit, stderr names the file, the element and the known groups', async () => {
+    const file = writeYaml(tempDir(), 'bad-group.yaml', {
+      network: { 'rest-api': { enabled: true, 'endpoint-groups': { DATA: { enabled: true }, EVERYTHING: { enabled: true } } } },
+    });
+    const p = spawnGrid(['start', '--config', file]);
+    const { code } = await p.exited();
+    // 2 = configuration invalid (not a crash).
+    expect(code).toBe(2);
+    expect(p.stderr()).not.toMatch(/\n\s+at /);
+    const err = p.stderr();
+    expect(err).toContain(file);
+    expect(err).toContain('hazelcast.network.rest-api.endpoint-groups.EVERYTHING');
+    expect(err).toContain('unknown endpoint group');
+    expect(err).toContain('CLUSTER_READ');
+  });
+
+  it('a bad value from the environment names the variable', async () => {
+    const file = writeYaml(tempDir(), 'ok.yaml', memberYaml(await freePort()));
+    const p = spawnGrid(['start', '--config', file], { env: cleanEnv({ HZ_NETWORK_PORT_PORT: 'abc' }) });
+    const { code } = await p.exited();
+    // 2 = configuration invalid (not a crash).
+    expect(code).toBe(2);
+    expect(p.stderr()).not.toMatch(/\n\s+at /);
+    expect(p.stderr()).toContain('hazelcast.network.port.port');
+    expect(p.stderr()).toContain('HZ_NETWORK_PORT_PORT');
+  });
+
+  it('a missing --config file is an error naming it, not a start on defaults', async () => {
+    const missing = join(tempDir(), 'nope.yaml');
+    const p = spawnGrid(['start', '--config', missing]);
+    const { code } = await p.exited();
+    // 2 = configuration invalid (not a crash).
+    expect(code).toBe(2);
+    expect(p.stderr()).not.toMatch(/\n\s+at /);
+    expect(p.stderr()).toContain(missing);
+    expect(p.stdout()).not.toMatch(/is running/);
+  });
+
+  it('a member port that is taken with auto-increment off: non-zero exit naming the port', async () => {
+    const port = await freePort();
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(port, '127.0.0.1', () => r()));
+    try {
+      const file = writeYaml(tempDir(), 'taken.yaml', {
+        network: { port: { port, 'auto-increment': false }, interfaces: { enabled: true, interfaces: ['127.0.0.1'] } },
+      });
+      const p = spawnGrid(['start', '--config', file]);
+      const { code } = await p.exited();
+      expect(code).not.toBe(0);
+      expect(p.stderr()).toContain(`127.0.0.1:${port}`);
+      expect(p.stderr()).not.toMatch(/\n\s+at /);
+    } finally {
+      await new Promise<void>((r) => blocker.close(() => r()));
+    }
+  });
+});
+
+describe('grid validate', () => {
+  it('prints what it understood for a good file and exits 0', async () => {
+    const file = writeYaml(tempDir(), 'ok.yaml', memberYaml(6100, { 'cluster-name': 'checked' }));
+    const p = spawnGrid(['validate', file]);
+    expect((await p.exited()).code).toBe(0);
+    expect(p.stdout()).toContain(`${file}: valid`);
+    expect(p.stdout()).toContain('cluster-name checked');
+    expect(p.stdout()).toContain('port 6100');
+  });
+
+  it('lists every problem of a bad file and exits 2', async () => {
+    const file = writeYaml(tempDir(), 'bad.yaml', {
+      network: { port: 0, 'rest-api': { enabled: true, 'endpoint-groups': { NOPE: { enabled: true } } } },
+    });
+    const p = spawnGrid(['validate', file]);
+    expect((await p.exited()).code).toBe(2);
+    expect(p.stderr()).toContain('hazelcast.network.port');
+    expect(p.stderr()).toContain('hazelcast.network.rest-api.endpoint-groups.NOPE');
+  });
+});
