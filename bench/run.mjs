@@ -236,11 +236,15 @@ function readCpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK; // utime + stime
 }
 
-/** CPU time (ms, summed over all cores) that the whole machine spent busy so far. */
+/**
+ * CPU time (ms, summed over all cores) the machine spent running processes so far
+ * (user+nice+system+steal). irq/softirq are left out: on loopback they are mostly
+ * the benchmark's own network traffic, not other processes.
+ */
 function readSystemBusyMs() {
   const [, ...f] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).map(Number);
-  const [user, nice, system, , , irq, softirq, steal] = f;
-  return ((user + nice + system + irq + softirq + (steal || 0)) * 1000) / CLK_TCK;
+  const [user, nice, system, , , , , steal] = f;
+  return ((user + nice + system + (steal || 0)) * 1000) / CLK_TCK;
 }
 
 /** Resident set size of a process, from /proc/<pid>/status (bytes). */
