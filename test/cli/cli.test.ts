@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/member.js';
-import { cleanEnv, connectionRefused, rawRequest, REPO_ROOT, sendAndAwaitClose, spawnGrid, waitFor, type GridProcess } from '../support/process.js';
+import { cleanEnv, connectionRefused, RawConnection, rawRequest, REPO_ROOT, sendAndAwaitClose, spawnGrid, waitFor, type GridProcess } from '../support/process.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -100,8 +100,18 @@ describe('grid start', () => {
       expect(health.status).toBe(200);
       expect(health.body.toString()).toBe('"ACTIVE"');
 
-      p.child.kill(signal);
-      expect(await p.exited(8_000)).toEqual({ code: 0, signal: null });
+      // An idle keep-alive connection does not hold the shutdown up (the grace is for answers in flight).
+      const idle = await RawConnection.open(port);
+      try {
+        expect((await idle.request('GET', '/hazelcast/health/ready')).status).toBe(200);
+        const sent = Date.now();
+        p.child.kill(signal);
+        expect(await p.exited(8_000)).toEqual({ code: 0, signal: null });
+        expect(Date.now() - sent).toBeLessThan(4_000);
+        await idle.waitClosed(2_000);
+      } finally {
+        idle.close();
+      }
       const logs = logMessages(p);
       expect(logs).toContain('signal received, shutting down gracefully');
       expect(logs).toContain('member shutting down');

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { restConfig, startMember } from '../support/member.js';
-import { connectionRefused, rawRequest, waitFor, within, type RawResponse } from '../support/process.js';
+import { connectionRefused, RawConnection, rawRequest, waitFor, within, type RawResponse } from '../support/process.js';
 
 const MGMT = '/hazelcast/rest/management/cluster';
 
@@ -197,6 +197,41 @@ describe('shutdown', () => {
       expect(logs.messages()).toContain('member stopped');
     });
   }
+
+  it('memberShutdown answers a waiting poll with 503, closes idle keep-alive connections and stops without the grace delay', async () => {
+    const { port, member } = await startMember();
+    const idle = await RawConnection.open(port);
+    const poller = await RawConnection.open(port);
+    try {
+      expect((await idle.request('GET', '/hazelcast/health/ready')).status).toBe(200);
+      poller.write('DELETE /hazelcast/rest/queues/jobs/30 HTTP/1.1\r\nHost: x\r\n\r\n');
+      // The poll's connection counts once the member has taken it as HTTP (the asker makes 3).
+      // Should shutdown overtake the poll's registration, the poll is refused with 503 all the same.
+      await waitFor('the poll connection to be taken', async () => {
+        const info = await rawRequest(port, 'GET', '/hazelcast/rest/cluster');
+        return (JSON.parse(info.body.toString()) as { connectionCount: number }).connectionCount === 3;
+      });
+      const started = Date.now();
+      const res = await rawRequest(port, 'POST', `${MGMT}/memberShutdown`, { body: 'dev&' });
+      expect(json(res)).toEqual({ status: 'success' });
+      const polled = await poller.readResponse(false, 5_000);
+      expectEmptyError(polled, 503);
+      await within(member.stopped, 4_000, 'the member to stop');
+      // The 5 s grace is for answers in flight; nothing was in flight.
+      expect(Date.now() - started).toBeLessThan(2_500);
+      await idle.waitClosed(2_000);
+      await poller.waitClosed(2_000);
+    } finally {
+      idle.close();
+      poller.close();
+    }
+  });
+
+  it('PUT is POST: changeState through PUT', async () => {
+    const { port } = await startMember();
+    const res = await rawRequest(port, 'PUT', `${MGMT}/changeState`, { body: 'dev&&frozen' });
+    expect(json(res)).toEqual({ status: 'success', state: 'frozen' });
+  });
 
   it('shutdown with a wrong cluster name or too few parameters leaves the member running', async () => {
     const { port, member } = await startMember();
