@@ -2,13 +2,15 @@
 // compiled dist/ (built by `npm test`, or `npx tsc -p tsconfig.build.json`).
 
 import net from 'node:net';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/member.js';
 import { cleanEnv, connectionRefused, RawConnection, rawRequest, REPO_ROOT, sendAndAwaitClose, spawnGrid, waitFor, type GridProcess } from '../support/process.js';
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync(resolve(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -86,6 +88,24 @@ describe('grid --help', () => {
   });
 });
 
+describe('grid without a valid command', () => {
+  it('--version prints the package version', async () => {
+    const p = spawnGrid(['--version']);
+    expect((await p.exited()).code).toBe(0);
+    expect(p.stdout().trim()).toBe(PACKAGE_VERSION);
+  });
+
+  it('an unknown command or option fails and says so', async () => {
+    const a = spawnGrid(['stat']);
+    expect((await a.exited()).code).not.toBe(0);
+    expect(a.stderr()).toContain("unknown command 'stat'");
+    const b = spawnGrid(['start', '--cnfig', 'x.yaml']);
+    expect((await b.exited()).code).not.toBe(0);
+    expect(b.stderr()).toContain("unknown option '--cnfig'");
+    expect(b.stdout()).not.toMatch(/is running/);
+  });
+});
+
 describe('grid start', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`runs from --config, answers HTTP, and exits 0 on ${signal} after a graceful shutdown`, async () => {
@@ -151,6 +171,11 @@ describe('grid start', () => {
     const b = spawnGrid(['start'], { cwd });
     expect(await instanceName(await restPortOf(b))).toBe('from-grid-yaml');
 
+    // A relative --config is relative to the working directory.
+    writeYaml(cwd, 'relative.yaml', memberYaml(await freePort(), { 'instance-name': 'relative' }));
+    const r = spawnGrid(['start', '--config', 'relative.yaml'], { cwd });
+    expect(await instanceName(await restPortOf(r))).toBe('relative');
+
     const other = writeYaml(tempDir(), 'explicit.yaml', memberYaml(await freePort(), { 'instance-name': 'explicit' }));
     const c = spawnGrid(['start', '--config', other], { cwd, env: cleanEnv({ GRID_CONFIG: join(cwd, 'hazelcast.yaml') }) });
     expect(await instanceName(await restPortOf(c))).toBe('explicit');
@@ -174,7 +199,8 @@ describe('grid start', () => {
     const envPort = await freePort();
     const file = writeYaml(dir, 'm.yaml', memberYaml(filePort, { 'cluster-name': 'from-file' }));
     const p = spawnGrid(['start', '--config', file], {
-      env: cleanEnv({ HZ_NETWORK_PORT_PORT: String(envPort), GRID_CLUSTERNAME: 'blue' }),
+      // GRID_ wins over HZ_ for the same setting.
+      env: cleanEnv({ HZ_NETWORK_PORT_PORT: String(envPort), HZ_CLUSTERNAME: 'red', GRID_CLUSTERNAME: 'blue' }),
     });
     const port = await restPortOf(p);
     expect(port).toBeGreaterThanOrEqual(envPort);
@@ -189,6 +215,7 @@ describe('grid start', () => {
     expect(await state('blue&')).toBe(200);
     expect(await state('from-file&')).toBe(403);
     expect(await state('dev&')).toBe(403);
+    expect(await state('red&')).toBe(403);
   });
 });
 
