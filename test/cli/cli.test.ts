@@ -193,6 +193,27 @@ describe('grid start', () => {
     await waitFor('the REST-disabled hint in the log', () => logMessages(p).some((l) => l.includes('REST API is disabled')));
   });
 
+  it('the hint\'s advice works: REST and endpoint groups switched on by environment variables alone', async () => {
+    const port = await freePort();
+    const p = spawnGrid(['start'], {
+      cwd: tempDir(),
+      env: cleanEnv({
+        HZ_NETWORK_PORT_PORT: String(port),
+        HZ_NETWORK_RESTAPI_ENABLED: 'true',
+        HZ_NETWORK_RESTAPI_ENDPOINTGROUPS_DATA_ENABLED: 'true',
+        HZ_NETWORK_RESTAPI_ENDPOINTGROUPS_CLUSTER_WRITE_ENABLED: 'true',
+      }),
+    });
+    const rest = await restPortOf(p);
+    expect(p.stdout()).toMatch(/endpoint groups: .*DATA/);
+    expect((await rawRequest(rest, 'GET', '/hazelcast/health')).status).toBe(200);
+    expect((await rawRequest(rest, 'POST', '/hazelcast/rest/maps/m/k', { body: 'v' })).status).toBe(200);
+    const change = await rawRequest(rest, 'POST', '/hazelcast/rest/management/cluster/changeState', { body: 'dev&&frozen' });
+    expect(change.status).toBe(200);
+    // Groups not switched on stay off.
+    expect((await rawRequest(rest, 'GET', '/hazelcast/rest/cp-subsystem/groups')).status).toBe(403);
+  });
+
   it('applies HZ_NETWORK_PORT_PORT and GRID_CLUSTERNAME over the file', async () => {
     const dir = tempDir();
     const filePort = await freePort();

@@ -208,6 +208,20 @@ describe('advanced-network REST endpoint', () => {
   });
 });
 
+describe('credentials with security disabled', () => {
+  it('Authorization: Basic carries the cluster name as user, with the full body or trailing parameters only', async () => {
+    const { port, member } = await startMember(restConfig(undefined, { 'cluster-name': 'blue' }));
+    const post = (path: string, body: string, user: string): Promise<RawResponse> =>
+      rawRequest(port, 'POST', path, { body, headers: { Authorization: basic(user, 'ignored') } });
+    expect(JSON.parse((await post(`${M}/changeState`, 'frozen', 'blue')).body.toString())).toEqual({ status: 'success', state: 'frozen' });
+    expect(JSON.parse((await post(`${M}/changeState`, 'blue&&passive', 'blue')).body.toString())).toEqual({ status: 'success', state: 'passive' });
+    expect((await post('/hazelcast/rest/log-level', 'fine', 'blue')).status).toBe(200);
+    expect(member.logger.level).toBe('debug');
+    expect((await post(`${M}/changeState`, 'active', 'dev')).status).toBe(403);
+    expect(member.cluster.state()).toBe('PASSIVE');
+  });
+});
+
 describe('credentials with security enabled', () => {
   const SECURITY = {
     enabled: true,
