@@ -1,6 +1,7 @@
 // GET /rest/cluster and /rest/instance (grid-behavior.md §6), under both prefixes.
 
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { restConfig, startMember } from '../support/member.js';
 import { RawConnection, rawRequest, waitFor } from '../support/process.js';
@@ -36,6 +37,24 @@ describe('GET /rest/cluster', () => {
       expect(info.connectionCount).toBeGreaterThanOrEqual(1);
       // A member on its own has no member-to-member connections.
       expect(info.allConnectionCount).toBe(info.connectionCount);
+    }
+  });
+
+  it('brackets an IPv6 member address', async (ctx) => {
+    const ipv6 = await new Promise<boolean>((resolveProbe) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolveProbe(false));
+      srv.listen(0, '::1', () => srv.close(() => resolveProbe(true)));
+    });
+    if (!ipv6) ctx.skip();
+    const { member } = await startMember(restConfig(undefined, { network: { interfaces: { enabled: true, interfaces: ['::1'] } } }));
+    const c = await RawConnection.open(member.memberPort, '::1');
+    try {
+      const info = json<ClusterInfo>((await c.request('GET', '/hazelcast/rest/cluster')).body);
+      expect(info.members[0]?.address).toBe(`[::1]:${member.memberPort}`);
+      expect(info.connectionCount).toBe(1);
+    } finally {
+      c.close();
     }
   });
 
