@@ -16,6 +16,16 @@ import { STATUS_OF } from './status.js';
 
 const EMPTY = Buffer.alloc(0);
 
+/** Per-connection state: whether a request is being worked on, and the ones waiting behind it. */
+interface Connection {
+  busy: boolean;
+  readonly queue: (() => void)[];
+  /** The response of the request being worked on. */
+  current: ServerResponse | undefined;
+}
+const CONNECTION = Symbol('grid.connection');
+type SocketWithConnection = net.Socket & { [CONNECTION]?: Connection };
+
 function methodOf(m: string | undefined): Method | undefined {
   switch (m) {
     case 'GET':
@@ -35,8 +45,8 @@ export class RestServer implements ConnectionSink {
   private readonly maxBodyBytes: number;
   /** Set by close(): answers from now on carry `Connection: close`. */
   private closing = false;
-  /** Responses of requests taken and not answered yet. */
-  private readonly inFlight = new Set<ServerResponse>();
+  /** Open HTTP connections handed to this server. */
+  private readonly connections = new Set<Connection>();
 
   constructor(private readonly deps: RestDeps) {
     this.maxBodyBytes = deps.config.tuning.restMaxBodyBytes;
@@ -56,6 +66,10 @@ export class RestServer implements ConnectionSink {
   }
 
   accept(socket: net.Socket, head: Buffer): void {
+    const conn: Connection = { busy: false, queue: [], current: undefined };
+    this.connections.add(conn);
+    socket.once('close', () => this.connections.delete(conn));
+    (socket as SocketWithConnection)[CONNECTION] = conn;
     socket.unshift(head);
     this.server.emit('connection', socket);
     socket.resume();
@@ -65,8 +79,9 @@ export class RestServer implements ConnectionSink {
   close(): void {
     this.closing = true;
     // Connections with an answer still to come close once it is out, not at keep-alive timeout.
-    for (const res of this.inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
-    this.inFlight.clear();
+    for (const conn of this.connections) {
+      if (conn.current !== undefined && !conn.current.headersSent) conn.current.shouldKeepAlive = false;
+    }
     this.server.closeIdleConnections();
     this.server.close();
   }
@@ -75,13 +90,37 @@ export class RestServer implements ConnectionSink {
     this.server.closeAllConnections();
   }
 
+  /**
+   * Requests of one connection run one after the other, in the order they arrived: a
+   * pipelined GET behind a POST sees the POST applied. node:http already answers in order;
+   * this orders the work. A connection that is not pipelining never waits.
+   */
   private onRequest(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void {
-    if (this.closing) {
-      res.shouldKeepAlive = false;
+    const conn = (req.socket as SocketWithConnection)[CONNECTION];
+    if (conn === undefined) {
+      this.start(req, res, expectsContinue, undefined);
+    } else if (conn.busy) {
+      conn.queue.push(() => this.start(req, res, expectsContinue, conn));
     } else {
-      this.inFlight.add(res);
-      res.once('close', () => this.inFlight.delete(res));
+      this.start(req, res, expectsContinue, conn);
     }
+  }
+
+  private start(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean, conn: Connection | undefined): void {
+    let finished = false;
+    const done = (): void => {
+      if (finished || conn === undefined) return;
+      finished = true;
+      conn.busy = false;
+      conn.current = undefined;
+      const next = conn.queue.shift();
+      if (next !== undefined) next();
+    };
+    if (conn !== undefined) {
+      conn.busy = true;
+      conn.current = res;
+    }
+    if (this.closing) res.shouldKeepAlive = false;
     let route: Route;
     let method: Method;
     try {
@@ -103,26 +142,39 @@ export class RestServer implements ConnectionSink {
     } catch (e) {
       // Not taking this request: if its body was announced but not sent yet, close after answering.
       this.fail(res, e, expectsContinue || hasBody(req));
+      done();
       return;
     }
     if (expectsContinue) res.writeContinue();
     if (!route.readsBody) {
-      this.run(route, req, res, method, EMPTY);
+      this.run(route, req, res, method, EMPTY, done);
       return;
     }
-    this.readBody(req, res, (body) => this.run(route, req, res, method, body));
+    // A client that vanishes mid-body frees the connection's turn (nothing is applied).
+    req.once('close', () => {
+      if (!req.complete) done();
+    });
+    this.readBody(req, res, (body) => this.run(route, req, res, method, body, done), done);
   }
 
-  private run(route: Route, req: IncomingMessage, res: ServerResponse, method: Method, body: Buffer): void {
+  private run(route: Route, req: IncomingMessage, res: ServerResponse, method: Method, body: Buffer, done: () => void): void {
     try {
       const out = route.run({ req, res, method, body }, this.deps);
-      if (out !== undefined) out.catch((e: unknown) => this.fail(res, e, false));
+      if (out === undefined) {
+        done();
+        return;
+      }
+      out.then(done, (e: unknown) => {
+        this.fail(res, e, false);
+        done();
+      });
     } catch (e) {
       this.fail(res, e, false);
+      done();
     }
   }
 
-  private readBody(req: IncomingMessage, res: ServerResponse, done: (body: Buffer) => void): void {
+  private readBody(req: IncomingMessage, res: ServerResponse, onBody: (body: Buffer) => void, onAbandon: () => void): void {
     let first: Buffer | undefined;
     let chunks: Buffer[] | undefined;
     let size = 0;
@@ -134,6 +186,7 @@ export class RestServer implements ConnectionSink {
         failed = true;
         this.fail(res, new GridError('PAYLOAD_TOO_LARGE', `body exceeds grid.rest.max-body-bytes (${this.maxBodyBytes})`), true);
         req.resume();
+        onAbandon();
         return;
       }
       if (first === undefined) first = chunk;
@@ -142,10 +195,11 @@ export class RestServer implements ConnectionSink {
     req.once('end', () => {
       if (failed) return;
       // Only a complete body is ever applied; a client that vanishes mid-body never gets here.
-      done(chunks !== undefined ? Buffer.concat(chunks, size) : (first ?? EMPTY));
+      onBody(chunks !== undefined ? Buffer.concat(chunks, size) : (first ?? EMPTY));
     });
     req.once('error', () => {
       failed = true;
+      onAbandon();
     });
   }
 
@@ -160,7 +214,7 @@ export class RestServer implements ConnectionSink {
       reason = 'internal error';
     }
     if (status >= 500) {
-      if (status === 500) this.deps.logger.error({ err: isGridError(e) ? e.message : describeError(e), stack: (e as Error)?.stack }, 'REST request failed');
+      if (!isGridError(e) || e.code === 'INTERNAL') this.deps.logger.error({ err: isGridError(e) ? e.message : describeError(e), stack: (e as Error)?.stack }, 'REST request failed');
       else this.deps.logger.debug({ status, reason }, 'REST request refused');
     }
     if (res.destroyed || res.writableEnded) return;

@@ -404,7 +404,7 @@ function setLogLevel(r: Request, d: RestDeps, [name]: string[]): void {
     throw new GridError('BAD_REQUEST', `unknown log level "${name ?? ''}" (one of OFF, SEVERE, WARNING, INFO, CONFIG, FINE, FINER, FINEST, ALL)`);
   }
   d.logControl.set(level);
-  d.logger.info({ level }, 'log level changed through REST');
+  d.logger.info({ newLevel: level }, 'log level changed through REST');
   sendJson(r.res, { status: 'success', message: 'log level is changed' });
 }
 
