@@ -214,8 +214,15 @@ export class RestServer implements ConnectionSink {
       reason = 'internal error';
     }
     if (status >= 500) {
-      if (!isGridError(e) || e.code === 'INTERNAL') this.deps.logger.error({ err: isGridError(e) ? e.message : describeError(e), stack: (e as Error)?.stack }, 'REST request failed');
-      else this.deps.logger.debug({ status, reason }, 'REST request refused');
+      // Every 5xx is logged with its cause: unexpected ones as errors with their stack,
+      // expected refusals (queue full, PASSIVE, CP off, WAN later) one level lower.
+      if (!isGridError(e) || e.code === 'INTERNAL') {
+        this.deps.logger.error({ status, err: describeError(e), stack: (e as Error)?.stack }, 'REST request failed');
+      } else if (status === 500) {
+        this.deps.logger.warn({ status, reason }, 'REST request failed');
+      } else {
+        this.deps.logger.info({ status, reason }, 'REST request failed');
+      }
     }
     if (res.destroyed || res.writableEnded) return;
     if (closeConnection) res.shouldKeepAlive = false;
