@@ -355,6 +355,15 @@ describe('QueueService: empty-queue-ttl', () => {
     expect(destroyed(logs)).toEqual(['q']);
   });
 
+  it('0 destroys an empty queue as soon as the clock moves', async () => {
+    const { svc, clock, logs } = setup({ queue: { q: { 'empty-queue-ttl': 0 } } });
+    await svc.offer('q', item('a'));
+    expect(destroyed(logs)).toEqual([]);
+    await svc.poll('q', 0, new TestClient());
+    clock.advance(0);
+    expect(destroyed(logs)).toEqual(['q']);
+  });
+
   it('-1 (the default) never destroys: no timer is scheduled', async () => {
     const { svc, clock } = setup();
     await svc.offer('q', item('a'));
