@@ -214,14 +214,15 @@ export class RestServer implements ConnectionSink {
       reason = 'internal error';
     }
     if (status >= 500) {
-      // Every 5xx is logged with its cause: unexpected ones as errors with their stack,
-      // expected refusals (queue full, PASSIVE, CP off, WAN later) one level lower.
+      // Every 5xx is logged with its cause: unexpected ones as errors with their stack, other
+      // 500s as warnings; 501/503 refusals (queue full, PASSIVE, shutting down), which can come
+      // by the thousand under load, at FINE (debug).
       if (!isGridError(e) || e.code === 'INTERNAL') {
         this.deps.logger.error({ status, err: describeError(e), stack: (e as Error)?.stack }, 'REST request failed');
       } else if (status === 500) {
         this.deps.logger.warn({ status, reason }, 'REST request failed');
       } else {
-        this.deps.logger.info({ status, reason }, 'REST request failed');
+        this.deps.logger.debug({ status, reason }, 'REST request refused');
       }
     }
     if (res.destroyed || res.writableEnded) return;
