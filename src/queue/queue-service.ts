@@ -44,6 +44,7 @@ export class QueueService implements QueueFacade {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly pendingPolls = new Set<(e: GridError) => void>();
+  private stopped = false;
 
   constructor(deps: { config: GridConfig; invoker: Invoker; clock: Clock; logger: Logger }) {
     this.config = deps.config;
@@ -95,6 +96,7 @@ export class QueueService implements QueueFacade {
 
   /** Answer every waiting poll with a shutdown error. */
   stop(): void {
+    this.stopped = true;
     const err = new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down');
     for (const reject of [...this.pendingPolls]) reject(err);
     this.pendingPolls.clear();
@@ -105,6 +107,7 @@ export class QueueService implements QueueFacade {
   }
 
   private waitForItem(queueName: string, timeoutMs: number, client: PollClient): Promise<QueueItem | undefined> {
+    if (this.stopped) return Promise.reject(new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down'));
     return new Promise<QueueItem | undefined>((resolve, reject) => {
       const e = this.entry(queueName);
       // An offer may have run between the empty poll above and now (another request in the

@@ -11,7 +11,7 @@ import type { ConnectionSink } from '../net/listener.js';
 import type { RestDeps } from './context.js';
 import { stripPrefix } from './paths.js';
 import { sendEmpty } from './respond.js';
-import { resolveRoute, type Method, type Route } from './routes.js';
+import { groupOfPath, resolveRoute, type Method, type Route } from './routes.js';
 import { STATUS_OF } from './status.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -56,10 +56,24 @@ export class RestServer implements ConnectionSink {
       noDelay: true,
       requestTimeout: 0,
       headersTimeout: 60_000,
+      // A missing Host is refused in start(), in the error shape (node's own 400 has neither
+      // Content-Length: 0 nor X-Grid-Error).
+      requireHostHeader: false,
     });
     this.server.on('request', (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res, false));
     this.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res, true));
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: net.Socket) => this.onClientError(err, socket));
+    // Without these listeners node answers an unknown Expect with its own bare 417 and drops
+    // a CONNECT without a word; both get the error shape instead.
+    this.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+      res.shouldKeepAlive = false;
+      sendEmpty(res, 417, `unsupported Expect: ${req.headers.expect ?? ''} (only 100-continue)`, ['Connection', 'close']);
+    });
+    this.server.on('connect', (_req: IncomingMessage, socket: net.Socket) => {
+      socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\nX-Grid-Error: method CONNECT is not supported\r\n\r\n', () =>
+        socket.destroy(),
+      );
+    });
     // Connections arrive through emit('connection'); 'listening' starts node's own tracking
     // of them (header timeouts, closeAllConnections) although this server never listens.
     this.server.emit('listening');
@@ -124,11 +138,18 @@ export class RestServer implements ConnectionSink {
     let route: Route;
     let method: Method;
     try {
+      if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+        throw new GridError('BAD_REQUEST', 'HTTP/1.1 request without Host header');
+      }
       const m = methodOf(req.method);
       if (m === undefined) throw new GridError('UNKNOWN_ENDPOINT', `method ${req.method ?? '?'} is not supported`);
       method = m;
       const rest = stripPrefix(req.url ?? '');
       if (rest === undefined) throw new GridError('UNKNOWN_ENDPOINT', 'path must start with /grid/ or /hazelcast/');
+      const coarse = groupOfPath(rest);
+      if (coarse !== undefined && !this.deps.enabledGroups.has(coarse)) {
+        throw new GridError('GROUP_DISABLED', `endpoint group ${coarse} is disabled`);
+      }
       route = resolveRoute(method, rest);
       if (!this.deps.enabledGroups.has(route.group)) {
         throw new GridError('GROUP_DISABLED', `endpoint group ${route.group} is disabled`);

@@ -31,6 +31,18 @@ export interface Route {
 const unknown = (method: string, path: string): GridError =>
   new GridError('UNKNOWN_ENDPOINT', `no endpoint ${method} /${path}`);
 
+/**
+ * The endpoint group a path belongs to, from its first segments alone: used so that a
+ * malformed path inside a disabled group is refused for the group (403), not parsed (400).
+ */
+export function groupOfPath(rest: string): EndpointGroupName | undefined {
+  if (rest.startsWith('rest/maps/') || rest.startsWith('rest/queues/')) return 'DATA';
+  if (rest === 'health' || rest.startsWith('health/')) return 'HEALTH_CHECK';
+  if (rest.startsWith('rest/wan/')) return 'WAN';
+  if (rest === 'rest/cp-subsystem' || rest.startsWith('rest/cp-subsystem/')) return 'CP';
+  return undefined;
+}
+
 /** `rest` is the encoded path after the prefix, without query string. */
 export function resolveRoute(method: Method, rest: string): Route {
   if (rest.startsWith('rest/maps/')) return mapRoute(method, rest.slice(10));
@@ -279,9 +291,9 @@ export function authenticatedParams(r: Request, d: RestDeps, expected: number, m
   let username: string;
   let password: string;
   if (basic !== undefined) {
-    const positions = countPositions(body, expected);
-    params = positions >= min ? parseParams(body, expected, min).slice(2) : parseParams(body, expected - 2, Math.max(0, min - 2));
-    if (expected - 2 === 0) params = [];
+    if (expected <= 2) params = [];
+    else if (countPositions(body, expected) >= min) params = parseParams(body, expected, min).slice(2);
+    else params = parseParams(body, expected - 2, Math.max(0, min - 2));
     ({ username, password } = basic);
   } else {
     const all = parseParams(body, expected, min);
