@@ -140,6 +140,29 @@ describe('grid start', () => {
     });
   }
 
+  it('a second signal during a graceful shutdown exits at once with 130', async () => {
+    const dir = tempDir();
+    const p = spawnGrid(['start', '--config', writeYaml(dir, 'm.yaml', memberYaml(await freePort()))]);
+    const port = await restPortOf(p);
+    // A request whose body is still coming holds the graceful shutdown up (up to its grace period).
+    const c = await RawConnection.open(port);
+    try {
+      c.write('POST /hazelcast/rest/maps/m/k HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345');
+      await waitFor('the request to be taken', async () => {
+        const info = await rawRequest(port, 'GET', '/hazelcast/rest/cluster');
+        return (JSON.parse(info.body.toString()) as { connectionCount: number }).connectionCount === 2;
+      });
+      p.child.kill('SIGTERM');
+      await waitFor('the shutdown to begin', () => logMessages(p).includes('member shutting down'));
+      expect(p.child.exitCode).toBeNull();
+      p.child.kill('SIGINT');
+      expect(await p.exited(3_000)).toEqual({ code: 130, signal: null });
+      expect(p.stderr()).toContain('SIGINT again, exiting now');
+    } finally {
+      c.close();
+    }
+  });
+
   it('exits 0 when a REST memberShutdown stops the member', async () => {
     const dir = tempDir();
     const p = spawnGrid(['start', '--config', writeYaml(dir, 'm.yaml', memberYaml(await freePort()))]);
@@ -170,6 +193,24 @@ describe('grid start', () => {
     writeYaml(cwd, 'grid.yaml', memberYaml(await freePort(), { 'instance-name': 'from-grid-yaml' }));
     const b = spawnGrid(['start'], { cwd });
     expect(await instanceName(await restPortOf(b))).toBe('from-grid-yaml');
+
+    // XML before YAML under the same base name.
+    const xmlPort = await freePort();
+    writeFileSync(
+      join(cwd, 'hazelcast.xml'),
+      `<hazelcast xmlns="http://www.hazelcast.com/schema/config">
+  <instance-name>from-hazelcast-xml</instance-name>
+  <network>
+    <port auto-increment="true" port-count="20">${xmlPort}</port>
+    <interfaces enabled="true"><interface>127.0.0.1</interface></interfaces>
+    <rest-api enabled="true"><endpoint-group name="HEALTH_CHECK" enabled="true"/></rest-api>
+  </network>
+</hazelcast>
+`,
+    );
+    rmSync(join(cwd, 'grid.yaml'));
+    const x = spawnGrid(['start'], { cwd });
+    expect(await instanceName(await restPortOf(x))).toBe('from-hazelcast-xml');
 
     // A relative --config is relative to the working directory.
     writeYaml(cwd, 'relative.yaml', memberYaml(await freePort(), { 'instance-name': 'relative' }));

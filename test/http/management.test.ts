@@ -227,6 +227,28 @@ describe('shutdown', () => {
     }
   });
 
+  it('a request in flight when the member stops is answered (503, Connection: close) before the member is down', async () => {
+    const { port, member } = await startMember();
+    const c = await RawConnection.open(port);
+    try {
+      c.write('POST /hazelcast/rest/maps/m/k HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345');
+      await waitFor('the request to be taken', async () => {
+        const info = await rawRequest(port, 'GET', '/hazelcast/rest/cluster');
+        return (JSON.parse(info.body.toString()) as { connectionCount: number }).connectionCount === 2;
+      });
+      const stopping = member.stop();
+      // The rest of the body arrives while the member is stopping: the request still gets its answer.
+      c.write('67890');
+      const res = await c.readResponse(false, 5_000);
+      expectEmptyError(res, 503);
+      expect(res.headers.connection).toBe('close');
+      await within(stopping, 4_000, 'the member to stop once nothing is in flight');
+      await c.waitClosed(2_000);
+    } finally {
+      c.close();
+    }
+  });
+
   it('PUT is POST: changeState through PUT', async () => {
     const { port } = await startMember();
     const res = await rawRequest(port, 'PUT', `${MGMT}/changeState`, { body: 'dev&&frozen' });
