@@ -268,9 +268,11 @@ describe('grid start', () => {
     expect(port).toBeGreaterThanOrEqual(envPort);
     expect(port).toBeLessThan(envPort + 20);
     const info = JSON.parse((await rawRequest(port, 'GET', '/hazelcast/rest/cluster')).body.toString()) as {
-      members: { address: string }[];
+      members: { address: string; memberVersion: string }[];
     };
     expect(info.members[0]?.address).toBe(`127.0.0.1:${port}`);
+    // The compiled member reads its version from package.json too.
+    expect(info.members[0]?.memberVersion).toBe(PACKAGE_VERSION);
 
     const state = (body: string): Promise<number> =>
       rawRequest(port, 'POST', '/hazelcast/rest/management/cluster/state', { body }).then((r) => r.status);

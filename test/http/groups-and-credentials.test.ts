@@ -296,6 +296,42 @@ describe('credentials with security enabled', () => {
     for (const s of secretForms) expect(logText).not.toContain(s);
   });
 
+  it('accepts any user of the client realm, an empty password included; users of other realms are refused', async () => {
+    const { port } = await startMember(
+      restConfig(undefined, {
+        security: {
+          enabled: true,
+          realms: [
+            {
+              name: 'r',
+              authentication: {
+                simple: {
+                  users: [
+                    { username: 'admin', password: 's3cret', roles: ['admin'] },
+                    { username: 'guest', password: '', roles: ['monitor'] },
+                    { username: 'op:s', password: 'a:b&c', roles: ['ops'] },
+                  ],
+                },
+              },
+            },
+            { name: 'members', authentication: { simple: { users: [{ username: 'member', password: 'mpw', roles: ['m'] }] } } },
+          ],
+          'client-authentication': { realm: 'r' },
+          'member-authentication': { realm: 'members' },
+        },
+      }),
+    );
+    const state = (body: string, headers: Record<string, string> = {}): Promise<number> =>
+      rawRequest(port, 'POST', `${M}/state`, { body, headers }).then((r) => r.status);
+    expect(await state('guest&')).toBe(200);
+    expect(await state('guest&x')).toBe(403);
+    // Parameters are percent-decoded: `&` and `:` inside a credential.
+    expect(await state('op%3As&a%3Ab%26c')).toBe(200);
+    expect(await state('', { Authorization: basic('guest', '') })).toBe(200);
+    expect(await state('member&mpw')).toBe(403);
+    expect(await state('', { Authorization: basic('member', 'mpw') })).toBe(403);
+  });
+
   it('a keep-alive connection with a failed check stays usable for the next request', async () => {
     const { port } = await startMember(restConfig(undefined, { security: SECURITY }));
     const c = await RawConnection.open(port);
