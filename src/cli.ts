@@ -87,8 +87,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   program
     .command('start')
     .description(
-      'Run a member in the foreground. Config: --config FILE, else $GRID_CONFIG, else grid.xml, grid.yaml, ' +
-        'hazelcast.xml or hazelcast.yaml in the working directory, else built-in defaults. ' +
+      'Run a member in the foreground. Config: --config FILE, else $GRID_CONFIG, else the first of grid.xml, grid.yaml, ' +
+        'grid.yml, hazelcast.xml, hazelcast.yaml, hazelcast.yml in the working directory, else built-in defaults. ' +
         'HZ_* and GRID_* environment variables override settings (e.g. HZ_NETWORK_PORT_PORT=5801). ' +
         'SIGTERM or SIGINT stops it gracefully.',
     )

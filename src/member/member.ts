@@ -125,6 +125,12 @@ export class Member {
     const separateRest = adv.enabled && adv.rest !== undefined;
     const groups = this.restGroups();
 
+    const credentials = createCredentialChecker(cfg);
+    if (credentials.securityEnabled && credentials.userCount === 0 && groups.size > 0) {
+      this.logger.warn(
+        'security is enabled but no realm has simple-authentication users: every REST call that takes credentials will be refused (403)',
+      );
+    }
     // REST server first (it does no I/O until connections are handed to it).
     const deps: RestDeps = {
       config: cfg,
@@ -134,7 +140,7 @@ export class Member {
       cluster: this.cluster,
       maps: this.maps,
       queues: this.queues,
-      credentials: createCredentialChecker(cfg),
+      credentials,
       health: { clusterSafe: () => true, migrationQueueSize: () => 0 },
       connections: () => this.connectionCounts(),
       enabledGroups: groups,

@@ -8,6 +8,8 @@ import type { GridConfig, SimpleUser } from '../config/types.js';
 
 export interface CredentialChecker {
   readonly securityEnabled: boolean;
+  /** How many users can authenticate (security enabled); 0 means every checked call is refused. */
+  readonly userCount: number;
   check(username: string, password: string): boolean;
 }
 
@@ -23,13 +25,19 @@ export function createCredentialChecker(config: GridConfig): CredentialChecker {
   if (!sec.enabled) {
     return {
       securityEnabled: false,
+      userCount: 0,
       check: (username) => sameText(username, config.clusterName),
     };
   }
-  const realm = sec.realms.find((r) => r.name === sec.clientAuthenticationRealm);
-  const users: readonly SimpleUser[] = realm?.users ?? [];
+  // The client-authentication realm's users; without one configured, the simple users of
+  // every realm (so a config with one realm works without naming it twice).
+  const users: readonly SimpleUser[] =
+    sec.clientAuthenticationRealm !== undefined
+      ? (sec.realms.find((r) => r.name === sec.clientAuthenticationRealm)?.users ?? [])
+      : sec.realms.flatMap((r) => r.users);
   return {
     securityEnabled: true,
+    userCount: users.length,
     check(username, password) {
       let ok = false;
       for (const u of users) {
