@@ -98,6 +98,14 @@ describe('map values and Content-Type', () => {
     expect((await get(m.base, 'm/t')).headers.get('content-type')).toBe('text/plain; charset=iso-8859-1');
   });
 
+  it('returns non-ASCII Content-Type bytes exactly as received', async () => {
+    const m = await startMember();
+    // UTF-8 bytes of `ü` in a header parameter, written and read as raw bytes (latin1 strings).
+    const ct = 'text/plain; name="\u00c3\u00bc"';
+    await raw(m, 'POST', '/grid/rest/maps/m/ct', { headers: { 'Content-Type': ct }, body: 'x' });
+    expect((await raw(m, 'GET', '/grid/rest/maps/m/ct')).headers['content-type']).toBe(ct);
+  });
+
   it('answers without a Content-Type when none was stored, also after overwriting a typed value', async () => {
     const m = await startMember();
     expect((await raw(m, 'POST', '/grid/rest/maps/m/u', { body: 'untyped' })).status).toBe(200);
@@ -200,6 +208,16 @@ describe('map keys and path shapes', () => {
     expect((await getText(m.base, `${map}/${key}`)).text).toBe('unicode');
     // Lower-case hex escapes decode to the same key.
     expect((await raw(m, 'GET', path.toLowerCase())).status).toBe(200);
+  });
+
+  it('accepts NUL and dot segments in keys literally', async () => {
+    const m = await startMember();
+    await raw(m, 'POST', '/grid/rest/maps/m/%00', { body: 'nul' });
+    await raw(m, 'POST', '/grid/rest/maps/m/../x', { body: 'dots' });
+    expect((await raw(m, 'GET', '/grid/rest/maps/m/%00')).body.toString()).toBe('nul');
+    expect((await raw(m, 'GET', '/grid/rest/maps/m/..%2Fx')).body.toString()).toBe('dots');
+    expect((await raw(m, 'GET', '/grid/rest/maps/m/x')).status).toBe(204);
+    expect(await m.member.maps.size('m')).toBe(2);
   });
 
   it('removes exactly one trailing slash from the key', async () => {

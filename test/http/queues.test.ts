@@ -168,6 +168,26 @@ describe('queue offer and poll', () => {
     expect(await size(m, 'fair')).toBe(0);
   });
 
+  it('a poll timeout beyond the timer ceiling (~24.8 days) still waits rather than returning at once', async () => {
+    const m = await startMember();
+    const poller = await startPoll(m, '/grid/rest/queues/long/999999999999');
+    await untilWaiting(m.member, 'long', 1);
+    expect(await poller.somethingArrives(300)).toBe(false);
+    expect((await offer(m, 'long', 'eventually')).status).toBe(200);
+    expect((await poller.read()).body.toString()).toBe('eventually');
+    await poller.destroy();
+  });
+
+  it('HEAD is not a poll (400, nothing taken); HEAD of size answers headers only', async () => {
+    const m = await startMember();
+    await offer(m, 'h', 'stay');
+    expectError(await rawRequest(m.port, buildRequest('HEAD', '/grid/rest/queues/h/0'), { head: true }), 400);
+    const hs = await rawRequest(m.port, buildRequest('HEAD', '/grid/rest/queues/h/size'), { head: true });
+    expect(hs.status).toBe(200);
+    expect(hs.headers['content-length']).toBe('1');
+    expect(await size(m, 'h')).toBe(1);
+  });
+
   it('GET /rest/queues/<q>/<seconds> polls like DELETE', async () => {
     const m = await startMember();
     await offer(m, 'g', 'via get', 'text/x');
