@@ -11,6 +11,12 @@ export const PREFIXES = ['/grid/', '/hazelcast/'] as const;
  * undefined when the path has neither prefix.
  */
 export function stripPrefix(url: string): string | undefined {
+  if (url.charCodeAt(0) !== 0x2f /* '/' */) {
+    // Absolute form (`GET http://host:port/grid/...`), which servers must accept.
+    const m = /^https?:\/\/[^/?#]*/i.exec(url);
+    if (m === null) return undefined;
+    url = url.slice(m[0].length);
+  }
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
   if (path.startsWith('/hazelcast/')) return path.slice(11);

@@ -68,3 +68,18 @@ describe('disabled groups', () => {
     }
   });
 });
+
+describe('request targets', () => {
+  it('accepts the absolute form (http://host:port/path) like the origin form', async () => {
+    const { port } = await startMember();
+    const put = await rawRequest(
+      port,
+      buildRequest('POST', `http://127.0.0.1:${port}/grid/rest/maps/abs/k?ignored=1`, { body: 'v', headers: { Connection: 'close' } }),
+    );
+    expect(put.status).toBe(200);
+    const get = await rawRequest(port, buildRequest('GET', '/grid/rest/maps/abs/k', { headers: { Connection: 'close' } }));
+    expect(get.body.toString()).toBe('v');
+    const bad = await rawRequest(port, buildRequest('GET', 'ftp://x/grid/rest/maps/abs/k', { headers: { Connection: 'close' } }));
+    expect(bad.status).toBe(400);
+  });
+});
