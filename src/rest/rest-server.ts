@@ -9,6 +9,7 @@ import type net from 'node:net';
 import { GridError, describeError, isGridError } from '../core/errors.js';
 import type { ConnectionSink } from '../net/listener.js';
 import type { RestDeps } from './context.js';
+import { rawHeader } from './headers.js';
 import { stripPrefix } from './paths.js';
 import { sendEmpty } from './respond.js';
 import { groupOfPath, resolveRoute, type Method, type Route } from './routes.js';
@@ -138,7 +139,7 @@ export class RestServer implements ConnectionSink {
     let route: Route;
     let method: Method;
     try {
-      if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      if (req.httpVersion === '1.1' && rawHeader(req, 'host') === undefined) {
         throw new GridError('BAD_REQUEST', 'HTTP/1.1 request without Host header');
       }
       const m = methodOf(req.method);
@@ -155,7 +156,7 @@ export class RestServer implements ConnectionSink {
         throw new GridError('GROUP_DISABLED', `endpoint group ${route.group} is disabled`);
       }
       if (route.readsBody) {
-        const declared = req.headers['content-length'];
+        const declared = rawHeader(req, 'content-length');
         if (declared !== undefined && Number(declared) > this.maxBodyBytes) {
           throw new GridError('PAYLOAD_TOO_LARGE', `body of ${declared} bytes exceeds grid.rest.max-body-bytes (${this.maxBodyBytes})`);
         }
@@ -171,10 +172,6 @@ export class RestServer implements ConnectionSink {
       this.run(route, req, res, method, EMPTY, done);
       return;
     }
-    // A client that vanishes mid-body frees the connection's turn (nothing is applied).
-    req.once('close', () => {
-      if (!req.complete) done();
-    });
     this.readBody(req, res, (body) => this.run(route, req, res, method, body, done), done);
   }
 
@@ -218,9 +215,12 @@ export class RestServer implements ConnectionSink {
       // Only a complete body is ever applied; a client that vanishes mid-body never gets here.
       onBody(chunks !== undefined ? Buffer.concat(chunks, size) : (first ?? EMPTY));
     });
-    req.once('error', () => {
-      failed = true;
-      onAbandon();
+    // A client that vanishes mid-body frees the connection's turn (nothing is applied).
+    req.once('close', () => {
+      if (!req.complete && !failed) {
+        failed = true;
+        onAbandon();
+      }
     });
   }
 

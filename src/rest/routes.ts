@@ -9,6 +9,7 @@ import { SETTABLE_CLUSTER_STATES, type ClusterState } from '../cluster/types.js'
 import { parseBasicAuth } from '../security/credentials.js';
 import type { RestDeps } from './context.js';
 import { decodeSegment, parseMapPath, parseParams, parseQueuePath, parseTimeoutSeconds } from './paths.js';
+import { rawHeader } from './headers.js';
 import { sendEmpty, sendJson, sendText, sendValue } from './respond.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'DELETE';
@@ -126,7 +127,7 @@ function mapRoute(method: Method, rest: string): Route {
         group: 'DATA',
         readsBody: true,
         run: (r, d) =>
-          d.maps.put(mapName, key, r.body.toString('latin1'), r.req.headers['content-type']).then(() => sendEmpty(r.res, 200)),
+          d.maps.put(mapName, key, r.body.toString('latin1'), rawHeader(r.req, 'content-type')).then(() => sendEmpty(r.res, 200)),
       };
     case 'DELETE':
       return {
@@ -146,7 +147,7 @@ function queueRoute(method: Method, rest: string): Route {
       return {
         group: 'DATA',
         readsBody: true,
-        run: (r, d) => offer(r, d, queueName, r.body.toString('latin1'), r.req.headers['content-type']),
+        run: (r, d) => offer(r, d, queueName, r.body.toString('latin1'), rawHeader(r.req, 'content-type')),
       };
     }
     // Compatibility form: the decoded path value is the item, as text/plain.
