@@ -38,6 +38,9 @@ class MapContainer {
   }
 }
 
+/** Entries the expiry sweeper examines per tick (it always finishes the partition it is in). */
+export const SWEEP_BUDGET = 50_000;
+
 /** Content types repeat; keep one string per distinct type instead of one per entry. */
 const MAX_INTERNED_CONTENT_TYPES = 1024;
 
@@ -125,22 +128,26 @@ export class MapService implements MapFacade {
   }
 
   /**
-   * Sweep a slice of partitions per tick (a tenth of them), so that a large map never
-   * stalls the event loop; every partition is visited every ten ticks. Reads check expiry
-   * themselves, so the sweeper only reclaims memory.
+   * Sweep partitions round robin until about SWEEP_BUDGET entries were examined, so that a
+   * large map never stalls the event loop for long; the cursor carries on at the next tick.
+   * Reads check expiry themselves, so the sweeper only reclaims memory.
    */
   sweepSome(): number {
-    const slice = Math.ceil(PARTITION_COUNT / 10);
     const now = this.clock.now();
+    const expiring = [...this.containers.values()].filter((c) => c.expiring);
+    if (expiring.length === 0) return 0;
     let removed = 0;
-    for (const c of this.containers.values()) {
-      if (!c.expiring) continue;
-      for (let i = 0; i < slice; i++) {
-        const pid = (this.sweepCursor + i) % PARTITION_COUNT;
-        removed += c.stores[pid]?.sweep(now) ?? 0;
+    let examined = 0;
+    for (let visited = 0; visited < PARTITION_COUNT && examined < SWEEP_BUDGET; visited++) {
+      const pid = this.sweepCursor;
+      this.sweepCursor = (this.sweepCursor + 1) % PARTITION_COUNT;
+      for (const c of expiring) {
+        const store = c.stores[pid];
+        if (store === undefined) continue;
+        examined += store.size;
+        removed += store.sweep(now);
       }
     }
-    this.sweepCursor = (this.sweepCursor + slice) % PARTITION_COUNT;
     if (removed > 0) this.logger.debug({ removed }, 'expired map entries reclaimed');
     return removed;
   }

@@ -128,7 +128,8 @@ export class Member {
     const credentials = createCredentialChecker(cfg);
     if (credentials.securityEnabled && credentials.userCount === 0 && groups.size > 0) {
       this.logger.warn(
-        'security is enabled but no realm has simple-authentication users: every REST call that takes credentials will be refused (403)',
+        'security is enabled but the client-authentication realm has no simple-authentication users (or no client-authentication realm is set): ' +
+          'every REST call that takes credentials will be refused (403)',
       );
     }
     // REST server first (it does no I/O until connections are handed to it).
@@ -248,7 +249,8 @@ export class Member {
     if (now - this.lastRestHint < REST_HINT_INTERVAL_MS) return;
     this.lastRestHint = now;
     this.logger.warn(
-      'an HTTP request arrived but the REST API is disabled: set network.rest-api enabled="true" and enable endpoint groups ' +
+      'an HTTP request arrived but the REST API is disabled (or has no endpoint group enabled) on this port: ' +
+        'set network.rest-api enabled="true" (or an advanced-network rest-server-socket-endpoint-config) and enable endpoint groups ' +
         '(e.g. <endpoint-group name="DATA" enabled="true"/>), or HZ_NETWORK_RESTAPI_ENABLED=true',
     );
   }

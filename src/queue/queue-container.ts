@@ -30,6 +30,8 @@ export class QueueContainer {
   private waiterHead = 0;
   /** Cancelled slots still in `waiters` behind the head. */
   private cancelledSlots = 0;
+  /** Active waiters, kept as a count so `waiting` costs nothing per offer and poll. */
+  private activeWaiters = 0;
 
   /** `maxSize` 0 = unbounded. */
   constructor(readonly maxSize: number) {}
@@ -40,9 +42,7 @@ export class QueueContainer {
 
   /** Waiting polls still active. */
   get waiting(): number {
-    let n = 0;
-    for (let i = this.waiterHead; i < this.waiters.length; i++) if (this.waiters[i]!.active) n++;
-    return n;
+    return this.activeWaiters;
   }
 
   isFull(): boolean {
@@ -55,6 +55,7 @@ export class QueueContainer {
       const slot = this.waiters[this.waiterHead++]!;
       if (!slot.active) continue;
       slot.active = false;
+      this.activeWaiters--;
       if (slot.waiter.deliver(item)) {
         this.compactWaiters();
         return true;
@@ -89,10 +90,12 @@ export class QueueContainer {
   addWaiter(waiter: PollWaiter): WaiterHandle {
     const slot: WaiterSlot = { waiter, active: true };
     this.waiters.push(slot);
+    this.activeWaiters++;
     return {
       cancel: () => {
         if (!slot.active) return;
         slot.active = false;
+        this.activeWaiters--;
         this.cancelledSlots++;
         this.compactWaiters();
       },
@@ -111,6 +114,7 @@ export class QueueContainer {
       const s = this.waiters[i]!;
       if (s.active) {
         s.active = false;
+        this.activeWaiters--;
         out.push(s.waiter);
       }
     }

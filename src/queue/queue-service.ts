@@ -71,6 +71,9 @@ export class QueueService implements QueueFacade {
       name: 'queue.poll',
       mutating: true,
       run: () => {
+        // A poll whose client has already gone (e.g. pipelined behind a long poll on a
+        // connection that closed since) takes nothing.
+        if (!client.alive()) return undefined;
         const e = this.queues.get(queueName);
         const item = e?.queue.poll();
         if (e !== undefined) this.scheduleDestroyIfEmpty(queueName, e);

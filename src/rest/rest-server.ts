@@ -19,11 +19,21 @@ const EMPTY = Buffer.alloc(0);
 
 /** Per-connection state: whether a request is being worked on, and the ones waiting behind it. */
 interface Connection {
+  readonly socket: net.Socket;
   busy: boolean;
   readonly queue: (() => void)[];
   /** The response of the request being worked on. */
   current: ServerResponse | undefined;
+  /** The last response handed out on this connection (answers go out in this order). */
+  last: ServerResponse | undefined;
+  /** Reading paused because too many pipelined requests wait. */
+  paused: boolean;
+  /** A raw error answer to send, and then close, once every earlier request is answered. */
+  pendingError: string | undefined;
 }
+
+/** Pipelined requests that may wait on one connection before it stops reading more. */
+const MAX_QUEUED_PER_CONNECTION = 32;
 const CONNECTION = Symbol('grid.connection');
 type SocketWithConnection = net.Socket & { [CONNECTION]?: Connection };
 
@@ -55,7 +65,8 @@ export class RestServer implements ConnectionSink {
       maxHeaderSize: deps.config.tuning.restMaxHeaderBytes,
       keepAlive: true,
       noDelay: true,
-      requestTimeout: 0,
+      // Time to receive a whole request (headers and body), not to answer it: long polls are unaffected.
+      requestTimeout: 300_000,
       headersTimeout: 60_000,
       // A missing Host is refused in start(), in the error shape (node's own 400 has neither
       // Content-Length: 0 nor X-Grid-Error).
@@ -81,7 +92,15 @@ export class RestServer implements ConnectionSink {
   }
 
   accept(socket: net.Socket, head: Buffer): void {
-    const conn: Connection = { busy: false, queue: [], current: undefined };
+    const conn: Connection = {
+      socket,
+      busy: false,
+      queue: [],
+      current: undefined,
+      last: undefined,
+      paused: false,
+      pendingError: undefined,
+    };
     this.connections.add(conn);
     socket.once('close', () => this.connections.delete(conn));
     (socket as SocketWithConnection)[CONNECTION] = conn;
@@ -116,6 +135,11 @@ export class RestServer implements ConnectionSink {
       this.start(req, res, expectsContinue, undefined);
     } else if (conn.busy) {
       conn.queue.push(() => this.start(req, res, expectsContinue, conn));
+      if (conn.queue.length >= MAX_QUEUED_PER_CONNECTION && !conn.paused) {
+        // Back-pressure: a client pipelining behind a slow request is not read any further.
+        conn.paused = true;
+        conn.socket.pause();
+      }
     } else {
       this.start(req, res, expectsContinue, conn);
     }
@@ -128,12 +152,18 @@ export class RestServer implements ConnectionSink {
       finished = true;
       conn.busy = false;
       conn.current = undefined;
+      if (conn.paused && conn.queue.length < MAX_QUEUED_PER_CONNECTION / 2) {
+        conn.paused = false;
+        conn.socket.resume();
+      }
       const next = conn.queue.shift();
       if (next !== undefined) next();
+      else if (conn.pendingError !== undefined) this.sendPendingError(conn);
     };
     if (conn !== undefined) {
       conn.busy = true;
       conn.current = res;
+      conn.last = res;
     }
     if (this.closing) res.shouldKeepAlive = false;
     let route: Route;
@@ -167,7 +197,11 @@ export class RestServer implements ConnectionSink {
       done();
       return;
     }
-    if (expectsContinue) res.writeContinue();
+    if (expectsContinue) {
+      // 100 Continue only invites a body this endpoint reads; otherwise answer and close.
+      if (route.readsBody) res.writeContinue();
+      else res.shouldKeepAlive = false;
+    }
     if (!route.readsBody) {
       this.run(route, req, res, method, EMPTY, done);
       return;
@@ -264,9 +298,42 @@ export class RestServer implements ConnectionSink {
       : timeout
         ? 'request not received in time'
         : `malformed HTTP request (${err.code ?? 'parse error'})`;
-    socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\nX-Grid-Error: ${reason}\r\n\r\n`);
+    const answer = `HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\nX-Grid-Error: ${reason}\r\n\r\n`;
+    const conn = (socket as SocketWithConnection)[CONNECTION];
+    if (conn !== undefined && (conn.busy || conn.queue.length > 0)) {
+      // Good requests before the bad one are still being answered: they go first, in order.
+      conn.pendingError = answer;
+      return;
+    }
+    if (conn !== undefined && conn.last !== undefined && !conn.last.writableFinished) {
+      conn.pendingError = answer;
+      this.sendPendingError(conn);
+      return;
+    }
+    socket.end(answer);
     socket.destroySoon();
   }
+
+  /** Send a deferred parse-error answer after the last real answer is out, then close. */
+  private sendPendingError(conn: Connection): void {
+    const answer = conn.pendingError;
+    if (answer === undefined) return;
+    let sent = false;
+    const write = (): void => {
+      if (sent) return;
+      sent = true;
+      conn.pendingError = undefined;
+      if (conn.socket.writable) conn.socket.end(answer);
+      conn.socket.destroySoon();
+    };
+    const last = conn.last;
+    if (last === undefined || last.writableFinished || last.destroyed) write();
+    else {
+      last.once('finish', write);
+      last.once('close', write);
+    }
+  }
+
 }
 
 function hasBody(req: IncomingMessage): boolean {

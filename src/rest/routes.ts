@@ -389,8 +389,15 @@ function managementRoute(method: Method, op: string): Route {
         if (scope === 'cluster' && !d.cluster.joined()) {
           throw new GridError('CONFLICT', 'this member has not joined a cluster yet');
         }
-        // Answer first, then shut down once the answer is on its way.
-        r.res.once('finish', () => d.cluster.requestShutdown(scope));
+        // Answer first, then shut down once the answer is on its way (or the client has gone).
+        let requested = false;
+        const shutdown = (): void => {
+          if (requested) return;
+          requested = true;
+          d.cluster.requestShutdown(scope);
+        };
+        r.res.once('finish', shutdown);
+        r.res.once('close', shutdown);
         sendJson(r.res, { status: 'success' });
       });
     case 'forceStart':
@@ -468,7 +475,7 @@ function wanRoute(method: Method, op: string): Route {
   if (isGet(method) && op.startsWith('sync/progress/') && op.length > 14) {
     return { group: 'WAN', readsBody: false, run: later };
   }
-  const count = WAN_PARAMS[op];
+  const count = Object.hasOwn(WAN_PARAMS, op) ? WAN_PARAMS[op] : undefined;
   if (method !== 'POST' || count === undefined) throw unknown(method, `rest/wan/${op}`);
   return paramRoute('WAN', count, count, later);
 }

@@ -29,12 +29,8 @@ export function createCredentialChecker(config: GridConfig): CredentialChecker {
       check: (username) => sameText(username, config.clusterName),
     };
   }
-  // The client-authentication realm's users; without one configured, the simple users of
-  // every realm (so a config with one realm works without naming it twice).
-  const users: readonly SimpleUser[] =
-    sec.clientAuthenticationRealm !== undefined
-      ? (sec.realms.find((r) => r.name === sec.clientAuthenticationRealm)?.users ?? [])
-      : sec.realms.flatMap((r) => r.users);
+  // Only the client-authentication realm's users; without that realm nobody (grid-behavior §7).
+  const users: readonly SimpleUser[] = sec.realms.find((r) => r.name === sec.clientAuthenticationRealm)?.users ?? [];
   return {
     securityEnabled: true,
     userCount: users.length,

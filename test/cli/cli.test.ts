@@ -51,7 +51,8 @@ function memberYaml(port: number, extra: Record<string, unknown> = {}): Record<s
 
 /** Waits for the start banner; returns the REST port it names. */
 async function restPortOf(p: GridProcess): Promise<number> {
-  const m = await p.waitForStdout(/REST on port (\d+)/);
+  // The banner line (after the "is running; config: ..." line), not the JSON log line that also says "REST on port".
+  const m = await p.waitForStdout(/^REST on port (\d+)/m);
   return Number(m[1]);
 }
 

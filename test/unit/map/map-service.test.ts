@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configFromObject } from '../../../src/config/index.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import { GridError } from '../../../src/core/errors.js';
-import { MapService } from '../../../src/map/map-service.js';
+import { MapService, SWEEP_BUDGET } from '../../../src/map/map-service.js';
 import { PARTITION_COUNT, partitionIdOf } from '../../../src/partition/partitioning.js';
 import { captureLogs, FailingInvoker, RecordingInvoker } from '../core/fakes.js';
 
@@ -185,22 +185,31 @@ describe('MapService: expiry from map config', () => {
 });
 
 describe('MapService: expiry sweeper', () => {
-  it('sweepSome reclaims every expired entry within 10 ticks, a tenth of the partitions at a time', async () => {
+  it('sweepSome reclaims a small map in one tick and leaves unexpired maps alone', async () => {
     const { svc, clock } = setup({ map: { m: { 'time-to-live-seconds': 1 } } });
     const keys = keysCoveringAllPartitions();
     for (const k of keys) await svc.put('m', k, 'v', undefined);
     await svc.put('forever', 'k', 'v', undefined);
     expect(svc.sweepSome()).toBe(0); // nothing expired yet
-    // That tick moved the cursor; ten more ticks starting anywhere still cover every partition.
     clock.advance(1_000);
-    const perTick: number[] = [];
-    for (let i = 0; i < 10; i++) perTick.push(svc.sweepSome());
-    expect(perTick.reduce((a, b) => a + b, 0)).toBe(keys.length);
-    // Each tick did only part of the work.
-    for (const n of perTick) expect(n).toBeLessThan(keys.length);
-    expect(perTick.filter((n) => n > 0).length).toBeGreaterThanOrEqual(9);
+    expect(svc.sweepSome()).toBe(keys.length);
     expect(svc.sweepSome()).toBe(0);
     expect((await svc.get('forever', 'k'))?.value).toBe('v');
+  });
+
+  it('sweepSome examines about SWEEP_BUDGET entries per tick and carries on where it stopped', async () => {
+    const { svc, clock } = setup({ map: { big: { 'time-to-live-seconds': 1 } } });
+    const total = SWEEP_BUDGET * 2 + 10_000;
+    for (let i = 0; i < total; i++) await svc.put('big', `k${i}`, 'v', undefined);
+    clock.advance(1_000);
+    const perTick: number[] = [];
+    for (let i = 0; i < 4; i++) perTick.push(svc.sweepSome());
+    expect(perTick.reduce((a, b) => a + b, 0)).toBe(total);
+    // Never everything at once: each tick stops shortly after its budget (one partition's worth).
+    const perPartition = Math.ceil(total / 271) * 2;
+    for (const n of perTick) expect(n).toBeLessThanOrEqual(SWEEP_BUDGET + perPartition);
+    expect(perTick[0]).toBeGreaterThanOrEqual(SWEEP_BUDGET);
+    expect(await svc.size('big')).toBe(0);
   });
 
   it('the sweeper runs on the clock, logs what it reclaimed, and stops', async () => {
@@ -209,8 +218,8 @@ describe('MapService: expiry sweeper', () => {
     for (const k of keys) await svc.put('m', k, 'v', undefined);
     svc.startExpirySweeper(100);
     expect(clock.pendingTimers()).toBe(1);
-    clock.advance(1_000); // ten ticks while nothing has expired yet (the tenth at exactly 1 s reclaims some)
-    clock.advance(1_000); // ten more ticks: everything reclaimed
+    clock.advance(1_000); // ten ticks; the one at exactly 1 s reclaims everything
+    clock.advance(1_000); // ten more ticks: nothing left
     const reclaimed = logs.sink.lines
       .filter((l) => l.msg === 'expired map entries reclaimed')
       .reduce((sum, l) => sum + Number(l.removed), 0);
