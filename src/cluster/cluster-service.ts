@@ -18,7 +18,16 @@ export interface ClusterView {
   version(): string;
 }
 
-export class ClusterService implements ClusterView {
+/** What the REST layer may do to the cluster: read it, change its state, ask for shutdown. */
+export interface ClusterFacade extends ClusterView {
+  /** Change the cluster state; false when it already is `to`. */
+  changeState(to: ClusterState): boolean;
+  requestShutdown(scope: 'member' | 'cluster'): void;
+  tcpIpMemberList(): readonly string[];
+  setTcpIpMemberList(members: readonly string[]): void;
+}
+
+export class ClusterService implements ClusterFacade {
   readonly clusterName: string;
   private local: MemberInfo;
   private memberList: MemberInfo[];

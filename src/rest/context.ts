@@ -2,7 +2,7 @@
 
 import type { GridConfig, EndpointGroupName } from '../config/types.js';
 import type { Logger, LogControl } from '../core/logger.js';
-import type { ClusterService } from '../cluster/cluster-service.js';
+import type { ClusterFacade } from '../cluster/cluster-service.js';
 import type { MapFacade } from '../map/map-service.js';
 import type { QueueFacade } from '../queue/queue-service.js';
 import type { CredentialChecker } from '../security/credentials.js';
@@ -17,7 +17,7 @@ export interface RestDeps {
   readonly logger: Logger;
   readonly logControl: LogControl;
   readonly instanceName: string;
-  readonly cluster: ClusterService;
+  readonly cluster: ClusterFacade;
   readonly maps: MapFacade;
   readonly queues: QueueFacade;
   readonly credentials: CredentialChecker;
