@@ -3,6 +3,7 @@
 // down serves nothing, a PASSIVE cluster refuses writes, a partition needs an owner.
 
 import { GridError } from '../core/errors.js';
+import type { MaybePromise } from '../core/maybe-promise.js';
 import type { ClusterView } from '../cluster/cluster-service.js';
 import type { PartitionTable } from '../partition/partition-table.js';
 
@@ -15,7 +16,8 @@ export interface Operation<T> {
 }
 
 export interface Invoker {
-  invoke<T>(partitionId: number, op: Operation<T>): Promise<T>;
+  /** The operation's result: synchronous when it ran here, a promise when it ran elsewhere. Errors may be thrown. */
+  invoke<T>(partitionId: number, op: Operation<T>): MaybePromise<T>;
 }
 
 export class LocalInvoker implements Invoker {
@@ -27,15 +29,7 @@ export class LocalInvoker implements Invoker {
     this.partitions = deps.partitions;
   }
 
-  invoke<T>(partitionId: number, op: Operation<T>): Promise<T> {
-    try {
-      return Promise.resolve(this.runHere(partitionId, op));
-    } catch (e) {
-      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
-    }
-  }
-
-  private runHere<T>(partitionId: number, op: Operation<T>): T {
+  invoke<T>(partitionId: number, op: Operation<T>): T {
     const nodeState = this.cluster.nodeState();
     if (nodeState === 'SHUTTING_DOWN' || nodeState === 'SHUT_DOWN') {
       throw new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down');

@@ -2,6 +2,7 @@
 // operation is invoked on its key's partition; the REST layer sees only this facade.
 
 import type { Clock, TimerHandle } from '../core/clock.js';
+import type { MaybePromise } from '../core/maybe-promise.js';
 import type { Logger } from '../core/logger.js';
 import type { GridConfig, MapConfig } from '../config/types.js';
 import { findMapConfig } from '../config/index.js';
@@ -10,9 +11,9 @@ import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
 import { RecordStore, type StoredValue } from './record-store.js';
 
 export interface MapFacade {
-  get(mapName: string, key: string): Promise<StoredValue | undefined>;
-  put(mapName: string, key: string, value: string, contentType: string | undefined): Promise<void>;
-  remove(mapName: string, key: string): Promise<boolean>;
+  get(mapName: string, key: string): MaybePromise<StoredValue | undefined>;
+  put(mapName: string, key: string, value: string, contentType: string | undefined): MaybePromise<void>;
+  remove(mapName: string, key: string): MaybePromise<boolean>;
   clear(mapName: string): Promise<void>;
   size(mapName: string): Promise<number>;
 }
@@ -61,7 +62,7 @@ export class MapService implements MapFacade {
     this.logger = deps.logger;
   }
 
-  get(mapName: string, key: string): Promise<StoredValue | undefined> {
+  get(mapName: string, key: string): MaybePromise<StoredValue | undefined> {
     const pid = partitionIdOf(key);
     return this.invoker.invoke(pid, {
       name: 'map.get',
@@ -70,7 +71,7 @@ export class MapService implements MapFacade {
     });
   }
 
-  put(mapName: string, key: string, value: string, contentType: string | undefined): Promise<void> {
+  put(mapName: string, key: string, value: string, contentType: string | undefined): MaybePromise<void> {
     const pid = partitionIdOf(key);
     const ct = contentType === undefined ? undefined : this.intern(contentType);
     return this.invoker.invoke(pid, {
@@ -80,7 +81,7 @@ export class MapService implements MapFacade {
     });
   }
 
-  remove(mapName: string, key: string): Promise<boolean> {
+  remove(mapName: string, key: string): MaybePromise<boolean> {
     const pid = partitionIdOf(key);
     return this.invoker.invoke(pid, {
       name: 'map.remove',
@@ -90,7 +91,7 @@ export class MapService implements MapFacade {
   }
 
   async clear(mapName: string): Promise<void> {
-    const all: Promise<void>[] = [];
+    const all: MaybePromise<void>[] = [];
     for (let pid = 0; pid < PARTITION_COUNT; pid++) {
       all.push(
         this.invoker.invoke(pid, {

@@ -53,7 +53,7 @@ export class QueueService implements QueueFacade {
     this.logger = deps.logger;
   }
 
-  offer(queueName: string, item: QueueItem): Promise<boolean> {
+  async offer(queueName: string, item: QueueItem): Promise<boolean> {
     return this.invoker.invoke(partitionIdOf(queueName), {
       name: 'queue.offer',
       mutating: true,
@@ -85,7 +85,7 @@ export class QueueService implements QueueFacade {
     return this.waitForItem(queueName, timeoutMs, client);
   }
 
-  size(queueName: string): Promise<number> {
+  async size(queueName: string): Promise<number> {
     return this.invoker.invoke(partitionIdOf(queueName), {
       name: 'queue.size',
       mutating: false,

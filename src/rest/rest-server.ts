@@ -212,7 +212,7 @@ export class RestServer implements ConnectionSink {
   private run(route: Route, req: IncomingMessage, res: ServerResponse, method: Method, body: Buffer, done: () => void): void {
     try {
       const out = route.run({ req, res, method, body }, this.deps);
-      if (out === undefined) {
+      if (!(out instanceof Promise)) {
         done();
         return;
       }

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EndpointGroupName } from '../config/types.js';
 import { GridError } from '../core/errors.js';
+import { andThen, type MaybePromise } from '../core/maybe-promise.js';
 import { parseLogLevel } from '../core/logger.js';
 import { SETTABLE_CLUSTER_STATES, type ClusterState } from '../cluster/types.js';
 import { parseBasicAuth } from '../security/credentials.js';
@@ -26,7 +27,7 @@ export interface Route {
   readonly group: EndpointGroupName;
   /** Whether the handler needs the body (it is read, within limits, before `run`). */
   readonly readsBody: boolean;
-  run(r: Request, deps: RestDeps): Promise<void> | void;
+  run(r: Request, deps: RestDeps): MaybePromise<void>;
 }
 
 const unknown = (method: string, path: string): GridError =>
@@ -117,7 +118,7 @@ function mapRoute(method: Method, rest: string): Route {
         group: 'DATA',
         readsBody: false,
         run: (r, d) =>
-          d.maps.get(mapName, key).then((v) => {
+          andThen(d.maps.get(mapName, key), (v) => {
             if (v === undefined) sendEmpty(r.res, 204);
             else sendValue(r.res, v);
           }),
@@ -127,13 +128,13 @@ function mapRoute(method: Method, rest: string): Route {
         group: 'DATA',
         readsBody: true,
         run: (r, d) =>
-          d.maps.put(mapName, key, r.body.toString('latin1'), rawHeader(r.req, 'content-type')).then(() => sendEmpty(r.res, 200)),
+          andThen(d.maps.put(mapName, key, r.body.toString('latin1'), rawHeader(r.req, 'content-type')), () => sendEmpty(r.res, 200)),
       };
     case 'DELETE':
       return {
         group: 'DATA',
         readsBody: false,
-        run: (r, d) => d.maps.remove(mapName, key).then(() => sendEmpty(r.res, 200)),
+        run: (r, d) => andThen(d.maps.remove(mapName, key), () => sendEmpty(r.res, 200)),
       };
   }
 }

@@ -1,0 +1,9 @@
+// Local work answers synchronously; remote work (a later release) answers with a promise.
+// The hot path keeps the synchronous case free of promise allocations and microtask hops.
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/** Run `next` on the value now, or once the promise settles. (Not named `then`: a module exporting `then` is a thenable namespace.) */
+export function andThen<T, R>(value: MaybePromise<T>, next: (v: T) => R): MaybePromise<R> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
