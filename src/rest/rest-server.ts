@@ -28,6 +28,8 @@ interface Connection {
   last: ServerResponse | undefined;
   /** Reading paused because too many pipelined requests wait. */
   paused: boolean;
+  /** drain() is running its loop (a nested call returns at once). */
+  draining: boolean;
   /** A raw error answer to send, and then close, once every earlier request is answered. */
   pendingError: string | undefined;
 }
@@ -99,6 +101,7 @@ export class RestServer implements ConnectionSink {
       current: undefined,
       last: undefined,
       paused: false,
+      draining: false,
       pendingError: undefined,
     };
     this.connections.add(conn);
@@ -145,6 +148,29 @@ export class RestServer implements ConnectionSink {
     }
   }
 
+  /**
+   * Start the queued requests of an idle connection. A loop, not recursion: requests that
+   * finish synchronously would otherwise nest one stack frame per queued request.
+   */
+  private drain(conn: Connection): void {
+    if (conn.draining) return;
+    conn.draining = true;
+    try {
+      while (!conn.busy) {
+        const next = conn.queue.shift();
+        if (next === undefined) break;
+        next();
+      }
+    } finally {
+      conn.draining = false;
+    }
+    if (conn.paused && conn.queue.length < MAX_QUEUED_PER_CONNECTION / 2) {
+      conn.paused = false;
+      conn.socket.resume();
+    }
+    if (!conn.busy && conn.queue.length === 0 && conn.pendingError !== undefined) this.sendPendingError(conn);
+  }
+
   private start(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean, conn: Connection | undefined): void {
     let finished = false;
     const done = (): void => {
@@ -152,13 +178,7 @@ export class RestServer implements ConnectionSink {
       finished = true;
       conn.busy = false;
       conn.current = undefined;
-      if (conn.paused && conn.queue.length < MAX_QUEUED_PER_CONNECTION / 2) {
-        conn.paused = false;
-        conn.socket.resume();
-      }
-      const next = conn.queue.shift();
-      if (next !== undefined) next();
-      else if (conn.pendingError !== undefined) this.sendPendingError(conn);
+      this.drain(conn);
     };
     if (conn !== undefined) {
       conn.busy = true;

@@ -79,6 +79,25 @@ describe('back-pressure', () => {
   });
 });
 
+describe('a deep pipeline behind a waiting poll', () => {
+  it('answers every request, in order, once the poll is served (no recursion, reading resumes)', async () => {
+    const { port, base } = await startMember();
+    expect((await fetch(`${base}/grid/rest/maps/m/k`, { method: 'POST', body: 'v' })).status).toBe(200);
+    const c = await RawConnection.connect(port);
+    try {
+      const n = 5_000;
+      const get = buildRequest('GET', '/grid/rest/maps/m/k');
+      await c.write(Buffer.concat([buildRequest('GET', '/grid/rest/queues/deep/10'), ...Array.from({ length: n }, () => get)]));
+      expect((await fetch(`${base}/grid/rest/queues/deep`, { method: 'POST', body: 'item' })).status).toBe(200);
+      const answers = await c.readMany(n + 1, { timeoutMs: 15_000 });
+      expect(answers[0]!.body.toString()).toBe('item');
+      expect(answers.slice(1).every((a) => a.status === 200 && a.body.toString() === 'v')).toBe(true);
+    } finally {
+      await c.destroy();
+    }
+  });
+});
+
 describe('odd inputs', () => {
   it('treats prototype names as unknown WAN operations (400), not as a crash', async () => {
     const { port } = await startMember();
