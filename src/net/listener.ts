@@ -97,9 +97,13 @@ export class Listener {
       // Errors on a connection not yet handed over (resets) only close it.
     });
     // A connection that never says anything is closed rather than held forever.
-    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, () => socket.destroy());
+    const silent = (): void => {
+      socket.destroy();
+    };
+    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, silent);
     socket.once('data', (head: Buffer) => {
       socket.setTimeout(0);
+      socket.off('timeout', silent);
       socket.pause();
       const kind = classifyFirstByte(head[0] ?? 0);
       const sink = kind === 'member' ? this.deps.member : this.deps.http;

@@ -32,6 +32,12 @@ interface Connection {
   draining: boolean;
   /** A raw error answer to send, and then close, once every earlier request is answered. */
   pendingError: string | undefined;
+  /** The last request node handed over (a parse error after it is inside its body when it is incomplete). */
+  lastReq: IncomingMessage | undefined;
+  /** Set when the parser died inside lastReq's body: that request answers with this itself. */
+  bodyError: { status: number; reason: string } | undefined;
+  /** Abandon the body being read now (set while readBody waits). */
+  abortBody: (() => void) | undefined;
 }
 
 /** Pipelined requests that may wait on one connection before it stops reading more. */
@@ -84,9 +90,7 @@ export class RestServer implements ConnectionSink {
       sendEmpty(res, 417, `unsupported Expect: ${req.headers.expect ?? ''} (only 100-continue)`, ['Connection', 'close']);
     });
     this.server.on('connect', (_req: IncomingMessage, socket: net.Socket) => {
-      socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\nX-Grid-Error: method CONNECT is not supported\r\n\r\n', () =>
-        socket.destroy(),
-      );
+      this.answerAndClose(socket, 'HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\nX-Grid-Error: method CONNECT is not supported\r\n\r\n', undefined);
     });
     // Connections arrive through emit('connection'); 'listening' starts node's own tracking
     // of them (header timeouts, closeAllConnections) although this server never listens.
@@ -103,6 +107,9 @@ export class RestServer implements ConnectionSink {
       paused: false,
       draining: false,
       pendingError: undefined,
+      lastReq: undefined,
+      bodyError: undefined,
+      abortBody: undefined,
     };
     this.connections.add(conn);
     socket.once('close', () => this.connections.delete(conn));
@@ -134,15 +141,12 @@ export class RestServer implements ConnectionSink {
    */
   private onRequest(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void {
     const conn = (req.socket as SocketWithConnection)[CONNECTION];
+    if (conn !== undefined) conn.lastReq = req;
     if (conn === undefined) {
       this.start(req, res, expectsContinue, undefined);
     } else if (conn.busy) {
       conn.queue.push(() => this.start(req, res, expectsContinue, conn));
-      if (conn.queue.length >= MAX_QUEUED_PER_CONNECTION && !conn.paused) {
-        // Back-pressure: a client pipelining behind a slow request is not read any further.
-        conn.paused = true;
-        conn.socket.pause();
-      }
+      if (conn.queue.length >= MAX_QUEUED_PER_CONNECTION) pauseReading(conn);
     } else {
       this.start(req, res, expectsContinue, conn);
     }
@@ -164,10 +168,7 @@ export class RestServer implements ConnectionSink {
     } finally {
       conn.draining = false;
     }
-    if (conn.paused && conn.queue.length < MAX_QUEUED_PER_CONNECTION / 2) {
-      conn.paused = false;
-      conn.socket.resume();
-    }
+    if (conn.paused && conn.queue.length < MAX_QUEUED_PER_CONNECTION / 2) resumeReading(conn);
     if (!conn.busy && conn.queue.length === 0 && conn.pendingError !== undefined) this.sendPendingError(conn);
   }
 
@@ -226,7 +227,7 @@ export class RestServer implements ConnectionSink {
       this.run(route, req, res, method, EMPTY, done);
       return;
     }
-    this.readBody(req, res, (body) => this.run(route, req, res, method, body, done), done);
+    this.readBody(req, res, conn, (body) => this.run(route, req, res, method, body, done), done);
   }
 
   private run(route: Route, req: IncomingMessage, res: ServerResponse, method: Method, body: Buffer, done: () => void): void {
@@ -246,11 +247,32 @@ export class RestServer implements ConnectionSink {
     }
   }
 
-  private readBody(req: IncomingMessage, res: ServerResponse, onBody: (body: Buffer) => void, onAbandon: () => void): void {
+  private readBody(req: IncomingMessage, res: ServerResponse, conn: Connection | undefined, onBody: (body: Buffer) => void, onAbandon: () => void): void {
     let first: Buffer | undefined;
     let chunks: Buffer[] | undefined;
     let size = 0;
     let failed = false;
+    if (conn !== undefined) {
+      // The parser died inside this body (malformed chunk, request timeout): it never completes.
+      const abort = (): void => {
+        const e = conn.bodyError;
+        if (failed || e === undefined) return;
+        failed = true;
+        conn.abortBody = undefined;
+        conn.pendingError = undefined; // answered here, in this request's place
+        res.shouldKeepAlive = false;
+        if (!res.headersSent) sendEmpty(res, e.status, e.reason, ['Connection', 'close']);
+        onAbandon();
+      };
+      if (conn.bodyError !== undefined && !req.complete && conn.lastReq === req) {
+        abort();
+        return;
+      }
+      conn.abortBody = abort;
+      req.once('end', () => {
+        if (conn.abortBody === abort) conn.abortBody = undefined;
+      });
+    }
     req.on('data', (chunk: Buffer) => {
       if (failed) return;
       size += chunk.length;
@@ -319,7 +341,17 @@ export class RestServer implements ConnectionSink {
         ? 'request not received in time'
         : `malformed HTTP request (${err.code ?? 'parse error'})`;
     const answer = `HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\nX-Grid-Error: ${reason}\r\n\r\n`;
+    this.answerAndClose(socket, answer, { status: Number(status.slice(0, 3)), reason });
+  }
+
+  private answerAndClose(socket: net.Socket, answer: string, bodyError: { status: number; reason: string } | undefined): void {
     const conn = (socket as SocketWithConnection)[CONNECTION];
+    if (conn !== undefined && bodyError !== undefined && conn.lastReq !== undefined && !conn.lastReq.complete) {
+      conn.bodyError = bodyError;
+      conn.pendingError = answer; // sent raw if that request turns out not to read its body
+      conn.abortBody?.();
+      if (conn.pendingError === undefined) return;
+    }
     if (conn !== undefined && (conn.busy || conn.queue.length > 0)) {
       // Good requests before the bad one are still being answered: they go first, in order.
       conn.pendingError = answer;
@@ -359,4 +391,22 @@ export class RestServer implements ConnectionSink {
 function hasBody(req: IncomingMessage): boolean {
   const len = req.headers['content-length'];
   return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** node's own pipelining pause (socket._paused + parser.pause): plain socket.pause() is undone by node. */
+function pauseReading(conn: Connection): void {
+  const s = conn.socket as net.Socket & { _paused?: boolean; parser?: { pause(): void } | null };
+  conn.paused = true;
+  if (s._paused === true) return;
+  s._paused = true;
+  s.pause();
+  s.parser?.pause();
+}
+
+function resumeReading(conn: Connection): void {
+  const s = conn.socket as net.Socket & { _paused?: boolean; parser?: { resume(): void } | null };
+  conn.paused = false;
+  s._paused = false;
+  s.parser?.resume();
+  s.resume();
 }
