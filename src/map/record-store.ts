@@ -3,6 +3,8 @@
 // instead of a Buffer's object, view and backing store. Expiry (TTL, max-idle) is checked on
 // access and reclaimed by a sweeper; the store itself has no timers.
 
+import { detachedCopy } from '../core/strings.js';
+
 /** A stored value: bytes as a latin1 string and the Content-Type it was written with. */
 export interface StoredValue {
   readonly value: string;
@@ -64,6 +66,8 @@ export class RecordStore {
   }
 
   put(key: string, value: string, contentType: string | undefined, nowMs: number): void {
+    // A new key is stored detached from the request it was cut from (Map keeps the first key object).
+    if (key.length >= 13 && !this.entries.has(key)) key = detachedCopy(key);
     if (!this.expiring) {
       this.entries.set(key, new PlainRecord(value, contentType));
       return;
