@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { buildRequest, pollUntil, rawRequest, type RawResponse } from '../support/http.js';
+import { buildRequest, expectError, pollUntil, rawRequest, type RawResponse } from '../support/http.js';
 import { restConfig, startMember, type StartedMember } from '../support/member.js';
 
 async function put(base: string, path: string, body: string | Uint8Array, contentType?: string): Promise<Response> {
@@ -26,13 +26,6 @@ function raw(m: StartedMember, method: string, path: string, opts: { headers?: R
   });
 }
 
-function expectError(r: RawResponse, status: number, reason?: RegExp): void {
-  expect(r.status, `${r.status} ${r.headers['x-grid-error'] ?? ''}`).toBe(status);
-  expect(r.headers['content-length']).toBe('0');
-  expect(r.body.length).toBe(0);
-  expect(r.headers['x-grid-error'], 'X-Grid-Error header').toBeTruthy();
-  if (reason !== undefined) expect(r.headers['x-grid-error']).toMatch(reason);
-}
 
 async function changeState(base: string, state: string): Promise<unknown> {
   const r = await fetch(`${base}/grid/rest/management/cluster/changeState`, { method: 'POST', body: `dev&&${state}` });

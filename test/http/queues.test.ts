@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Member } from '../../src/member/member.js';
-import { buildRequest, connectionCount, pollUntil, RawConnection, rawRequest, type RawResponse } from '../support/http.js';
+import { buildRequest, expectError, connectionCount, pollUntil, RawConnection, rawRequest, type RawResponse } from '../support/http.js';
 import { restConfig, startMember, type StartedMember } from '../support/member.js';
 
 /** A raw request on its own connection (closed afterwards); the path goes out as given. */
@@ -24,13 +24,6 @@ async function size(m: StartedMember, q: string): Promise<number> {
   return Number(r.body.toString());
 }
 
-function expectError(r: RawResponse, status: number, reason?: RegExp): void {
-  expect(r.status, `${r.status} ${r.headers['x-grid-error'] ?? ''}`).toBe(status);
-  expect(r.headers['content-length']).toBe('0');
-  expect(r.body.length).toBe(0);
-  expect(r.headers['x-grid-error'], 'X-Grid-Error header').toBeTruthy();
-  if (reason !== undefined) expect(r.headers['x-grid-error']).toMatch(reason);
-}
 
 /**
  * Polls waiting on queue `q` inside the member. Test-only peek at internals: it proves that

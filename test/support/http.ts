@@ -4,6 +4,7 @@
 // or fixes up requests: what you write is what the member gets.
 
 import net from 'node:net';
+import { expect } from 'vitest';
 
 export interface RawResponse {
   /** e.g. `HTTP/1.1` */
@@ -294,4 +295,13 @@ export async function connectionCount(port: number): Promise<number> {
   const res = await rawRequest(port, buildRequest('GET', '/grid/rest/cluster', { headers: { Connection: 'close' } }));
   if (res.status !== 200) throw new Error(`GET /rest/cluster answered ${res.status}`);
   return (JSON.parse(res.body.toString('utf8')) as { connectionCount: number }).connectionCount;
+}
+
+/** An error answer as the contract wants it: the status, an empty body, and an X-Grid-Error reason. */
+export function expectError(r: RawResponse, status: number, reason?: RegExp): void {
+  expect(r.status, `${r.status} ${r.headers['x-grid-error'] ?? ''}`).toBe(status);
+  expect(r.headers['content-length']).toBe('0');
+  expect(r.body.length).toBe(0);
+  expect(r.headers['x-grid-error'], 'X-Grid-Error header').toBeTruthy();
+  if (reason !== undefined) expect(r.headers['x-grid-error']).toMatch(reason);
 }

@@ -2,7 +2,7 @@
 // always clean up.
 
 import net from 'node:net';
-import { Writable } from 'node:stream';
+import { LogCapture } from './logs.js';
 import { afterEach } from 'vitest';
 import { configFromObject } from '../../src/config/index.js';
 import { Member } from '../../src/member/member.js';
@@ -21,19 +21,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Log lines a member wrote, parsed. */
-export class LogCapture extends Writable {
-  readonly lines: Record<string, unknown>[] = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (line.trim()) this.lines.push(JSON.parse(line) as Record<string, unknown>);
-    }
-    cb();
-  }
-  messages(): string[] {
-    return this.lines.map((l) => String(l.msg ?? ''));
-  }
-}
+export { LogCapture } from './logs.js';
 
 const ALL_GROUPS = ['CLUSTER_READ', 'CLUSTER_WRITE', 'HEALTH_CHECK', 'PERSISTENCE', 'WAN', 'DATA', 'CP'];
 

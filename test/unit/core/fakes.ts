@@ -1,23 +1,12 @@
 // Small fakes shared by the unit tests of services: a log sink, invokers.
 
-import { Writable } from 'node:stream';
 import { createLogControl, type LogControl, type LogLevelName } from '../../../src/core/logger.js';
 import type { Invoker, Operation } from '../../../src/invocation/invoker.js';
 import type { GridError } from '../../../src/core/errors.js';
 
-/** Log lines written through pino, parsed. Writes are synchronous, so lines are there at once. */
-export class LogSink extends Writable {
-  readonly lines: Record<string, unknown>[] = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (line.trim()) this.lines.push(JSON.parse(line) as Record<string, unknown>);
-    }
-    cb();
-  }
-  messages(): string[] {
-    return this.lines.map((l) => String(l.msg ?? ''));
-  }
-}
+/** Log lines written through pino, parsed. */
+export { LogCapture as LogSink } from '../../support/logs.js';
+import { LogCapture as LogSink } from '../../support/logs.js';
 
 export function captureLogs(level: LogLevelName = 'ALL'): { sink: LogSink; control: LogControl } {
   const sink = new LogSink();
