@@ -67,10 +67,16 @@ function validate(file: string | undefined): void {
   try {
     const { config, warnings } = loadFor(file);
     for (const w of warnings) process.stdout.write(`warning: ${w}\n`);
-    const groups = config.network.restApi.enabled ? [...config.network.restApi.enabledGroups].join(', ') : 'REST disabled';
+    const adv = config.advancedNetwork;
+    const memberPort = adv.enabled ? adv.memberPort : config.network.port;
+    const restGroups = adv.enabled && adv.rest ? adv.rest.enabledGroups : config.network.restApi.enabled ? config.network.restApi.enabledGroups : undefined;
+    const rest =
+      restGroups === undefined || restGroups.size === 0
+        ? 'REST disabled'
+        : `REST ${adv.enabled && adv.rest ? `on port ${adv.rest.port.port}` : 'on the member port'}, groups ${[...restGroups].join(', ')}`;
     process.stdout.write(
-      `${config.source}: valid. cluster-name ${config.clusterName}, port ${config.network.port.port}` +
-        `${config.network.port.autoIncrement ? ` (+${config.network.port.portCount - 1})` : ''}, ${groups}, ` +
+      `${config.source}: valid. cluster-name ${config.clusterName}, member port ${memberPort.port}` +
+        `${memberPort.autoIncrement ? ` (+${memberPort.portCount - 1})` : ''}, ${rest}, ` +
         `${config.maps.length} map config(s), ${config.queues.length} queue config(s)\n`,
     );
   } catch (e) {

@@ -40,6 +40,9 @@ interface Connection {
   abortBody: (() => void) | undefined;
 }
 
+/** At most one INFO line per refusal code (queue full, PASSIVE, ...) in this interval. */
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
+
 /** Pipelined requests that may wait on one connection before it stops reading more. */
 const MAX_QUEUED_PER_CONNECTION = 32;
 const CONNECTION = Symbol('grid.connection');
@@ -64,6 +67,8 @@ export class RestServer implements ConnectionSink {
   private readonly maxBodyBytes: number;
   /** Set by close(): answers from now on carry `Connection: close`. */
   private closing = false;
+  /** Per refusal code: when it was last logged at INFO and how many came since. */
+  private readonly refusals = new Map<string, { loggedAt: number; since: number }>();
   /** Open HTTP connections handed to this server. */
   private readonly connections = new Set<Connection>();
 
@@ -312,19 +317,37 @@ export class RestServer implements ConnectionSink {
     }
     if (status >= 500) {
       // Every 5xx is logged with its cause: unexpected ones as errors with their stack, other
-      // 500s as warnings; 501/503 refusals (queue full, PASSIVE, shutting down), which can come
-      // by the thousand under load, at FINE (debug).
+      // 500s as warnings. 501/503 refusals (queue full, PASSIVE, shutting down) can come by the
+      // thousand under load: each is logged at FINE, and at INFO at most once per code per
+      // REFUSAL_LOG_INTERVAL_MS, with how many were refused since.
       if (!isGridError(e) || e.code === 'INTERNAL') {
         this.deps.logger.error({ status, err: describeError(e), stack: (e as Error)?.stack }, 'REST request failed');
       } else if (status === 500) {
         this.deps.logger.warn({ status, reason }, 'REST request failed');
       } else {
         this.deps.logger.debug({ status, reason }, 'REST request refused');
+        this.logRefusalSummary(e.code, status, reason);
       }
     }
     if (res.destroyed || res.writableEnded) return;
     if (closeConnection) res.shouldKeepAlive = false;
     sendEmpty(res, status, reason, closeConnection ? ['Connection', 'close'] : undefined);
+  }
+
+  private logRefusalSummary(code: string, status: number, reason: string): void {
+    const now = Date.now();
+    const seen = this.refusals.get(code);
+    if (seen !== undefined && now - seen.loggedAt < REFUSAL_LOG_INTERVAL_MS) {
+      seen.since++;
+      return;
+    }
+    const since = seen?.since ?? 0;
+    this.refusals.set(code, { loggedAt: now, since: 0 });
+    this.deps.logger.info(
+      { status, code, reason, refusedSinceLastLine: since },
+      `REST requests refused with ${status} (${code}): ${reason}` +
+        (since > 0 ? ` (+${since} more since the last such line)` : ''),
+    );
   }
 
   private onClientError(err: NodeJS.ErrnoException, socket: net.Socket): void {

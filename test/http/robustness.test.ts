@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { RawConnection, buildRequest, pollUntil, rawRequest } from '../support/http.js';
-import { startMember } from '../support/member.js';
+import { restConfig, startMember } from '../support/member.js';
 
 describe('a malformed request behind good ones on the same connection', () => {
   it('lets the good ones answer first, in order, then answers 400 and closes', async () => {
@@ -120,5 +120,16 @@ describe('odd inputs', () => {
     } finally {
       await c.destroy();
     }
+  });
+});
+
+describe('logging of refusals', () => {
+  it('logs 503 refusals at INFO at most once per code per interval, counting the rest', async () => {
+    const { base, logs } = await startMember(restConfig(undefined, { queue: { tiny: { 'max-size': 1 } } }));
+    expect((await fetch(`${base}/grid/rest/queues/tiny`, { method: 'POST', body: 'a' })).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await fetch(`${base}/grid/rest/queues/tiny`, { method: 'POST', body: 'b' })).status).toBe(503);
+    const info = logs.lines.filter((l) => l.level === 'info' && l.code === 'QUEUE_FULL');
+    expect(info).toHaveLength(1);
+    expect(String(info[0]!.msg)).toContain('queue "tiny" is full (max-size 1)');
   });
 });
