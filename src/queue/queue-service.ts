@@ -4,6 +4,7 @@
 
 import type { Clock, TimerHandle } from '../core/clock.js';
 import { GridError } from '../core/errors.js';
+import { andThen, type MaybePromise } from '../core/maybe-promise.js';
 import type { Logger } from '../core/logger.js';
 import { findQueueConfig } from '../config/index.js';
 import type { GridConfig, QueueConfig } from '../config/types.js';
@@ -23,10 +24,10 @@ export interface PollClient {
 
 export interface QueueFacade {
   /** False when the queue is full. */
-  offer(queueName: string, item: QueueItem): Promise<boolean>;
+  offer(queueName: string, item: QueueItem): MaybePromise<boolean>;
   /** Wait up to `timeoutMs` (0 = don't wait) for an item; undefined when none came. */
-  poll(queueName: string, timeoutMs: number, client: PollClient): Promise<QueueItem | undefined>;
-  size(queueName: string): Promise<number>;
+  poll(queueName: string, timeoutMs: number, client: PollClient): MaybePromise<QueueItem | undefined>;
+  size(queueName: string): MaybePromise<number>;
   /** The max-size of the queue's config (0 = unbounded), for error messages. */
   maxSizeOf(queueName: string): number;
 }
@@ -53,7 +54,7 @@ export class QueueService implements QueueFacade {
     this.logger = deps.logger;
   }
 
-  async offer(queueName: string, item: QueueItem): Promise<boolean> {
+  offer(queueName: string, item: QueueItem): MaybePromise<boolean> {
     return this.invoker.invoke(partitionIdOf(queueName), {
       name: 'queue.offer',
       mutating: true,
@@ -66,8 +67,8 @@ export class QueueService implements QueueFacade {
     });
   }
 
-  async poll(queueName: string, timeoutMs: number, client: PollClient): Promise<QueueItem | undefined> {
-    const found = await this.invoker.invoke(partitionIdOf(queueName), {
+  poll(queueName: string, timeoutMs: number, client: PollClient): MaybePromise<QueueItem | undefined> {
+    const found = this.invoker.invoke(partitionIdOf(queueName), {
       name: 'queue.poll',
       mutating: true,
       run: () => {
@@ -80,12 +81,14 @@ export class QueueService implements QueueFacade {
         return item;
       },
     });
-    if (found !== undefined || timeoutMs <= 0) return found;
-    if (!client.alive()) return undefined;
-    return this.waitForItem(queueName, timeoutMs, client);
+    // Answered now when an item was there or the poll may not wait; otherwise it waits.
+    return andThen(found, (item): MaybePromise<QueueItem | undefined> => {
+      if (item !== undefined || timeoutMs <= 0 || !client.alive()) return item;
+      return this.waitForItem(queueName, timeoutMs, client);
+    }) as MaybePromise<QueueItem | undefined>;
   }
 
-  async size(queueName: string): Promise<number> {
+  size(queueName: string): MaybePromise<number> {
     return this.invoker.invoke(partitionIdOf(queueName), {
       name: 'queue.size',
       mutating: false,

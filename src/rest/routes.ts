@@ -162,7 +162,7 @@ function queueRoute(method: Method, rest: string): Route {
     return {
       group: 'DATA',
       readsBody: false,
-      run: (r, d) => d.queues.size(queueName).then((n) => sendText(r.res, String(n))),
+      run: (r, d) => andThen(d.queues.size(queueName), (n) => sendText(r.res, String(n))),
     };
   }
   if (method === 'HEAD') throw unknown(method, `rest/queues/${rest}`);
@@ -174,19 +174,17 @@ function queueRoute(method: Method, rest: string): Route {
   };
 }
 
-async function offer(r: Request, d: RestDeps, queueName: string, value: string, contentType: string | undefined): Promise<void> {
-  const accepted = await d.queues.offer(queueName, { value, contentType });
-  if (accepted) {
+function offer(r: Request, d: RestDeps, queueName: string, value: string, contentType: string | undefined): MaybePromise<void> {
+  return andThen(d.queues.offer(queueName, { value, contentType }), (accepted) => {
+    if (!accepted) throw new GridError('QUEUE_FULL', `queue "${queueName}" is full (max-size ${d.queues.maxSizeOf(queueName)})`);
     sendEmpty(r.res, 200);
-    return;
-  }
-  throw new GridError('QUEUE_FULL', `queue "${queueName}" is full (max-size ${d.queues.maxSizeOf(queueName)})`);
+  });
 }
 
-async function poll(r: Request, d: RestDeps, queueName: string, timeoutSeconds: number): Promise<void> {
+function poll(r: Request, d: RestDeps, queueName: string, timeoutSeconds: number): MaybePromise<void> {
   const { req, res } = r;
   const socket = req.socket;
-  const item = await d.queues.poll(queueName, timeoutSeconds * 1000, {
+  const item = d.queues.poll(queueName, timeoutSeconds * 1000, {
     alive: () => !socket.destroyed && socket.writable && !res.writableEnded && !res.destroyed,
     onGone: (fn) => {
       res.once('close', () => {
@@ -194,9 +192,11 @@ async function poll(r: Request, d: RestDeps, queueName: string, timeoutSeconds: 
       });
     },
   });
-  if (res.destroyed || res.writableEnded) return;
-  if (item === undefined) sendEmpty(res, 204);
-  else sendValue(res, item);
+  return andThen(item, (it) => {
+    if (res.destroyed || res.writableEnded) return;
+    if (it === undefined) sendEmpty(res, 204);
+    else sendValue(res, it);
+  });
 }
 
 // ---------------------------------------------------------------- cluster information

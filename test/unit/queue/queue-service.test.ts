@@ -25,7 +25,8 @@ class TestClient implements PollClient {
 }
 
 /** Tracks a promise's outcome without awaiting it. */
-function track<T>(p: Promise<T>): { settled: boolean; value?: T; error?: unknown } {
+function track<T>(m: T | Promise<T>): { settled: boolean; value?: T; error?: unknown } {
+  const p = Promise.resolve(m);
   const s: { settled: boolean; value?: T; error?: unknown } = { settled: false };
   p.then(
     (v) => {
