@@ -25,11 +25,4 @@ export class PartitionTable {
   version(): number {
     return this.tableVersion;
   }
-
-  /** How many partitions `uuid` owns. */
-  ownedCount(uuid: string): number {
-    let n = 0;
-    for (const o of this.owners) if (o === uuid) n++;
-    return n;
-  }
 }
