@@ -3,11 +3,6 @@
 
 import { PARTITION_COUNT } from './partitioning.js';
 
-export interface PartitionReplicas {
-  /** uuids: [owner, backup1, backup2, ...]; undefined where no member holds that replica. */
-  readonly replicas: readonly (string | undefined)[];
-}
-
 export class PartitionTable {
   private owners: (string | undefined)[] = new Array<string | undefined>(PARTITION_COUNT).fill(undefined);
   private tableVersion = 0;
