@@ -1,4 +1,4 @@
-// Which member owns each of the 271 partitions, and which members hold its backups.
+// Which member owns each of the 271 partitions (backup replicas arrive with clustering).
 // Versioned so that a newer table always replaces an older one.
 
 import { PARTITION_COUNT } from './partitioning.js';
