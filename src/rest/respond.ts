@@ -5,15 +5,23 @@ import type { ServerResponse } from 'node:http';
 import type { StoredValue } from '../map/record-store.js';
 import { headerSafe } from './paths.js';
 
+// Frozen: node only reads the list (a mutation would throw in a test, not corrupt answers).
+const NO_CONTENT_HEADERS = Object.freeze(['Content-Length', '0']) as string[];
+
 export function sendEmpty(res: ServerResponse, status: number, reason?: string, extra?: readonly string[]): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const headers: string[] = ['Content-Length', '0'];
-  if (reason !== undefined) headers.push('X-Grid-Error', headerSafe(reason));
-  if (extra !== undefined) headers.push(...extra);
-  res.writeHead(status, headers);
+  if (reason === undefined && extra === undefined) {
+    // The common case (200 of a write, 204): one shared header list, nothing allocated.
+    res.writeHead(status, NO_CONTENT_HEADERS);
+  } else {
+    const headers: string[] = ['Content-Length', '0'];
+    if (reason !== undefined) headers.push('X-Grid-Error', headerSafe(reason));
+    if (extra !== undefined) headers.push(...extra);
+    res.writeHead(status, headers);
+  }
   res.end();
 }
 

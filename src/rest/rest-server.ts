@@ -92,7 +92,7 @@ export class RestServer implements ConnectionSink {
     // a CONNECT without a word; both get the error shape instead.
     this.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
       res.shouldKeepAlive = false;
-      sendEmpty(res, 417, `unsupported Expect: ${req.headers.expect ?? ''} (only 100-continue)`, ['Connection', 'close']);
+      sendEmpty(res, 417, `unsupported Expect: ${rawHeader(req, 'expect') ?? ''} (only 100-continue)`, ['Connection', 'close']);
     });
     this.server.on('connect', (_req: IncomingMessage, socket: net.Socket) => {
       this.answerAndClose(socket, 'HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\nX-Grid-Error: method CONNECT is not supported\r\n\r\n', undefined);
@@ -412,8 +412,8 @@ export class RestServer implements ConnectionSink {
 }
 
 function hasBody(req: IncomingMessage): boolean {
-  const len = req.headers['content-length'];
-  return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
+  const len = rawHeader(req, 'content-length');
+  return (len !== undefined && len !== '0') || rawHeader(req, 'transfer-encoding') !== undefined;
 }
 
 /** node's own pipelining pause (socket._paused + parser.pause): plain socket.pause() is undone by node. */

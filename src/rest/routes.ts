@@ -247,7 +247,10 @@ function healthRoute(method: Method, path: string): Route {
         sendJson(r.res, d.cluster.state());
       });
     case 'cluster-safe':
-      return route((r, d) => sendEmpty(r.res, d.health.clusterSafe() ? 200 : 503, d.health.clusterSafe() ? undefined : 'cluster is not safe'));
+      return route((r, d) => {
+        const safe = d.health.clusterSafe();
+        sendEmpty(r.res, safe ? 200 : 503, safe ? undefined : 'cluster is not safe');
+      });
     case 'migration-queue-size':
       return route((r, d) => sendJson(r.res, d.health.migrationQueueSize()));
     case 'cluster-size':
@@ -288,7 +291,7 @@ function healthOf(d: RestDeps): {
  */
 export function authenticatedParams(r: Request, d: RestDeps, expected: number, min: number): string[] {
   const body = r.body.toString('utf8');
-  const basic = parseBasicAuth(r.req.headers.authorization);
+  const basic = parseBasicAuth(rawHeader(r.req, 'authorization'));
   let params: string[];
   let username: string;
   let password: string;
@@ -318,7 +321,7 @@ function countPositions(body: string, cap: number): number {
 /** GET endpoints that the contract protects: Basic credentials when security is enabled. */
 function requireBasicWhenSecured(r: Request, d: RestDeps): void {
   if (!d.credentials.securityEnabled) return;
-  const basic = parseBasicAuth(r.req.headers.authorization);
+  const basic = parseBasicAuth(rawHeader(r.req, 'authorization'));
   if (basic === undefined || !d.credentials.check(basic.username, basic.password)) {
     throw new GridError('FORBIDDEN', 'wrong or missing credentials (Authorization: Basic)');
   }
