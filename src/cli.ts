@@ -3,7 +3,7 @@
 
 import { Command } from 'commander';
 import { isGridError } from './core/errors.js';
-import { defaultConfig, findConfigFile, loadConfigFile, type ConfigLoadResult } from './config/index.js';
+import { defaultConfig, findConfigFile, listenPlan, loadConfigFile, type ConfigLoadResult } from './config/index.js';
 import { GRID_VERSION, Member } from './member/member.js';
 
 function loadFor(explicit: string | undefined): ConfigLoadResult {
@@ -67,13 +67,12 @@ function validate(file: string | undefined): void {
   try {
     const { config, warnings } = loadFor(file);
     for (const w of warnings) process.stdout.write(`warning: ${w}\n`);
-    const adv = config.advancedNetwork;
-    const memberPort = adv.enabled ? adv.memberPort : config.network.port;
-    const restGroups = adv.enabled && adv.rest ? adv.rest.enabledGroups : config.network.restApi.enabled ? config.network.restApi.enabledGroups : undefined;
+    const plan = listenPlan(config);
+    const memberPort = plan.memberPort;
     const rest =
-      restGroups === undefined || restGroups.size === 0
+      plan.restGroups.size === 0
         ? 'REST disabled'
-        : `REST ${adv.enabled && adv.rest ? `on port ${adv.rest.port.port}` : 'on the member port'}, groups ${[...restGroups].join(', ')}`;
+        : `REST ${plan.restPort !== undefined ? `on port ${plan.restPort.port}` : 'on the member port'}, groups ${[...plan.restGroups].join(', ')}`;
     process.stdout.write(
       `${config.source}: valid. cluster-name ${config.clusterName}, member port ${memberPort.port}` +
         `${memberPort.autoIncrement ? ` (+${memberPort.portCount - 1})` : ''}, ${rest}, ` +

@@ -3,5 +3,6 @@
 
 export { configFromObject, defaultConfig, findConfigFile, loadConfigFile, parseConfigText } from './load.js';
 export { findMapConfig, findQueueConfig } from './match.js';
+export { listenPlan, type ListenPlan } from './endpoints.js';
 export { ConfigError } from './problems.js';
 export * from './types.js';

@@ -10,7 +10,7 @@ import type { DestinationStream } from 'pino';
 import { systemClock, type Clock } from '../core/clock.js';
 import { createLogControl, parseLogLevel, type LogControl, type Logger } from '../core/logger.js';
 import { generateInstanceName } from '../core/names.js';
-import type { EndpointGroupName, GridConfig } from '../config/types.js';
+import { listenPlan, type EndpointGroupName, type GridConfig, type ListenPlan } from '../config/index.js';
 import { ClusterService } from '../cluster/cluster-service.js';
 import type { MemberInfo } from '../cluster/types.js';
 import { PartitionTable } from '../partition/partition-table.js';
@@ -43,6 +43,7 @@ export class Member {
   readonly uuid = randomUUID();
   readonly instanceName: string;
   readonly config: GridConfig;
+  private readonly plan: ListenPlan;
   readonly logger: Logger;
   readonly logControl: LogControl;
   readonly cluster: ClusterService;
@@ -61,6 +62,7 @@ export class Member {
 
   private constructor(opts: MemberOptions) {
     this.config = opts.config;
+    this.plan = listenPlan(opts.config);
     this.clock = opts.clock ?? systemClock;
     this.instanceName = opts.config.instanceName ?? generateInstanceName();
     this.logControl = createLogControl({
@@ -109,21 +111,19 @@ export class Member {
   }
 
   restGroups(): ReadonlySet<EndpointGroupName> {
-    const adv = this.config.advancedNetwork;
-    if (adv.enabled && adv.rest) return adv.rest.enabledGroups;
-    return this.config.network.restApi.enabled ? this.config.network.restApi.enabledGroups : new Set();
+    return this.plan.restGroups;
   }
 
   private restEnabled(): boolean {
-    return this.restGroups().size > 0;
+    return this.plan.restGroups.size > 0;
   }
 
   private async startPhases(): Promise<void> {
     const cfg = this.config;
     const host = cfg.network.bindHost;
-    const adv = cfg.advancedNetwork;
-    const separateRest = adv.enabled && adv.rest !== undefined;
-    const groups = this.restGroups();
+    const plan = this.plan;
+    const separateRest = plan.restPort !== undefined;
+    const groups = plan.restGroups;
 
     const credentials = createCredentialChecker(cfg);
     if (credentials.securityEnabled && credentials.userCount === 0 && groups.size > 0) {
@@ -168,11 +168,10 @@ export class Member {
       member: undefined,
       onRefusedHttp: separateRest ? () => this.logger.debug('HTTP on the member port refused: REST has its own port') : refuseHttp,
     });
-    const memberPortConfig = adv.enabled ? adv.memberPort : cfg.network.port;
-    const port = await this.memberListener.listen(memberPortConfig);
-    if (separateRest && adv.rest) {
+    const port = await this.memberListener.listen(plan.memberPort);
+    if (plan.restPort !== undefined) {
       this.restListener = new Listener({ host, logger: this.logger, http: httpSink, member: undefined, onRefusedHttp: refuseHttp });
-      await this.restListener.listen(adv.rest.port);
+      await this.restListener.listen(plan.restPort);
     }
     const advertised = this.advertisedHost();
     this.cluster.setLocal(this.memberInfo(advertised.host, advertised.port ?? port));
