@@ -1,10 +1,20 @@
-// The member's view of its cluster: the member list (join order, oldest first), the cluster
-// state and this member's node state. On its own a member is a cluster of one; joining
-// others arrives with the member protocol.
+// Membership: joining through the tcp-ip member list, the versioned member list (join order,
+// oldest = master), heartbeats and failure detection, master take-over, graceful leave and
+// the cluster state, changed cluster-wide in two phases. The master alone changes the member
+// list and pushes each new version to everyone; other members only follow it.
 
 import { EventEmitter } from 'node:events';
-import { GridError } from '../core/errors.js';
-import type { ClusterEvent, ClusterState, MemberInfo, NodeState } from './types.js';
+import { randomUUID } from 'node:crypto';
+import type { Clock, TimerHandle } from '../core/clock.js';
+import { GridError, describeError, isGridError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { WireValue } from '../protocol/codec.js';
+import * as f from '../protocol/fields.js';
+import { Msg } from '../protocol/messages.js';
+import type { MemberConnection, MemberNet } from '../net/member-net.js';
+import { DeadlineFailureDetector } from './failure-detector.js';
+import { decideJoin, type DiscoverAnswer } from './join-decision.js';
+import { SETTABLE_CLUSTER_STATES, type ClusterEvent, type ClusterState, type MemberInfo, type NodeState } from './types.js';
 
 export interface ClusterView {
   readonly clusterName: string;
@@ -16,32 +26,113 @@ export interface ClusterView {
   joined(): boolean;
   /** Cluster version, `major.minor`. */
   version(): string;
+  /** Version of the member list (the master bumps it on every change). */
+  memberListVersion(): number;
+  master(): MemberInfo | undefined;
+  isMaster(): boolean;
+  memberByUuid(uuid: string): MemberInfo | undefined;
 }
 
 /** What the REST layer may do to the cluster: read it, change its state, ask for shutdown. */
 export interface ClusterFacade extends ClusterView {
-  /** Change the cluster state; false when it already is `to`. */
-  changeState(to: ClusterState): boolean;
+  /** Change the cluster state on every member; false when it already is `to`. */
+  changeState(to: ClusterState): Promise<boolean>;
   requestShutdown(scope: 'member' | 'cluster'): void;
   tcpIpMemberList(): readonly string[];
   setTcpIpMemberList(members: readonly string[]): void;
+}
+
+export interface ClusterTuning {
+  readonly heartbeatIntervalMs: number;
+  readonly maxNoHeartbeatMs: number;
+  readonly connectionMonitorMaxFaults: number;
+  readonly connectionMonitorIntervalMs: number;
+  /** How long a member keeps trying to join before giving up. */
+  readonly maxJoinMs: number;
+  /** Timeout of cluster-internal calls (join, member list, state change). */
+  readonly callTimeoutMs: number;
+}
+
+const JOIN_RETRY_MS = 200;
+const MEMBERS_PUSH_TIMEOUT_MS = 5_000;
+const STATE_LOCK_MS = 30_000;
+const ASKED_BY_MEMORY_MS = 3_000;
+/** How long a leaving member waits for the master to take its partitions. */
+const LEAVE_TIMEOUT_MS = 120_000;
+
+function encodeMember(m: MemberInfo): WireValue {
+  return [m.uuid, m.address, m.host, m.port, m.liteMember, m.version];
+}
+
+function decodeMember(v: WireValue, what: string): MemberInfo {
+  const t = f.tuple(v, what);
+  return {
+    uuid: f.str(t, 0, `${what}.uuid`),
+    address: f.str(t, 1, `${what}.address`),
+    host: f.str(t, 2, `${what}.host`),
+    port: f.int(t, 3, `${what}.port`),
+    liteMember: f.bool(t, 4, `${what}.lite`),
+    version: f.str(t, 5, `${what}.version`),
+  };
+}
+
+function decodeState(v: string): ClusterState {
+  if (!(SETTABLE_CLUSTER_STATES as readonly string[]).includes(v)) throw new GridError('BAD_REQUEST', `unknown cluster state ${v}`);
+  return v as ClusterState;
+}
+
+export interface ClusterDeps {
+  readonly clusterName: string;
+  readonly local: MemberInfo;
+  /** tcp-ip member list entries as configured (for the REST view). */
+  readonly tcpIpMembers: readonly string[];
+  /** Expanded `host:port` addresses to ask when joining. */
+  readonly joinAddresses: () => readonly string[];
+  readonly net: MemberNet | undefined;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly tuning: ClusterTuning;
 }
 
 export class ClusterService implements ClusterFacade {
   readonly clusterName: string;
   private local: MemberInfo;
   private memberList: MemberInfo[];
+  private listVersion = 0;
   private clusterState: ClusterState = 'ACTIVE';
   private node: NodeState = 'STARTING';
   private readonly events = new EventEmitter();
   private tcpIpMembers: string[];
+  private readonly net: MemberNet | undefined;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly tuning: ClusterTuning;
+  private readonly joinAddresses: () => readonly string[];
+  private readonly detector: DeadlineFailureDetector;
+  private readonly suspected = new Set<string>();
+  private readonly askedBy = new Map<string, number>();
+  private readonly monitors = new Map<string, TimerHandle>();
+  private heartbeatTimer: TimerHandle | undefined;
+  private stateLock: { txId: string; state: ClusterState; until: number } | undefined;
+  /** Set by the partition layer: move every partition replica off `uuid`; resolves when done. */
+  private handOff: ((uuid: string) => Promise<void>) | undefined;
+  private leaving = false;
 
-  constructor(deps: { clusterName: string; local: MemberInfo; tcpIpMembers: readonly string[] }) {
+  constructor(deps: ClusterDeps) {
     this.clusterName = deps.clusterName;
     this.local = deps.local;
     this.memberList = [deps.local];
     this.tcpIpMembers = [...deps.tcpIpMembers];
+    this.net = deps.net;
+    this.clock = deps.clock;
+    this.logger = deps.logger;
+    this.tuning = deps.tuning;
+    this.joinAddresses = deps.joinAddresses;
+    this.detector = new DeadlineFailureDetector(deps.tuning.maxNoHeartbeatMs);
+    if (this.net) this.registerHandlers(this.net);
   }
+
+  // ------------------------------------------------------------------ view
 
   localMember(): MemberInfo {
     return this.local;
@@ -57,7 +148,29 @@ export class ClusterService implements ClusterFacade {
     return this.memberList;
   }
 
+  memberListVersion(): number {
+    return this.listVersion;
+  }
+
+  master(): MemberInfo | undefined {
+    return this.memberList[0];
+  }
+
+  isMaster(): boolean {
+    return this.joined() && this.memberList[0]?.uuid === this.local.uuid;
+  }
+
+  memberByUuid(uuid: string): MemberInfo | undefined {
+    return this.memberList.find((m) => m.uuid === uuid);
+  }
+
   state(): ClusterState {
+    if (this.stateLock !== undefined && this.stateLock.until > this.clock.now()) return 'IN_TRANSITION';
+    return this.clusterState;
+  }
+
+  /** The committed state, ignoring a state change in progress. */
+  committedState(): ClusterState {
     return this.clusterState;
   }
 
@@ -67,7 +180,7 @@ export class ClusterService implements ClusterFacade {
   }
 
   joined(): boolean {
-    return this.node === 'ACTIVE';
+    return this.node === 'ACTIVE' || (this.node === 'SHUTTING_DOWN' && this.listVersion > 0);
   }
 
   version(): string {
@@ -75,39 +188,13 @@ export class ClusterService implements ClusterFacade {
     return `${major}.${minor}`;
   }
 
-  markJoined(): void {
-    this.node = 'ACTIVE';
-  }
-
-  markShuttingDown(): void {
-    this.node = 'SHUTTING_DOWN';
-  }
-
-  markShutDown(): void {
-    this.node = 'SHUT_DOWN';
-  }
-
   isShuttingDown(): boolean {
     return this.node === 'SHUTTING_DOWN' || this.node === 'SHUT_DOWN';
   }
 
-  /** Change the cluster state; false when it already is `to`. */
-  changeState(to: ClusterState): boolean {
-    if (to === 'IN_TRANSITION') throw new GridError('BAD_REQUEST', 'IN_TRANSITION cannot be set');
-    if (this.isShuttingDown()) throw new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down');
-    const from = this.clusterState;
-    if (from === to) return false;
-    this.clusterState = to;
-    this.emit({ type: 'stateChanged', from, to });
-    return true;
-  }
-
-  /** Ask the composition root to shut this member (or the whole cluster) down. */
-  requestShutdown(scope: 'member' | 'cluster'): void {
-    if (scope === 'cluster' && !this.joined()) {
-      throw new GridError('CONFLICT', 'this member has not joined a cluster yet');
-    }
-    this.emit({ type: 'shutdownRequested', scope });
+  /** True when `uuid` is in the member list and not suspected dead. */
+  isAlive(uuid: string): boolean {
+    return !this.suspected.has(uuid) && this.memberList.some((m) => m.uuid === uuid);
   }
 
   tcpIpMemberList(): readonly string[] {
@@ -118,6 +205,10 @@ export class ClusterService implements ClusterFacade {
     this.tcpIpMembers = [...members];
   }
 
+  setHandOff(fn: (uuid: string) => Promise<void>): void {
+    this.handOff = fn;
+  }
+
   on(listener: (e: ClusterEvent) => void): () => void {
     this.events.on('event', listener);
     return () => this.events.off('event', listener);
@@ -125,5 +216,501 @@ export class ClusterService implements ClusterFacade {
 
   private emit(e: ClusterEvent): void {
     this.events.emit('event', e);
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  markShuttingDown(): void {
+    this.node = 'SHUTTING_DOWN';
+  }
+
+  markShutDown(): void {
+    this.node = 'SHUT_DOWN';
+    this.stopTimers();
+  }
+
+  private stopTimers(): void {
+    this.heartbeatTimer?.cancel();
+    this.heartbeatTimer = undefined;
+    for (const t of this.monitors.values()) t.cancel();
+    this.monitors.clear();
+  }
+
+  /** Find the cluster through the member list and join it, or form it. */
+  async join(): Promise<void> {
+    const addresses = this.joinAddresses().filter((a) => a !== this.local.address);
+    if (this.net === undefined || addresses.length === 0) {
+      this.form();
+      return;
+    }
+    const started = this.clock.now();
+    let round = 0;
+    let lastWait = '';
+    for (;;) {
+      if (this.isShuttingDown()) throw new GridError('MEMBER_SHUTTING_DOWN', 'member stopped while joining');
+      round++;
+      const answers = (await Promise.all(addresses.map((a) => this.discover(a)))).filter((a): a is DiscoverAnswer => a !== undefined);
+      const now = this.clock.now();
+      for (const [a, at] of this.askedBy) if (now - at > ASKED_BY_MEMORY_MS) this.askedBy.delete(a);
+      const decision = decideJoin({ self: this.local.address, answers, askedBy: [...this.askedBy.keys()], round });
+      if (decision.action === 'form') {
+        this.form();
+        return;
+      }
+      if (decision.action === 'join') {
+        const done = await this.tryJoin(decision.masterAddress);
+        if (done) return;
+      } else if (decision.reason !== lastWait) {
+        lastWait = decision.reason;
+        this.logger.debug(decision.reason);
+      }
+      if (this.clock.now() - started > this.tuning.maxJoinMs) {
+        throw new GridError('TIMEOUT', `could not join a cluster within ${Math.round(this.tuning.maxJoinMs / 1000)} s`);
+      }
+      await new Promise<void>((resolve) => this.clock.setTimeout(resolve, JOIN_RETRY_MS));
+    }
+  }
+
+  /** Become a cluster of one (the master). */
+  private form(): void {
+    this.memberList = [this.local];
+    this.listVersion = 1;
+    this.node = 'ACTIVE';
+    this.startHeartbeats();
+    this.logger.info(`formed cluster "${this.clusterName}" as its first member (master)`);
+    this.emit({ type: 'membersChanged', added: [this.local], removed: [], masterChanged: true });
+  }
+
+  private async discover(address: string): Promise<DiscoverAnswer | undefined> {
+    try {
+      const r = f.tuple(await this.net!.request(address, Msg.Discover, [this.local.uuid, this.local.address], this.tuning.callTimeoutMs), 'discover');
+      const uuid = f.str(r, 0, 'uuid');
+      if (uuid === this.local.uuid) return undefined; // ourselves under another address
+      return { address: f.str(r, 1, 'address'), joined: f.bool(r, 2, 'joined'), masterAddress: f.optStr(r, 3, 'master') };
+    } catch (e) {
+      if (isGridError(e) && e.code === 'FORBIDDEN') {
+        // Security refused our identity: joining can never succeed.
+        throw new GridError('FORBIDDEN', `member ${address} refused this member's credentials: ${e.message}`);
+      }
+      if (isGridError(e) && e.code === 'CONFLICT') {
+        this.logNotSameCluster(address, e.message);
+      }
+      return undefined;
+    }
+  }
+
+  private readonly refusedLogged = new Set<string>();
+  private logNotSameCluster(address: string, why: string): void {
+    if (this.refusedLogged.has(address)) return;
+    this.refusedLogged.add(address);
+    this.logger.warn(`member ${address} is not part of this cluster: ${why}`);
+  }
+
+  private async tryJoin(masterAddress: string): Promise<boolean> {
+    let target = masterAddress;
+    for (let hop = 0; hop < 3; hop++) {
+      let r: readonly WireValue[];
+      try {
+        r = f.tuple(await this.net!.request(target, Msg.Join, [encodeMember(this.local)], this.tuning.callTimeoutMs), 'join answer');
+      } catch (e) {
+        if (isGridError(e) && e.code === 'FORBIDDEN') throw e;
+        this.logger.info(`join through ${target} failed, trying again: ${describeError(e)}`);
+        return false;
+      }
+      const redirect = f.optStr(r, 0, 'redirect');
+      if (redirect !== undefined) {
+        target = redirect;
+        continue;
+      }
+      this.applyMembers(f.tuple(r[1] ?? null, 'members'), undefined);
+      if (this.joined()) {
+        this.startHeartbeats();
+        this.logger.info(`joined cluster "${this.clusterName}" (master ${this.master()?.address ?? '?'}, ${this.memberList.length} members)`);
+        return true;
+      }
+      return false;
+    }
+    return false;
+  }
+
+  // ------------------------------------------------------------------ member list
+
+  private encodeList(): WireValue {
+    return [this.listVersion, this.memberList.map(encodeMember), this.clusterState];
+  }
+
+  /** Apply a member list pushed by the master (or answered to our join). */
+  private applyMembers(t: readonly WireValue[], from: MemberConnection | undefined): void {
+    const version = f.int(t, 0, 'version');
+    const list = f.arr(t, 1, 'members').map((m, i) => decodeMember(m, `members[${i}]`));
+    const state = decodeState(f.str(t, 2, 'state'));
+    if (version <= this.listVersion && this.joined()) return;
+    // Lists come from the master they name, or from our master handing over to its successor.
+    if (from?.peer !== undefined && list[0]?.uuid !== from.peer.uuid && this.memberList[0]?.uuid !== from.peer.uuid) {
+      this.logger.debug({ from: from.peer.address }, 'member list from a member that is not its master ignored');
+      return;
+    }
+    if (!list.some((m) => m.uuid === this.local.uuid)) {
+      if (this.joined() && !this.isShuttingDown()) {
+        this.logger.error(`master ${list[0]?.address ?? '?'} removed this member from the cluster (it was thought dead): shutting down`);
+        this.emit({ type: 'removedFromCluster' });
+      }
+      return;
+    }
+    const before = this.memberList;
+    const oldMaster = before[0]?.uuid;
+    const wasJoined = this.joined();
+    this.memberList = list.map((m) => (m.uuid === this.local.uuid ? this.local : m));
+    this.listVersion = version;
+    if (!this.isShuttingDown()) this.node = 'ACTIVE';
+    const prevState = this.clusterState;
+    this.clusterState = state;
+    const now = this.clock.now();
+    const added = list.filter((m) => !before.some((b) => b.uuid === m.uuid) || !wasJoined);
+    const removed = wasJoined ? before.filter((b) => !list.some((m) => m.uuid === b.uuid)) : [];
+    for (const m of added) if (m.uuid !== this.local.uuid) this.detector.heard(m.uuid, now);
+    for (const m of removed) this.forgetMember(m);
+    if (wasJoined && (added.length > 0 || removed.length > 0)) this.logMembers();
+    this.emit({ type: 'membersChanged', added, removed, masterChanged: oldMaster !== list[0]?.uuid || !wasJoined });
+    if (prevState !== state) this.emit({ type: 'stateChanged', from: prevState, to: state });
+  }
+
+  private forgetMember(m: MemberInfo): void {
+    this.detector.forget(m.uuid);
+    this.suspected.delete(m.uuid);
+    this.monitors.get(m.address)?.cancel();
+    this.monitors.delete(m.address);
+  }
+
+  private logMembers(): void {
+    const lines = this.memberList.map((m) => `\tMember ${m.address} - ${m.uuid}${m.liteMember ? ' lite' : ''}${m.uuid === this.local.uuid ? ' this' : ''}`);
+    this.logger.info(`Members {size:${this.memberList.length}, ver:${this.listVersion}} [\n${lines.join('\n')}\n]`);
+  }
+
+  /** Master: push the current list to every other member. */
+  private async pushMembers(except?: string): Promise<void> {
+    const payload = this.encodeList();
+    await Promise.allSettled(
+      this.memberList
+        .filter((m) => m.uuid !== this.local.uuid && m.uuid !== except)
+        .map((m) => this.net!.request(m.address, Msg.Members, payload, MEMBERS_PUSH_TIMEOUT_MS)),
+    );
+  }
+
+  /** Master: change the list and tell everyone. */
+  private commitList(next: MemberInfo[], added: MemberInfo[], removed: MemberInfo[]): void {
+    const oldMaster = this.memberList[0]?.uuid;
+    this.memberList = next;
+    this.listVersion++;
+    const now = this.clock.now();
+    for (const m of added) this.detector.heard(m.uuid, now);
+    for (const m of removed) this.forgetMember(m);
+    this.logMembers();
+    void this.pushMembers();
+    this.emit({ type: 'membersChanged', added, removed, masterChanged: oldMaster !== next[0]?.uuid });
+  }
+
+  private removeMembers(uuids: readonly string[], reason: string): void {
+    const removed = this.memberList.filter((m) => uuids.includes(m.uuid) && m.uuid !== this.local.uuid);
+    if (removed.length === 0) return;
+    for (const m of removed) this.logger.warn(`removing member ${m.address} (${m.uuid}): ${reason}`);
+    this.commitList(
+      this.memberList.filter((m) => !removed.includes(m)),
+      [],
+      removed,
+    );
+  }
+
+  // ------------------------------------------------------------------ heartbeats and failures
+
+  private startHeartbeats(): void {
+    if (this.heartbeatTimer !== undefined || this.net === undefined) return;
+    const tick = Math.min(this.tuning.heartbeatIntervalMs, 1000);
+    let sinceBeat = Infinity;
+    this.heartbeatTimer = this.clock.setInterval(() => {
+      sinceBeat += tick;
+      if (sinceBeat >= this.tuning.heartbeatIntervalMs) {
+        sinceBeat = 0;
+        this.sendHeartbeats();
+      }
+      this.checkSilence();
+    }, tick);
+    this.net.onOutboundClosed((address) => this.monitor(address));
+  }
+
+  private sendHeartbeats(): void {
+    if (this.isShuttingDown() && !this.leaving) return;
+    const payload = [this.local.uuid, this.listVersion];
+    for (const m of this.memberList) {
+      if (m.uuid !== this.local.uuid) this.net!.oneWay(m.address, Msg.Heartbeat, payload);
+    }
+  }
+
+  private checkSilence(): void {
+    for (const uuid of this.detector.silent(this.clock.now())) {
+      if (this.memberList.some((m) => m.uuid === uuid)) {
+        this.suspect(uuid, `no heartbeat for more than ${Math.round(this.tuning.maxNoHeartbeatMs / 1000)} s`);
+      }
+    }
+  }
+
+  /** The connection to `address` closed: try to reconnect; repeated failures mean the member is gone. */
+  private monitor(address: string): void {
+    if (this.monitors.has(address) || this.isShuttingDown()) return;
+    const member = this.memberList.find((m) => m.address === address);
+    if (member === undefined || member.uuid === this.local.uuid) return;
+    let faults = 0;
+    const attempt = (): void => {
+      this.monitors.delete(address);
+      if (!this.memberList.includes(member) || this.node === 'SHUT_DOWN') return;
+      this.net!.connect(address).then(
+        (conn) => {
+          if (conn.peer !== undefined && conn.peer.uuid !== member.uuid) {
+            this.suspect(member.uuid, `its address ${address} now belongs to member ${conn.peer.uuid}`);
+          }
+        },
+        (e: unknown) => {
+          faults++;
+          if (faults >= this.tuning.connectionMonitorMaxFaults) {
+            this.suspect(member.uuid, `${faults} connection attempts failed (${describeError(e)})`);
+          } else {
+            this.monitors.set(address, this.clock.setTimeout(attempt, this.tuning.connectionMonitorIntervalMs));
+          }
+        },
+      );
+    };
+    this.monitors.set(address, this.clock.setTimeout(attempt, this.tuning.connectionMonitorIntervalMs));
+  }
+
+  private suspect(uuid: string, reason: string): void {
+    if (this.suspected.has(uuid) || uuid === this.local.uuid || this.node === 'SHUT_DOWN') return;
+    const member = this.memberByUuid(uuid);
+    if (member === undefined) return;
+    this.suspected.add(uuid);
+    this.logger.warn(`member ${member.address} (${uuid}) is suspected dead: ${reason}`);
+    if (this.isMaster()) {
+      this.removeMembers([uuid], reason);
+      return;
+    }
+    // The master is gone: the oldest member still alive takes over.
+    const next = this.memberList.find((m) => !this.suspected.has(m.uuid));
+    if (next?.uuid === this.local.uuid && this.memberList[0]?.uuid !== this.local.uuid && !this.isShuttingDown()) {
+      void this.takeOver();
+    }
+  }
+
+  private async takeOver(): Promise<void> {
+    this.logger.warn('the master is gone: this member is the oldest one left and takes over as master');
+    // Another member may have seen a newer list from the old master: adopt the newest.
+    let newest: readonly WireValue[] | undefined;
+    let newestVersion = this.listVersion;
+    const others = this.memberList.filter((m) => m.uuid !== this.local.uuid && !this.suspected.has(m.uuid));
+    const answers = await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.FetchState, [], this.tuning.callTimeoutMs)));
+    for (const a of answers) {
+      if (a.status !== 'fulfilled') continue;
+      const t = f.tuple(a.value, 'state');
+      const v = f.int(t, 0, 'version');
+      if (v > newestVersion) {
+        newestVersion = v;
+        newest = t;
+      }
+    }
+    let list = this.memberList;
+    if (newest !== undefined) list = f.arr(newest, 1, 'members').map((m, i) => decodeMember(m, `members[${i}]`));
+    // Everyone older than this member is gone (that is why it takes over), and so is every suspect.
+    const selfAt = list.findIndex((x) => x.uuid === this.local.uuid);
+    const next = list.filter((m, i) => i >= selfAt && !this.suspected.has(m.uuid)).map((m) => (m.uuid === this.local.uuid ? this.local : m));
+    const before = this.memberList;
+    this.listVersion = Math.max(this.listVersion, newestVersion);
+    const added = next.filter((m) => !before.some((b) => b.uuid === m.uuid));
+    this.commitList(next, added, before.filter((b) => !next.some((m) => m.uuid === b.uuid)));
+  }
+
+  // ------------------------------------------------------------------ handlers
+
+  private registerHandlers(net: MemberNet): void {
+    net.handle(Msg.Discover, (p) => {
+      const t = f.tuple(p, 'discover');
+      const address = f.str(t, 1, 'address');
+      if (!this.joined()) this.askedBy.set(address, this.clock.now());
+      return [this.local.uuid, this.local.address, this.joined(), this.joined() ? (this.master()?.address ?? null) : null];
+    });
+    net.handle(Msg.Join, (p) => this.onJoin(decodeMember(f.tuple(p, 'join')[0] ?? null, 'member')));
+    net.handle(Msg.Members, (p, from) => {
+      this.applyMembers(f.tuple(p, 'members'), from);
+      return null;
+    });
+    net.handle(Msg.FetchState, () => this.encodeList());
+    net.handleOneWay(Msg.Heartbeat, (p, from) => {
+      const t = f.tuple(p, 'heartbeat');
+      const uuid = f.str(t, 0, 'uuid');
+      const theirVersion = f.int(t, 1, 'version');
+      if (this.memberList.some((m) => m.uuid === uuid)) this.detector.heard(uuid, this.clock.now());
+      // A member that missed a push is sent the current list again.
+      if (this.isMaster() && theirVersion < this.listVersion && from.peer !== undefined) {
+        const m = this.memberByUuid(uuid);
+        if (m !== undefined) void this.net!.request(m.address, Msg.Members, this.encodeList(), MEMBERS_PUSH_TIMEOUT_MS).catch(() => undefined);
+      }
+    });
+    net.handle(Msg.ChangeState, (p) => {
+      const to = decodeState(f.str(f.tuple(p, 'change state'), 0, 'state'));
+      return this.changeState(to);
+    });
+    net.handle(Msg.StatePrepare, (p) => {
+      const t = f.tuple(p, 'prepare');
+      const txId = f.str(t, 0, 'txId');
+      const to = decodeState(f.str(t, 1, 'state'));
+      this.prepareState(txId, to);
+      return null;
+    });
+    net.handle(Msg.StateCommit, (p) => {
+      const t = f.tuple(p, 'commit');
+      this.commitState(f.str(t, 0, 'txId'), decodeState(f.str(t, 1, 'state')));
+      return null;
+    });
+    net.handle(Msg.StateRollback, (p) => {
+      const txId = f.str(f.tuple(p, 'rollback'), 0, 'txId');
+      if (this.stateLock?.txId === txId) this.stateLock = undefined;
+      return null;
+    });
+    net.handle(Msg.LeaveRequest, (p) => this.onLeaveRequest(f.str(f.tuple(p, 'leave'), 0, 'uuid')));
+    net.handleOneWay(Msg.Leave, (p) => {
+      const uuid = f.str(f.tuple(p, 'leave'), 0, 'uuid');
+      if (this.isMaster()) this.removeMembers([uuid], 'it left the cluster');
+    });
+    net.handleOneWay(Msg.ClusterShutdown, () => {
+      this.logger.info('cluster shutdown requested by another member');
+      this.emit({ type: 'shutdownRequested', scope: 'member' });
+    });
+  }
+
+  private onJoin(joiner: MemberInfo): WireValue {
+    if (!this.joined() || this.isShuttingDown()) throw new GridError('CONFLICT', 'this member has not joined a cluster yet');
+    if (!this.isMaster()) return [this.master()?.address ?? null, null];
+    if (this.memberList.some((m) => m.uuid === joiner.uuid)) return [null, this.encodeList()];
+    const state = this.state();
+    if (state === 'FROZEN' || state === 'PASSIVE' || state === 'IN_TRANSITION') {
+      this.logger.warn(`member ${joiner.address} may not join: the cluster is ${state}`);
+      throw new GridError('CONFLICT', `the cluster is ${state}: no member may join`);
+    }
+    // A member restarted on the same address replaces its dead predecessor.
+    const stale = this.memberList.filter((m) => m.address === joiner.address);
+    const next = [...this.memberList.filter((m) => !stale.includes(m)), joiner];
+    for (const m of stale) this.logger.warn(`member ${m.address} (${m.uuid}) was replaced by a new member at the same address`);
+    this.logger.info(`member ${joiner.address} (${joiner.uuid}${joiner.liteMember ? ', lite' : ''}) joins`);
+    this.commitList(next, [joiner], stale);
+    return [null, this.encodeList()];
+  }
+
+  // ------------------------------------------------------------------ cluster state
+
+  /** Change the cluster state on every member; false when it already is `to`. */
+  async changeState(to: ClusterState): Promise<boolean> {
+    if (to === 'IN_TRANSITION') throw new GridError('BAD_REQUEST', 'IN_TRANSITION cannot be set');
+    if (this.isShuttingDown()) throw new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down');
+    if (!this.isMaster()) {
+      const master = this.master();
+      if (master === undefined || this.net === undefined) throw new GridError('CONFLICT', 'this member has not joined a cluster yet');
+      const r = await this.net.request(master.address, Msg.ChangeState, [to], this.tuning.callTimeoutMs);
+      return r === true;
+    }
+    if (this.clusterState === to) return false;
+    const txId = randomUUID();
+    this.prepareState(txId, to);
+    const others = this.memberList.filter((m) => m.uuid !== this.local.uuid);
+    const prepared = await Promise.allSettled(
+      others.map((m) => this.net!.request(m.address, Msg.StatePrepare, [txId, to], this.tuning.callTimeoutMs)),
+    );
+    const refused = prepared.findIndex((p) => p.status === 'rejected');
+    if (refused !== -1) {
+      const reason = describeError((prepared[refused] as PromiseRejectedResult).reason);
+      if (this.stateLock?.txId === txId) this.stateLock = undefined;
+      await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.StateRollback, [txId], this.tuning.callTimeoutMs)));
+      throw new GridError('CONFLICT', `cluster state not changed: member ${others[refused]!.address} refused: ${reason}`);
+    }
+    await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.StateCommit, [txId, to], this.tuning.callTimeoutMs)));
+    this.commitState(txId, to);
+    return true;
+  }
+
+  private prepareState(txId: string, to: ClusterState): void {
+    const now = this.clock.now();
+    if (this.stateLock !== undefined && this.stateLock.until > now && this.stateLock.txId !== txId) {
+      throw new GridError('CONFLICT', 'another cluster state change is in progress');
+    }
+    if (this.isShuttingDown() && to !== 'PASSIVE') throw new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down');
+    this.stateLock = { txId, state: to, until: now + STATE_LOCK_MS };
+  }
+
+  private commitState(txId: string, to: ClusterState): void {
+    if (this.stateLock !== undefined && this.stateLock.txId !== txId) return;
+    this.stateLock = undefined;
+    const from = this.clusterState;
+    if (from === to) return;
+    this.clusterState = to;
+    this.emit({ type: 'stateChanged', from, to });
+  }
+
+  // ------------------------------------------------------------------ shutdown
+
+  /** Ask the composition root to shut this member (or the whole cluster) down. */
+  requestShutdown(scope: 'member' | 'cluster'): void {
+    if (scope === 'cluster' && !this.joined()) {
+      throw new GridError('CONFLICT', 'this member has not joined a cluster yet');
+    }
+    if (scope === 'member') {
+      this.emit({ type: 'shutdownRequested', scope });
+      return;
+    }
+    void (async () => {
+      try {
+        if (this.clusterState !== 'PASSIVE') await this.changeState('PASSIVE');
+      } catch (e) {
+        this.logger.warn(`cluster shutdown: could not make the cluster PASSIVE first: ${describeError(e)}`);
+      }
+      for (const m of this.memberList) {
+        if (m.uuid !== this.local.uuid) this.net?.oneWay(m.address, Msg.ClusterShutdown, []);
+      }
+      this.emit({ type: 'shutdownRequested', scope: 'cluster' });
+    })();
+  }
+
+  /** Graceful leave: hand partitions over (unless the cluster state forbids moving them), then leave the member list. */
+  async leave(): Promise<void> {
+    if (this.net === undefined || this.listVersion === 0 || this.memberList.length <= 1) return;
+    this.leaving = true;
+    const moves = this.clusterState === 'ACTIVE' || this.clusterState === 'NO_MIGRATION';
+    try {
+      if (this.memberList[0]?.uuid === this.local.uuid) {
+        if (moves && this.handOff) await this.handOff(this.local.uuid);
+        // Hand mastership to the next oldest by pushing a list without this member.
+        const next = this.memberList.filter((m) => m.uuid !== this.local.uuid);
+        this.memberList = next;
+        this.listVersion++;
+        const payload = this.encodeList();
+        await Promise.allSettled(next.map((m) => this.net!.request(m.address, Msg.Members, payload, MEMBERS_PUSH_TIMEOUT_MS)));
+      } else {
+        const master = this.master()!;
+        if (moves) {
+          await this.net.request(master.address, Msg.LeaveRequest, [this.local.uuid], LEAVE_TIMEOUT_MS);
+        } else {
+          this.net.oneWay(master.address, Msg.Leave, [this.local.uuid]);
+        }
+      }
+    } catch (e) {
+      this.logger.warn(`leaving the cluster: ${describeError(e)}`);
+    } finally {
+      this.leaving = false;
+    }
+  }
+
+  private async onLeaveRequest(uuid: string): Promise<WireValue> {
+    if (!this.isMaster()) throw new GridError('CONFLICT', 'not the master');
+    const m = this.memberByUuid(uuid);
+    if (m === undefined) return null;
+    this.logger.info(`member ${m.address} is leaving: handing its partitions over`);
+    if (this.handOff && (this.clusterState === 'ACTIVE' || this.clusterState === 'NO_MIGRATION')) await this.handOff(uuid);
+    this.removeMembers([uuid], 'it left the cluster');
+    return null;
   }
 }

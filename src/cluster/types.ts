@@ -18,4 +18,13 @@ export interface MemberInfo {
 
 export type ClusterEvent =
   | { readonly type: 'stateChanged'; readonly from: ClusterState; readonly to: ClusterState }
-  | { readonly type: 'shutdownRequested'; readonly scope: 'member' | 'cluster' };
+  | { readonly type: 'shutdownRequested'; readonly scope: 'member' | 'cluster' }
+  /** The member list changed; `added`/`removed` are relative to the previous list. */
+  | {
+      readonly type: 'membersChanged';
+      readonly added: readonly MemberInfo[];
+      readonly removed: readonly MemberInfo[];
+      readonly masterChanged: boolean;
+    }
+  /** This member was removed from the cluster by the master (it was thought dead). */
+  | { readonly type: 'removedFromCluster' };

@@ -15,6 +15,10 @@ export type GridErrorCode =
   | 'CLUSTER_PASSIVE' // writes refused while the cluster is PASSIVE
   | 'MEMBER_SHUTTING_DOWN'
   | 'PARTITION_UNAVAILABLE'
+  | 'WRONG_TARGET' // the member asked is not (or no longer) the partition's owner
+  | 'PARTITION_MIGRATING' // the partition is being handed over; retry shortly
+  | 'MEMBER_UNREACHABLE' // no connection to the member (it left, died, or is not up yet)
+  | 'TIMEOUT' // an operation or member call took longer than allowed
   | 'NOT_ENABLED' // a subsystem that is not enabled (CP)
   | 'NOT_IMPLEMENTED' // a feature of a later release (WAN, until it lands)
   | 'CONFIG_INVALID'
@@ -24,6 +28,10 @@ const RETRYABLE: ReadonlySet<GridErrorCode> = new Set<GridErrorCode>([
   'CLUSTER_PASSIVE',
   'MEMBER_SHUTTING_DOWN',
   'PARTITION_UNAVAILABLE',
+  'WRONG_TARGET',
+  'PARTITION_MIGRATING',
+  'MEMBER_UNREACHABLE',
+  'TIMEOUT',
 ]);
 
 export class GridError extends Error {

@@ -1,35 +1,142 @@
-// Operations run where their partition's owner is. On a cluster of one that is always here;
-// the invoker still checks what every invocation must respect: a member that is shutting
-// down serves nothing, a PASSIVE cluster refuses writes, a partition needs an owner.
+// Operations run where their partition's owner is. An operation owned here runs at once (no
+// promise when it needs no backup ack); one owned elsewhere is sent to the owner and its
+// result decoded. Writes are replicated to the partition's backups: `backup-count` of them
+// acknowledge before the answer, `async-backup-count` more are sent without waiting.
+// Retryable failures (owner moved, partition migrating, owner unreachable) are retried with
+// backoff until the call timeout, against the newest partition table.
 
-import { GridError } from '../core/errors.js';
+import type { Clock } from '../core/clock.js';
+import { GridError, describeError, isGridError, type GridErrorCode } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
+import type { WireValue } from '../protocol/codec.js';
+import * as f from '../protocol/fields.js';
+import { Msg } from '../protocol/messages.js';
+import type { MemberConnection, MemberNet } from '../net/member-net.js';
 import type { ClusterView } from '../cluster/cluster-service.js';
-import type { PartitionTable } from '../partition/partition-table.js';
+import type { PartitionService } from '../partition/partition-service.js';
+import { PARTITION_COUNT } from '../partition/partitioning.js';
+
+/** What a replica must apply after a write on the owner. */
+export interface BackupSpec {
+  readonly type: string;
+  readonly args: readonly WireValue[];
+  /** Replicas 1..syncCount acknowledge before the write answers. */
+  readonly syncCount: number;
+  /** The next asyncCount replicas get it without an ack. */
+  readonly asyncCount: number;
+}
 
 export interface Operation<T> {
-  /** For messages: `map.put`, `queue.offer`, ... */
+  /** `service.type`, for messages: `map.put`, `queue.offer`, ... */
   readonly name: string;
-  /** Writes are refused while the cluster is PASSIVE. */
+  /** Writes are refused while the cluster is PASSIVE and wait while their partition moves. */
   readonly mutating: boolean;
-  run(): T;
+  /** Runs on the owner. */
+  run(): T | Promise<T>;
+  /** For sending to another member: the service, the type and the arguments that rebuild the operation there. */
+  readonly service?: string;
+  readonly type?: string;
+  readonly args?: readonly WireValue[];
+  /** After run() on the owner: what the backups apply (undefined: nothing changed). */
+  backup?(result: T): BackupSpec | undefined;
+  /** How long the operation may wait on the owner by design (a waiting poll), on top of the call timeout. */
+  readonly waitMs?: number;
+}
+
+/** The client of a waiting operation, as far as the owner can tell. */
+export interface Caller {
+  alive(): boolean;
+  onGone(fn: () => void): void;
+}
+
+/** A data service's side of remote invocation. */
+export interface OperationHandler {
+  /** Rebuild an operation that another member sent. */
+  operation(partitionId: number, type: string, args: readonly WireValue[], caller: Caller): Operation<unknown>;
+  encodeResult(type: string, result: unknown): WireValue;
+  decodeResult(type: string, value: WireValue): unknown;
+  applyBackup(partitionId: number, type: string, args: readonly WireValue[]): void;
 }
 
 export interface Invoker {
-  /** The operation's result: synchronous when it ran here, a promise when it ran elsewhere. Errors may be thrown. */
-  invoke<T>(partitionId: number, op: Operation<T>): MaybePromise<T>;
+  /** The operation's result: synchronous when it ran here with nothing to wait for, else a promise. Errors may be thrown. */
+  invoke<T>(partitionId: number, op: Operation<T>, caller?: Caller): MaybePromise<T>;
 }
 
-export class LocalInvoker implements Invoker {
-  private readonly cluster: ClusterView;
-  private readonly partitions: PartitionTable;
+export interface InvokerTuning {
+  readonly callTimeoutMs: number;
+  readonly backupTimeoutMs: number;
+}
 
-  constructor(deps: { cluster: ClusterView; partitions: PartitionTable }) {
+/** Errors after which the invocation is tried again (against the newest table). */
+const RETRY_CODES: ReadonlySet<GridErrorCode> = new Set<GridErrorCode>([
+  'WRONG_TARGET',
+  'PARTITION_MIGRATING',
+  'MEMBER_UNREACHABLE',
+  'PARTITION_UNAVAILABLE',
+]);
+
+const ALWAYS_THERE: Caller = { alive: () => true, onGone: () => undefined };
+const BACKOFF_MS = [1, 5, 10, 25, 50, 100, 200, 500];
+
+function sleep(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => clock.setTimeout(resolve, ms));
+}
+
+export class ClusterInvoker implements Invoker {
+  private readonly handlers = new Map<string, OperationHandler>();
+  private readonly cluster: ClusterView;
+  private readonly partitions: PartitionService;
+  private readonly net: MemberNet | undefined;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly tuning: InvokerTuning;
+  private nextInvocationId = 1;
+  /** Waiting operations run here for other members, by `callerUuid:invocationId`. */
+  private readonly remoteCallers = new Map<string, { gone: boolean; listeners: (() => void)[]; unsubscribe: () => void }>();
+  private backupFailuresLogged = 0;
+
+  constructor(deps: {
+    cluster: ClusterView;
+    partitions: PartitionService;
+    net: MemberNet | undefined;
+    clock: Clock;
+    logger: Logger;
+    tuning: InvokerTuning;
+  }) {
     this.cluster = deps.cluster;
     this.partitions = deps.partitions;
+    this.net = deps.net;
+    this.clock = deps.clock;
+    this.logger = deps.logger;
+    this.tuning = deps.tuning;
+    if (this.net) this.registerHandlers(this.net);
   }
 
-  invoke<T>(partitionId: number, op: Operation<T>): T {
+  register(service: string, handler: OperationHandler): void {
+    this.handlers.set(service, handler);
+  }
+
+  invoke<T>(partitionId: number, op: Operation<T>, caller?: Caller): MaybePromise<T> {
+    this.checkCaller(op);
+    const owner = this.partitions.table.ownerOf(partitionId);
+    if (owner !== undefined && owner === this.cluster.localMember().uuid && !(op.mutating && this.partitions.isBlocked(partitionId))) {
+      const result = this.runHere(partitionId, op);
+      // A waiting operation whose partition moves away while it waits is tried again at the new owner.
+      if (result instanceof Promise && op.waitMs !== undefined && op.waitMs > 0) {
+        return result.catch((e: unknown) => {
+          if (isGridError(e) && RETRY_CODES.has(e.code) && (caller === undefined || caller.alive())) return this.retrying(partitionId, op, caller);
+          throw e;
+        });
+      }
+      return result;
+    }
+    return this.retrying(partitionId, op, caller);
+  }
+
+  /** Refusals that depend on the member asking, not on the owner. */
+  private checkCaller(op: Operation<unknown>): void {
     const nodeState = this.cluster.nodeState();
     if (nodeState === 'SHUTTING_DOWN' || nodeState === 'SHUT_DOWN') {
       throw new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down');
@@ -37,13 +144,190 @@ export class LocalInvoker implements Invoker {
     if (op.mutating && this.cluster.state() === 'PASSIVE') {
       throw new GridError('CLUSTER_PASSIVE', `cluster is PASSIVE: ${op.name} refused`);
     }
-    const owner = this.partitions.ownerOf(partitionId);
-    if (owner === undefined) {
-      throw new GridError('PARTITION_UNAVAILABLE', `partition ${partitionId} has no owner`);
+  }
+
+  private async retrying<T>(partitionId: number, op: Operation<T>, caller: Caller | undefined): Promise<T> {
+    const deadline = this.clock.now() + this.tuning.callTimeoutMs + (op.waitMs ?? 0);
+    const local = this.cluster.localMember().uuid;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (attempt > 0) this.checkCaller(op);
+        const owner = this.partitions.table.ownerOf(partitionId);
+        if (owner === undefined) {
+          const why = this.partitions.table.version() === 0 ? 'the partition table has not arrived yet' : 'no member holds it';
+          throw new GridError('PARTITION_UNAVAILABLE', `partition ${partitionId} has no owner: ${why}`);
+        }
+        if (owner === local) {
+          if (op.mutating && this.partitions.isBlocked(partitionId)) {
+            throw new GridError('PARTITION_MIGRATING', `partition ${partitionId} is being handed over`);
+          }
+          return await this.runHere(partitionId, op);
+        }
+        return await this.runRemote(partitionId, op, owner, caller, deadline);
+      } catch (e) {
+        if (!isGridError(e) || !RETRY_CODES.has(e.code)) throw e;
+        if (caller !== undefined && !caller.alive()) throw e;
+        const left = deadline - this.clock.now();
+        if (left <= 0) {
+          throw new GridError('PARTITION_UNAVAILABLE', `${op.name} on partition ${partitionId} gave up after ${this.tuning.callTimeoutMs} ms: ${e.message}`);
+        }
+        await sleep(this.clock, Math.min(left, BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!));
+      }
     }
-    if (owner !== this.cluster.localMember().uuid) {
-      throw new GridError('PARTITION_UNAVAILABLE', `partition ${partitionId} is owned by unreachable member ${owner}`);
+  }
+
+  private async runRemote<T>(partitionId: number, op: Operation<T>, owner: string, caller: Caller | undefined, deadline: number): Promise<T> {
+    const member = this.cluster.memberByUuid(owner);
+    if (member === undefined || this.net === undefined || op.service === undefined || op.type === undefined) {
+      throw new GridError('MEMBER_UNREACHABLE', `partition ${partitionId} is owned by member ${owner}, which is not reachable`);
     }
-    return op.run();
+    const handler = this.handlers.get(op.service);
+    if (handler === undefined) throw new GridError('INTERNAL', `no handler for ${op.service}`);
+    let invocationId: number | null = null;
+    if (caller !== undefined && op.waitMs !== undefined && op.waitMs > 0) {
+      const id = this.nextInvocationId++;
+      invocationId = id;
+      const net = this.net;
+      caller.onGone(() => net.oneWay(member.address, Msg.PollCancel, [this.cluster.localMember().uuid, id]));
+    }
+    const timeout = Math.max(1_000, deadline - this.clock.now());
+    const answer = await this.net.request(member.address, Msg.Operation, [op.service, op.type, partitionId, op.args ?? [], invocationId], timeout);
+    return handler.decodeResult(op.type, answer) as T;
+  }
+
+  /** Run on this member (the owner) and replicate to the backups. */
+  private runHere<T>(partitionId: number, op: Operation<T>): MaybePromise<T> {
+    const result = op.run();
+    if (op.backup === undefined) return result;
+    if (result instanceof Promise) return result.then((v) => this.replicate(partitionId, op, v));
+    return this.replicate(partitionId, op, result);
+  }
+
+  private replicate<T>(partitionId: number, op: Operation<T>, result: T): MaybePromise<T> {
+    const replicas = this.partitions.table.replicas(partitionId);
+    if (replicas.length <= 1 || this.net === undefined || op.service === undefined) return result;
+    const spec = op.backup!(result);
+    if (spec === undefined) return result;
+    const last = Math.min(replicas.length - 1, spec.syncCount + spec.asyncCount);
+    if (last < 1) return result;
+    const payload: WireValue = [op.service, spec.type, partitionId, spec.args];
+    let acks: Promise<unknown>[] | undefined;
+    for (let i = 1; i <= last; i++) {
+      const member = this.cluster.memberByUuid(replicas[i]!);
+      if (member === undefined) continue;
+      if (i <= spec.syncCount) {
+        (acks ??= []).push(
+          this.net.request(member.address, Msg.Backup, payload, this.tuning.backupTimeoutMs).catch((e: unknown) => this.backupFailed(member.address, op, e)),
+        );
+      } else {
+        this.net.oneWay(member.address, Msg.Backup, payload);
+      }
+    }
+    if (acks === undefined) return result;
+    return (acks.length === 1 ? acks[0]! : Promise.all(acks)).then(() => result);
+  }
+
+  private backupFailed(address: string, op: Operation<unknown>, e: unknown): void {
+    // Hazelcast's rule: a write whose backup ack does not come answers anyway.
+    this.backupFailuresLogged++;
+    if (this.backupFailuresLogged <= 10 || this.backupFailuresLogged % 1000 === 0) {
+      this.logger.warn(`backup of ${op.name} on ${address} not acknowledged (${this.backupFailuresLogged} so far): ${describeError(e)}`);
+    }
+  }
+
+  // ------------------------------------------------------------------ the owner's side
+
+  private registerHandlers(net: MemberNet): void {
+    net.handle(Msg.Operation, (p, from) => this.onOperation(p, from));
+    const backup = (p: WireValue): null => {
+      const t = f.tuple(p, 'backup');
+      const service = f.str(t, 0, 'service');
+      const handler = this.handlers.get(service);
+      if (handler === undefined) throw new GridError('BAD_REQUEST', `unknown service ${service}`);
+      const pid = f.int(t, 2, 'partitionId');
+      if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
+      handler.applyBackup(pid, f.str(t, 1, 'type'), f.arr(t, 3, 'args'));
+      return null;
+    };
+    net.handle(Msg.Backup, backup);
+    net.handleOneWay(Msg.Backup, (p) => {
+      backup(p);
+    });
+    net.handleOneWay(Msg.PollCancel, (p) => {
+      const t = f.tuple(p, 'poll cancel');
+      const key = `${f.str(t, 0, 'uuid')}:${f.int(t, 1, 'invocationId')}`;
+      this.callerGone(key);
+    });
+  }
+
+  private releaseCaller(key: string): void {
+    const c = this.remoteCallers.get(key);
+    if (c === undefined) return;
+    this.remoteCallers.delete(key);
+    c.unsubscribe();
+  }
+
+  private callerGone(key: string): void {
+    const c = this.remoteCallers.get(key);
+    if (c === undefined || c.gone) return;
+    c.gone = true;
+    for (const fn of c.listeners.splice(0)) fn();
+  }
+
+  private onOperation(p: WireValue, from: MemberConnection): MaybePromise<WireValue> {
+    const t = f.tuple(p, 'operation');
+    const service = f.str(t, 0, 'service');
+    const type = f.str(t, 1, 'type');
+    const pid = f.int(t, 2, 'partitionId');
+    const args = f.arr(t, 3, 'args');
+    const invocationId = t[4] === null || t[4] === undefined ? undefined : f.int(t, 4, 'invocationId');
+    const handler = this.handlers.get(service);
+    if (handler === undefined) throw new GridError('BAD_REQUEST', `unknown service ${service}`);
+    if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
+    if (this.partitions.table.ownerOf(pid) !== this.cluster.localMember().uuid) {
+      throw new GridError('WRONG_TARGET', `partition ${pid} is not owned by ${this.cluster.localMember().address}`);
+    }
+    let caller = ALWAYS_THERE;
+    let key: string | undefined;
+    if (invocationId !== undefined && from.peer !== undefined) {
+      const k = `${from.peer.uuid}:${invocationId}`;
+      key = k;
+      const entry = { gone: false, listeners: [] as (() => void)[], unsubscribe: (): void => undefined };
+      this.remoteCallers.set(k, entry);
+      entry.unsubscribe = from.onClose(() => this.callerGone(k));
+      caller = {
+        alive: () => !entry.gone,
+        onGone: (fn) => {
+          if (entry.gone) fn();
+          else entry.listeners.push(fn);
+        },
+      };
+    }
+    let op: Operation<unknown>;
+    try {
+      op = handler.operation(pid, type, args, caller);
+      if (op.mutating) {
+        if (this.cluster.state() === 'PASSIVE') throw new GridError('CLUSTER_PASSIVE', `cluster is PASSIVE: ${op.name} refused`);
+        if (this.partitions.isBlocked(pid)) throw new GridError('PARTITION_MIGRATING', `partition ${pid} is being handed over`);
+      }
+    } catch (e) {
+      if (key !== undefined) this.releaseCaller(key);
+      throw e;
+    }
+    const result = this.runHere(pid, op);
+    if (result instanceof Promise) {
+      return result.then(
+        (v) => {
+          if (key !== undefined) this.releaseCaller(key);
+          return handler.encodeResult(type, v);
+        },
+        (e: unknown) => {
+          if (key !== undefined) this.releaseCaller(key);
+          throw e;
+        },
+      );
+    }
+    if (key !== undefined) this.releaseCaller(key);
+    return handler.encodeResult(type, result);
   }
 }

@@ -6,8 +6,12 @@ import type { MaybePromise } from '../core/maybe-promise.js';
 import type { Logger } from '../core/logger.js';
 import type { GridConfig, MapConfig } from '../config/types.js';
 import { findMapConfig } from '../config/index.js';
-import type { Invoker } from '../invocation/invoker.js';
+import { GridError } from '../core/errors.js';
+import type { BackupSpec, Caller, Invoker, Operation, OperationHandler } from '../invocation/invoker.js';
 import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
+import type { ReplicaData } from '../partition/partition-service.js';
+import { Latin1, type WireValue } from '../protocol/codec.js';
+import * as f from '../protocol/fields.js';
 import { RecordStore, type StoredValue } from './record-store.js';
 
 export interface MapFacade {
@@ -21,9 +25,12 @@ export interface MapFacade {
 class MapContainer {
   readonly stores: (RecordStore | undefined)[] = new Array<RecordStore | undefined>(PARTITION_COUNT);
   readonly expiring: boolean;
+  /** Replicas that hold this map's data: owner + sync + async backups. */
+  readonly replicas: number;
 
   constructor(readonly config: MapConfig) {
     this.expiring = config.timeToLiveSeconds > 0 || config.maxIdleSeconds > 0;
+    this.replicas = 1 + config.backupCount + config.asyncBackupCount;
   }
 
   store(partitionId: number): RecordStore {
@@ -64,58 +71,204 @@ export class MapService implements MapFacade {
 
   get(mapName: string, key: string): MaybePromise<StoredValue | undefined> {
     const pid = partitionIdOf(key);
-    return this.invoker.invoke(pid, {
-      name: 'map.get',
-      mutating: false,
-      run: () => this.containers.get(mapName)?.stores[pid]?.get(key, this.clock.now()),
-    });
+    return this.invoker.invoke(pid, this.getOp(pid, mapName, key));
   }
 
   put(mapName: string, key: string, value: string, contentType: string | undefined): MaybePromise<void> {
     const pid = partitionIdOf(key);
     const ct = contentType === undefined ? undefined : this.intern(contentType);
-    return this.invoker.invoke(pid, {
-      name: 'map.put',
-      mutating: true,
-      run: () => this.container(mapName).store(pid).put(key, value, ct, this.clock.now()),
-    });
+    return this.invoker.invoke(pid, this.putOp(pid, mapName, key, value, ct));
   }
 
   remove(mapName: string, key: string): MaybePromise<boolean> {
     const pid = partitionIdOf(key);
-    return this.invoker.invoke(pid, {
-      name: 'map.remove',
-      mutating: true,
-      run: () => this.containers.get(mapName)?.stores[pid]?.remove(key, this.clock.now()) ?? false,
-    });
+    return this.invoker.invoke(pid, this.removeOp(pid, mapName, key));
   }
 
   async clear(mapName: string): Promise<void> {
     const all: MaybePromise<void>[] = [];
-    for (let pid = 0; pid < PARTITION_COUNT; pid++) {
-      all.push(
-        this.invoker.invoke(pid, {
-          name: 'map.clear',
-          mutating: true,
-          run: () => this.containers.get(mapName)?.stores[pid]?.clear(),
-        }),
-      );
-    }
+    for (let pid = 0; pid < PARTITION_COUNT; pid++) all.push(this.invoker.invoke(pid, this.clearOp(pid, mapName)));
     await Promise.all(all);
   }
 
   async size(mapName: string): Promise<number> {
-    const c = this.containers.get(mapName);
-    if (c === undefined) return 0;
-    const now = this.clock.now();
+    const all: MaybePromise<number>[] = [];
+    for (let pid = 0; pid < PARTITION_COUNT; pid++) all.push(this.invoker.invoke(pid, this.sizeOp(pid, mapName)));
     let n = 0;
-    for (const s of c.stores) {
-      if (s === undefined) continue;
-      if (c.expiring) s.sweep(now);
-      n += s.size;
-    }
-    return Promise.resolve(n);
+    for (const v of await Promise.all(all)) n += v;
+    return n;
   }
+
+  // ------------------------------------------------------------------ operations
+
+  private backupOf(mapName: string, type: string, args: readonly WireValue[]): BackupSpec {
+    const config = this.containers.get(mapName)?.config ?? findMapConfig(this.config, mapName);
+    return { type, args, syncCount: config.backupCount, asyncCount: config.asyncBackupCount };
+  }
+
+  private getOp(pid: number, mapName: string, key: string): Operation<StoredValue | undefined> {
+    return {
+      name: 'map.get',
+      service: 'map',
+      type: 'get',
+      mutating: false,
+      args: [mapName, key],
+      run: () => this.containers.get(mapName)?.stores[pid]?.get(key, this.clock.now()),
+    };
+  }
+
+  private putOp(pid: number, mapName: string, key: string, value: string, ct: string | undefined): Operation<void> {
+    let args: WireValue[] | undefined;
+    const wire = (): WireValue[] => (args ??= [mapName, key, new Latin1(value), ct ?? null]);
+    return {
+      name: 'map.put',
+      service: 'map',
+      type: 'put',
+      mutating: true,
+      get args() {
+        return wire();
+      },
+      run: () => this.container(mapName).store(pid).put(key, value, ct, this.clock.now()),
+      backup: () => this.backupOf(mapName, 'put', wire()),
+    };
+  }
+
+  private removeOp(pid: number, mapName: string, key: string): Operation<boolean> {
+    const args = [mapName, key];
+    return {
+      name: 'map.remove',
+      service: 'map',
+      type: 'remove',
+      mutating: true,
+      args,
+      run: () => this.containers.get(mapName)?.stores[pid]?.remove(key, this.clock.now()) ?? false,
+      backup: (removed) => (removed ? this.backupOf(mapName, 'remove', args) : undefined),
+    };
+  }
+
+  private clearOp(pid: number, mapName: string): Operation<void> {
+    const args = [mapName];
+    return {
+      name: 'map.clear',
+      service: 'map',
+      type: 'clear',
+      mutating: true,
+      args,
+      run: () => this.containers.get(mapName)?.stores[pid]?.clear(),
+      backup: () => (this.containers.get(mapName)?.stores[pid] === undefined ? undefined : this.backupOf(mapName, 'clear', args)),
+    };
+  }
+
+  private sizeOp(pid: number, mapName: string): Operation<number> {
+    return {
+      name: 'map.size',
+      service: 'map',
+      type: 'size',
+      mutating: false,
+      args: [mapName],
+      run: () => {
+        const c = this.containers.get(mapName);
+        const s = c?.stores[pid];
+        if (c === undefined || s === undefined) return 0;
+        if (c.expiring) s.sweep(this.clock.now());
+        return s.size;
+      },
+    };
+  }
+
+  /** The owner's side of remote calls, and the backups' side of writes. */
+  readonly handler: OperationHandler = {
+    operation: (pid: number, type: string, args: readonly WireValue[], _caller: Caller): Operation<unknown> => {
+      const mapName = f.str(args, 0, 'map name');
+      switch (type) {
+        case 'get':
+          return this.getOp(pid, mapName, f.str(args, 1, 'key'));
+        case 'put': {
+          const ct = f.optStr(args, 3, 'content type');
+          return this.putOp(pid, mapName, f.str(args, 1, 'key'), f.latin1(args, 2, 'value'), ct === undefined ? undefined : this.intern(ct));
+        }
+        case 'remove':
+          return this.removeOp(pid, mapName, f.str(args, 1, 'key'));
+        case 'clear':
+          return this.clearOp(pid, mapName);
+        case 'size':
+          return this.sizeOp(pid, mapName);
+      }
+      throw new GridError('BAD_REQUEST', `unknown map operation ${type}`);
+    },
+    encodeResult: (type: string, result: unknown): WireValue => {
+      if (type === 'get') {
+        const v = result as StoredValue | undefined;
+        return v === undefined ? null : [new Latin1(v.value), v.contentType ?? null];
+      }
+      if (type === 'remove') return result as boolean;
+      if (type === 'size') return result as number;
+      return null;
+    },
+    decodeResult: (type: string, w: WireValue): unknown => {
+      if (type === 'get') {
+        if (w === null) return undefined;
+        const t = f.tuple(w, 'map value');
+        return { value: f.latin1(t, 0, 'value'), contentType: f.optStr(t, 1, 'content type') } satisfies StoredValue;
+      }
+      if (type === 'remove') return w === true;
+      if (type === 'size') return typeof w === 'number' ? w : 0;
+      return undefined;
+    },
+    applyBackup: (pid: number, type: string, args: readonly WireValue[]): void => {
+      const mapName = f.str(args, 0, 'map name');
+      const now = this.clock.now();
+      switch (type) {
+        case 'put': {
+          const ct = f.optStr(args, 3, 'content type');
+          this.container(mapName).store(pid).put(f.str(args, 1, 'key'), f.latin1(args, 2, 'value'), ct === undefined ? undefined : this.intern(ct), now);
+          return;
+        }
+        case 'remove':
+          this.containers.get(mapName)?.stores[pid]?.remove(f.str(args, 1, 'key'), now);
+          return;
+        case 'clear':
+          this.containers.get(mapName)?.stores[pid]?.clear();
+          return;
+      }
+      throw new GridError('BAD_REQUEST', `unknown map backup ${type}`);
+    },
+  };
+
+  /** How the partition layer moves this service's data. */
+  readonly replicaData: ReplicaData = {
+    name: 'map',
+    snapshot: (pid: number, replicaIndex: number): WireValue | undefined => {
+      const now = this.clock.now();
+      const out: WireValue[] = [];
+      for (const [name, c] of this.containers) {
+        const store = c.stores[pid];
+        if (store === undefined || store.size === 0 || replicaIndex >= c.replicas) continue;
+        const flat: unknown[] = [];
+        store.exportTo(flat, now, (v) => new Latin1(v));
+        out.push(name, flat as WireValue[]);
+      }
+      return out.length === 0 ? undefined : out;
+    },
+    install: (pid: number, data: WireValue | undefined): void => {
+      for (const c of this.containers.values()) c.stores[pid] = undefined;
+      if (data === undefined) return;
+      const t = f.tuple(data, 'map data');
+      for (let i = 0; i + 1 < t.length; i += 2) {
+        const name = f.str(t, i, 'map name');
+        const flat = f.arr(t, i + 1, 'entries');
+        const store = this.container(name).store(pid);
+        for (let j = 0; j + 4 < flat.length; j += 5) {
+          const ct = f.optStr(flat, j + 2, 'content type');
+          store.restore(f.str(flat, j, 'key'), f.latin1(flat, j + 1, 'value'), ct === undefined ? undefined : this.intern(ct), f.num(flat, j + 3, 'expiresAt'), f.num(flat, j + 4, 'lastAccessAt'));
+        }
+      }
+    },
+    drop: (pid: number): void => {
+      for (const c of this.containers.values()) c.stores[pid] = undefined;
+    },
+    ownershipLost: (): void => undefined,
+  };
 
   /** Start reclaiming expired entries in the background. */
   startExpirySweeper(intervalMs: number): void {

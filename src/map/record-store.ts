@@ -101,6 +101,28 @@ export class RecordStore {
     return removed;
   }
 
+  /**
+   * Append every live entry to `out` as five flat values (key, value, content type or null,
+   * expiresAt, lastAccessAt): the form partition data travels in.
+   */
+  exportTo(out: unknown[], nowMs: number, wrapValue: (value: string) => unknown): void {
+    for (const [key, rec] of this.entries) {
+      if (this.expiring) {
+        const r = rec as ExpiringRecord;
+        if (this.isExpired(r, nowMs)) continue;
+        out.push(key, wrapValue(r.value), r.contentType ?? null, r.expiresAt, r.lastAccessAt);
+      } else {
+        out.push(key, wrapValue(rec.value), rec.contentType ?? null, 0, 0);
+      }
+    }
+  }
+
+  /** Put an entry back exactly as exported (expiry times kept). */
+  restore(key: string, value: string, contentType: string | undefined, expiresAt: number, lastAccessAt: number): void {
+    if (!this.expiring) this.entries.set(key, new PlainRecord(value, contentType));
+    else this.entries.set(key, new ExpiringRecord(value, contentType, expiresAt, lastAccessAt));
+  }
+
   /** Every live entry, for migration and replication (later) and tests. */
   *liveEntries(nowMs: number): IterableIterator<[string, StoredValue]> {
     for (const [key, rec] of this.entries) {

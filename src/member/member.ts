@@ -13,11 +13,27 @@ import { generateInstanceName } from '../core/names.js';
 import { listenPlan, type EndpointGroupName, type GridConfig, type ListenPlan } from '../config/index.js';
 import { ClusterService } from '../cluster/cluster-service.js';
 import type { MemberInfo } from '../cluster/types.js';
-import { PartitionTable } from '../partition/partition-table.js';
-import { LocalInvoker } from '../invocation/invoker.js';
+import { PartitionService } from '../partition/partition-service.js';
+import { replicaCountFor } from '../partition/assignment.js';
+import { PARTITION_COUNT } from '../partition/partitioning.js';
+import { ClusterInvoker } from '../invocation/invoker.js';
+import { MemberNet } from '../net/member-net.js';
+// TEMP shim until config lands
+const expandMemberList = (entries: readonly string[], port: number, n: number): { host: string; port: number }[] => {
+  const out: { host: string; port: number }[] = [];
+  for (const e of entries) {
+    const m = /^([^:]+)(?::(\d+)(?:-(\d+))?)?$/.exec(e.trim());
+    if (!m) continue;
+    const a = m[2] === undefined ? port : Number(m[2]);
+    const b = m[2] === undefined ? port + n - 1 : m[3] === undefined ? a : Number(m[3]);
+    for (let p = a; p <= b; p++) out.push({ host: m[1]!, port: p });
+  }
+  return out;
+};
+import { describeError } from '../core/errors.js';
 import { MapService } from '../map/map-service.js';
 import { QueueService } from '../queue/queue-service.js';
-import { createCredentialChecker } from '../security/credentials.js';
+import { createCredentialChecker, createMemberAuth } from '../security/credentials.js';
 import { Listener } from '../net/listener.js';
 import { RestServer } from '../rest/rest-server.js';
 import type { RestDeps } from '../rest/context.js';
@@ -38,6 +54,10 @@ export interface MemberOptions {
 /** How long a graceful stop waits for answers in flight before closing their connections. */
 const STOP_GRACE_MS = 5_000;
 const REST_HINT_INTERVAL_MS = 60_000;
+/** Hazelcast's hazelcast.max.join.seconds default: give up joining after this long. */
+const MAX_JOIN_MS = 300_000;
+/** How long start waits for the first partition table after joining. */
+const PARTITION_TABLE_WAIT_MS = 30_000;
 
 export class Member {
   readonly uuid = randomUUID();
@@ -49,7 +69,8 @@ export class Member {
   readonly cluster: ClusterService;
   readonly maps: MapService;
   readonly queues: QueueService;
-  private readonly partitions = new PartitionTable();
+  readonly partitions: PartitionService;
+  readonly net: MemberNet;
   private readonly clock: Clock;
   private memberListener: Listener | undefined;
   private restListener: Listener | undefined;
@@ -72,16 +93,68 @@ export class Member {
     });
     this.logger = this.logControl.logger;
     for (const w of opts.configWarnings ?? []) this.logger.warn(`config: ${w}`);
+    const t = {
+      ...opts.config.tuning,
+      connectionMonitorMaxFaults: 3,
+      connectionMonitorIntervalMillis: 100,
+      operationCallTimeoutMillis: 60000,
+      operationBackupTimeoutMillis: 5000,
+      maxParallelMigrations: 10,
+      tcpJoinPortTryCount: 3,
+      ...(opts.config.tuning as object),
+    };
+    this.net = new MemberNet({
+      logger: this.logger,
+      clock: this.clock,
+      auth: createMemberAuth(opts.config),
+      local: () => ({ uuid: this.uuid, address: this.address }),
+      connectTimeoutMs: opts.config.network.join.tcpIp.connectionTimeoutSeconds * 1000,
+      version: GRID_VERSION,
+    });
     // Placeholder identity until the port is bound; replaced in start().
     this.cluster = new ClusterService({
       clusterName: opts.config.clusterName,
       local: this.memberInfo('127.0.0.1', 0),
       tcpIpMembers: opts.config.network.join.tcpIp.members,
+      joinAddresses: () => this.joinAddresses(),
+      net: this.net,
+      clock: this.clock,
+      logger: this.logger,
+      tuning: {
+        heartbeatIntervalMs: t.heartbeatIntervalSeconds * 1000,
+        maxNoHeartbeatMs: t.maxNoHeartbeatSeconds * 1000,
+        connectionMonitorMaxFaults: t.connectionMonitorMaxFaults,
+        connectionMonitorIntervalMs: t.connectionMonitorIntervalMillis,
+        maxJoinMs: MAX_JOIN_MS,
+        callTimeoutMs: Math.min(t.operationCallTimeoutMillis, 10_000),
+      },
     });
-    const invoker = new LocalInvoker({ cluster: this.cluster, partitions: this.partitions });
+    this.partitions = new PartitionService({
+      cluster: this.cluster,
+      net: this.net,
+      clock: this.clock,
+      logger: this.logger,
+      tuning: {
+        replicaCount: replicaCountFor(opts.config),
+        maxParallelMigrations: t.maxParallelMigrations,
+        callTimeoutMs: Math.max(t.operationCallTimeoutMillis, 60_000),
+      },
+    });
+    const invoker = new ClusterInvoker({
+      cluster: this.cluster,
+      partitions: this.partitions,
+      net: this.net,
+      clock: this.clock,
+      logger: this.logger,
+      tuning: { callTimeoutMs: t.operationCallTimeoutMillis, backupTimeoutMs: t.operationBackupTimeoutMillis },
+    });
     const serviceDeps = { config: this.config, invoker, clock: this.clock, logger: this.logger };
     this.maps = new MapService(serviceDeps);
     this.queues = new QueueService(serviceDeps);
+    invoker.register('map', this.maps.handler);
+    invoker.register('queue', this.queues.handler);
+    this.partitions.register(this.maps.replicaData);
+    this.partitions.register(this.queues.replicaData);
   }
 
   static async start(opts: MemberOptions): Promise<Member> {
@@ -142,7 +215,13 @@ export class Member {
       maps: this.maps,
       queues: this.queues,
       credentials,
-      health: { clusterSafe: () => true, migrationQueueSize: () => 0 },
+      health: { clusterSafe: () => this.partitions.clusterSafe(), migrationQueueSize: () => this.partitions.migrationQueueSize() },
+      partitions: {
+        partitionCount: PARTITION_COUNT,
+        replicaCount: this.partitions.replicaCount,
+        version: () => this.partitions.table.version(),
+        replicas: (pid: number) => this.partitions.table.replicas(pid),
+      },
       connections: () => this.connectionCounts(),
       enabledGroups: groups,
     };
@@ -165,7 +244,7 @@ export class Member {
       host,
       logger: this.logger,
       http: separateRest ? undefined : httpSink,
-      member: undefined,
+      member: this.net,
       onRefusedHttp: separateRest ? () => this.logger.debug('HTTP on the member port refused: REST has its own port') : refuseHttp,
     });
     const port = await this.memberListener.listen(plan.memberPort);
@@ -176,16 +255,19 @@ export class Member {
     const advertised = this.advertisedHost();
     this.cluster.setLocal(this.memberInfo(advertised.host, advertised.port ?? port));
 
-    // 2. join: a member on its own forms a cluster of one.
-    this.cluster.markJoined();
-    // 3. partitions
-    if (!cfg.liteMember) this.partitions.assignAllTo(this.uuid);
+    // 2. join (or form) the cluster
+    await this.cluster.join();
+    // 3. partitions: the master's table (a cluster of data members always has one)
+    if (this.cluster.members().some((m) => !m.liteMember)) {
+      const got = await this.partitions.waitForTable(PARTITION_TABLE_WAIT_MS);
+      if (!got) this.logger.warn('no partition table from the master yet: data requests answer 503 until it arrives');
+    }
     // 4. data services
     this.maps.startExpirySweeper(cfg.tuning.expirySweepIntervalMillis);
     // 5. REST
     restReady = true;
     this.cluster.on((e) => {
-      if (e.type === 'shutdownRequested') void this.stop();
+      if (e.type === 'shutdownRequested' || e.type === 'removedFromCluster') void this.stop();
       if (e.type === 'stateChanged') this.logger.info({ from: e.from, to: e.to }, 'cluster state changed');
     });
 
@@ -215,16 +297,25 @@ export class Member {
   private async stopPhases(): Promise<void> {
     this.logger.info('member shutting down');
     this.cluster.markShuttingDown();
-    // REST first: no new connections, idle ones closed, waiting polls answered.
+    // REST first: no new connections, idle ones closed.
     const listeners = [this.restListener, this.memberListener].filter((l): l is Listener => l !== undefined);
-    const closing = listeners.map((l) => l.close(false));
+    const closingRest = this.restListener?.close(false);
     this.rest?.close();
+    // Then hand the partitions over while the member protocol still runs.
+    try {
+      await this.cluster.leave();
+    } catch (e) {
+      this.logger.warn(`leaving the cluster failed: ${describeError(e)}`);
+    }
     this.queues.stop();
     this.maps.stop();
+    this.partitions.stop();
+    const closing = listeners.map((l) => l.close(false));
     const grace = new Promise<void>((resolve) => this.clock.setTimeout(resolve, STOP_GRACE_MS));
-    await Promise.race([Promise.all(closing), grace]);
+    await Promise.race([Promise.all([...closing, closingRest]), grace]);
     // Sockets last.
     this.rest?.closeAll();
+    this.net.stop();
     await Promise.all(listeners.map((l) => l.close(true)));
     this.cluster.markShutDown();
     this.logger.info('member stopped');
@@ -238,8 +329,8 @@ export class Member {
     for (const l of [this.memberListener, this.restListener]) {
       if (!l) continue;
       client += l.counts.http;
-      member += l.counts.member;
     }
+    member = this.net.connectionCount();
     return { client, member };
   }
 
@@ -252,6 +343,17 @@ export class Member {
         'set network.rest-api enabled="true" (or an advanced-network rest-server-socket-endpoint-config) and enable endpoint groups ' +
         '(e.g. <endpoint-group name="DATA" enabled="true"/>), or HZ_NETWORK_RESTAPI_ENABLED=true',
     );
+  }
+
+  /** `host:port` addresses of the tcp-ip member list, for joining. */
+  private joinAddresses(): string[] {
+    const tcp = this.config.network.join.tcpIp;
+    if (!tcp.enabled) return [];
+    const port = this.plan.memberPort.port;
+    return expandMemberList(tcp.members, port, 3).map((a) => {
+      const host = a.host === 'localhost' ? '127.0.0.1' : a.host;
+      return host.includes(':') ? `[${host}]:${a.port}` : `${host}:${a.port}`;
+    });
   }
 
   /** The host (and port) this member is known by. */

@@ -67,6 +67,28 @@ export class QueueContainer {
     return true;
   }
 
+  /** Put an item back at the head (it was taken for a poller that has gone), or hand it to the oldest live waiter. */
+  offerFirst(item: QueueItem): void {
+    while (this.waiterHead < this.waiters.length) {
+      const slot = this.waiters[this.waiterHead++]!;
+      if (!slot.active) continue;
+      slot.active = false;
+      this.activeWaiters--;
+      if (slot.waiter.deliver(item)) {
+        this.compactWaiters();
+        return;
+      }
+    }
+    this.compactWaiters();
+    if (this.head > 0) this.items[--this.head] = item;
+    else this.items.unshift(item);
+  }
+
+  /** Append without the max-size check or waiters: a backup copying what its owner did. */
+  append(item: QueueItem): void {
+    this.items.push(item);
+  }
+
   poll(): QueueItem | undefined {
     if (this.head >= this.items.length) return undefined;
     const item = this.items[this.head]!;

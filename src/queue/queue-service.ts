@@ -1,6 +1,9 @@
 // Distributed queues. A queue lives in the partition of its name; offers, polls and waiting
-// polls run there. The REST layer passes a `PollClient` so a poll whose client has gone
-// consumes nothing, without the queue knowing about HTTP.
+// polls run at that partition's owner and are replicated to its backups in order. The REST
+// layer passes a `PollClient` so a poll whose client has gone consumes nothing, without the
+// queue knowing about HTTP; an item handed to a poller that vanished on the way is put back
+// at the head. Waiting polls move with their queue: when the owner changes they are tried
+// again at the new owner for the time they have left.
 
 import type { Clock, TimerHandle } from '../core/clock.js';
 import { GridError } from '../core/errors.js';
@@ -8,8 +11,11 @@ import { andThen, type MaybePromise } from '../core/maybe-promise.js';
 import type { Logger } from '../core/logger.js';
 import { findQueueConfig } from '../config/index.js';
 import type { GridConfig, QueueConfig } from '../config/types.js';
-import type { Invoker } from '../invocation/invoker.js';
+import type { BackupSpec, Caller, Invoker, Operation, OperationHandler } from '../invocation/invoker.js';
 import { partitionIdOf } from '../partition/partitioning.js';
+import type { ReplicaData } from '../partition/partition-service.js';
+import { Latin1, type WireValue } from '../protocol/codec.js';
+import * as f from '../protocol/fields.js';
 import { QueueContainer, type QueueItem } from './queue-container.js';
 
 export type { QueueItem } from './queue-container.js';
@@ -35,7 +41,14 @@ export interface QueueFacade {
 interface Entry {
   readonly config: QueueConfig;
   readonly queue: QueueContainer;
+  readonly partitionId: number;
   destroyTimer: TimerHandle | undefined;
+  /** Waiting polls of this queue on this member, answered with an error when the queue moves. */
+  readonly waiting: Set<(e: GridError) => void>;
+}
+
+function encodeItem(item: QueueItem): WireValue[] {
+  return [new Latin1(item.value), item.contentType ?? null];
 }
 
 export class QueueService implements QueueFacade {
@@ -44,7 +57,6 @@ export class QueueService implements QueueFacade {
   private readonly invoker: Invoker;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly pendingPolls = new Set<(e: GridError) => void>();
   private stopped = false;
 
   constructor(deps: { config: GridConfig; invoker: Invoker; clock: Clock; logger: Logger }) {
@@ -55,45 +67,28 @@ export class QueueService implements QueueFacade {
   }
 
   offer(queueName: string, item: QueueItem): MaybePromise<boolean> {
-    return this.invoker.invoke(partitionIdOf(queueName), {
-      name: 'queue.offer',
-      mutating: true,
-      run: () => {
-        const e = this.entry(queueName);
-        const accepted = e.queue.offer(item);
-        this.scheduleDestroyIfEmpty(queueName, e);
-        return accepted;
-      },
-    });
+    const pid = partitionIdOf(queueName);
+    return this.invoker.invoke(pid, this.offerOp(pid, queueName, item));
   }
 
   poll(queueName: string, timeoutMs: number, client: PollClient): MaybePromise<QueueItem | undefined> {
-    const found = this.invoker.invoke(partitionIdOf(queueName), {
-      name: 'queue.poll',
-      mutating: true,
-      run: () => {
-        // A poll whose client has already gone (e.g. pipelined behind a long poll on a
-        // connection that closed since) takes nothing.
-        if (!client.alive()) return undefined;
-        const e = this.queues.get(queueName);
-        const item = e?.queue.poll();
-        if (e !== undefined) this.scheduleDestroyIfEmpty(queueName, e);
-        return item;
-      },
+    const pid = partitionIdOf(queueName);
+    const deadline = this.clock.now() + Math.max(0, timeoutMs);
+    const found = this.invoker.invoke(pid, this.pollOp(pid, queueName, deadline, timeoutMs, client), client);
+    // An item that reached us for a client that has gone since goes back to the head of the queue.
+    return andThen(found, (item) => {
+      if (item !== undefined && !client.alive()) {
+        const back = this.invoker.invoke(pid, this.pushFrontOp(pid, queueName, item));
+        if (back instanceof Promise) back.catch((e: unknown) => this.logger.warn({ queue: queueName, err: e }, 'could not put back an item whose poller had gone'));
+        return undefined;
+      }
+      return item;
     });
-    // Answered now when an item was there or the poll may not wait; otherwise it waits.
-    return andThen(found, (item): MaybePromise<QueueItem | undefined> => {
-      if (item !== undefined || timeoutMs <= 0 || !client.alive()) return item;
-      return this.waitForItem(queueName, timeoutMs, client);
-    }) as MaybePromise<QueueItem | undefined>;
   }
 
   size(queueName: string): MaybePromise<number> {
-    return this.invoker.invoke(partitionIdOf(queueName), {
-      name: 'queue.size',
-      mutating: false,
-      run: () => this.queues.get(queueName)?.queue.size ?? 0,
-    });
+    const pid = partitionIdOf(queueName);
+    return this.invoker.invoke(pid, this.sizeOp(queueName));
   }
 
   maxSizeOf(queueName: string): number {
@@ -104,23 +99,119 @@ export class QueueService implements QueueFacade {
   stop(): void {
     this.stopped = true;
     const err = new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down');
-    for (const reject of [...this.pendingPolls]) reject(err);
-    this.pendingPolls.clear();
     for (const e of this.queues.values()) {
       e.destroyTimer?.cancel();
+      this.failWaiters(e, err);
       e.queue.drainWaiters();
     }
   }
 
-  private waitForItem(queueName: string, timeoutMs: number, client: PollClient): Promise<QueueItem | undefined> {
+  // ------------------------------------------------------------------ operations
+
+  private backupOf(queueName: string, type: string, args: readonly WireValue[]): BackupSpec {
+    const config = this.queues.get(queueName)?.config ?? findQueueConfig(this.config, queueName);
+    return { type, args, syncCount: config.backupCount, asyncCount: config.asyncBackupCount };
+  }
+
+  private offerOp(pid: number, queueName: string, item: QueueItem): Operation<boolean> {
+    let stored = false;
+    let args: WireValue[] | undefined;
+    const wire = (): WireValue[] => (args ??= [queueName, ...encodeItem(item)]);
+    return {
+      name: 'queue.offer',
+      service: 'queue',
+      type: 'offer',
+      mutating: true,
+      get args() {
+        return wire();
+      },
+      run: () => {
+        const e = this.entry(queueName, pid);
+        const before = e.queue.size;
+        const accepted = e.queue.offer(item);
+        // Handed straight to a waiting poll, the item never sits in the queue: no backup needed.
+        stored = e.queue.size > before;
+        this.scheduleDestroyIfEmpty(queueName, e);
+        return accepted;
+      },
+      backup: () => (stored ? this.backupOf(queueName, 'offer', wire()) : undefined),
+    };
+  }
+
+  private pushFrontOp(pid: number, queueName: string, item: QueueItem): Operation<void> {
+    const args = [queueName, ...encodeItem(item)];
+    let stored = false;
+    return {
+      name: 'queue.pushFront',
+      service: 'queue',
+      type: 'pushFront',
+      mutating: true,
+      args,
+      run: () => {
+        const e = this.entry(queueName, pid);
+        const before = e.queue.size;
+        e.queue.offerFirst(item);
+        stored = e.queue.size > before;
+        this.scheduleDestroyIfEmpty(queueName, e);
+      },
+      backup: () => (stored ? this.backupOf(queueName, 'pushFront', args) : undefined),
+    };
+  }
+
+  private pollOp(pid: number, queueName: string, deadline: number, timeoutMs: number, client: Caller): Operation<QueueItem | undefined> {
+    let fromStore = false;
+    const args = [queueName, deadline];
+    return {
+      name: 'queue.poll',
+      service: 'queue',
+      type: 'poll',
+      mutating: true,
+      args,
+      waitMs: timeoutMs,
+      run: (): MaybePromise<QueueItem | undefined> => {
+        fromStore = false;
+        // A poll whose client has already gone (e.g. pipelined behind a long poll on a
+        // connection that closed since) takes nothing.
+        if (!client.alive()) return undefined;
+        const e = this.queues.get(queueName);
+        const item = e?.queue.poll();
+        if (item !== undefined) {
+          fromStore = true;
+          this.scheduleDestroyIfEmpty(queueName, e!);
+          return item;
+        }
+        if (e !== undefined) this.scheduleDestroyIfEmpty(queueName, e);
+        const left = deadline - this.clock.now();
+        if (left <= 0) return undefined;
+        return this.waitForItem(queueName, pid, left, client, () => {
+          fromStore = true;
+        });
+      },
+      backup: (item) => (item !== undefined && fromStore ? this.backupOf(queueName, 'poll', [queueName]) : undefined),
+    };
+  }
+
+  private sizeOp(queueName: string): Operation<number> {
+    return {
+      name: 'queue.size',
+      service: 'queue',
+      type: 'size',
+      mutating: false,
+      args: [queueName],
+      run: () => this.queues.get(queueName)?.queue.size ?? 0,
+    };
+  }
+
+  private waitForItem(queueName: string, pid: number, timeoutMs: number, client: Caller, tookStored: () => void): Promise<QueueItem | undefined> {
     if (this.stopped) return Promise.reject(new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down'));
     return new Promise<QueueItem | undefined>((resolve, reject) => {
-      const e = this.entry(queueName);
+      const e = this.entry(queueName, pid);
       // An offer may have run between the empty poll above and now (another request in the
       // same tick): take that item instead of waiting behind it. Checked and registered
       // synchronously, so nothing can slip in between.
       const ready = e.queue.poll();
       if (ready !== undefined) {
+        tookStored();
         this.scheduleDestroyIfEmpty(queueName, e);
         resolve(ready);
         return;
@@ -133,7 +224,7 @@ export class QueueService implements QueueFacade {
         done = true;
         timer.cancel();
         handle.cancel();
-        this.pendingPolls.delete(fail);
+        e.waiting.delete(fail);
         this.scheduleDestroyIfEmpty(queueName, e);
         return true;
       };
@@ -151,18 +242,124 @@ export class QueueService implements QueueFacade {
       const timer = this.clock.setTimeout(() => {
         if (finish()) resolve(undefined);
       }, timeoutMs);
-      this.pendingPolls.add(fail);
+      e.waiting.add(fail);
       client.onGone(() => {
         if (finish()) resolve(undefined);
       });
     });
   }
 
-  private entry(queueName: string): Entry {
+  private failWaiters(e: Entry, err: GridError): void {
+    for (const fail of [...e.waiting]) fail(err);
+    e.waiting.clear();
+  }
+
+  // ------------------------------------------------------------------ remote side
+
+  readonly handler: OperationHandler = {
+    operation: (pid: number, type: string, args: readonly WireValue[], caller: Caller): Operation<unknown> => {
+      const name = f.str(args, 0, 'queue name');
+      if (partitionIdOf(name) !== pid) throw new GridError('BAD_REQUEST', `queue ${name} is not in partition ${pid}`);
+      switch (type) {
+        case 'offer':
+          return this.offerOp(pid, name, { value: f.latin1(args, 1, 'value'), contentType: f.optStr(args, 2, 'content type') });
+        case 'pushFront':
+          return this.pushFrontOp(pid, name, { value: f.latin1(args, 1, 'value'), contentType: f.optStr(args, 2, 'content type') });
+        case 'poll': {
+          const deadline = f.num(args, 1, 'deadline');
+          return this.pollOp(pid, name, deadline, Math.max(0, deadline - this.clock.now()), caller);
+        }
+        case 'size':
+          return this.sizeOp(name);
+      }
+      throw new GridError('BAD_REQUEST', `unknown queue operation ${type}`);
+    },
+    encodeResult: (type: string, result: unknown): WireValue => {
+      if (type === 'offer') return result as boolean;
+      if (type === 'size') return result as number;
+      if (type === 'poll') return result === undefined ? null : encodeItem(result as QueueItem);
+      return null;
+    },
+    decodeResult: (type: string, w: WireValue): unknown => {
+      if (type === 'offer') return w === true;
+      if (type === 'size') return typeof w === 'number' ? w : 0;
+      if (type === 'poll') {
+        if (w === null) return undefined;
+        const t = f.tuple(w, 'queue item');
+        return { value: f.latin1(t, 0, 'value'), contentType: f.optStr(t, 1, 'content type') } satisfies QueueItem;
+      }
+      return undefined;
+    },
+    applyBackup: (pid: number, type: string, args: readonly WireValue[]): void => {
+      const name = f.str(args, 0, 'queue name');
+      switch (type) {
+        case 'offer':
+          this.entry(name, pid).queue.append({ value: f.latin1(args, 1, 'value'), contentType: f.optStr(args, 2, 'content type') });
+          return;
+        case 'pushFront':
+          this.entry(name, pid).queue.offerFirst({ value: f.latin1(args, 1, 'value'), contentType: f.optStr(args, 2, 'content type') });
+          return;
+        case 'poll':
+          this.queues.get(name)?.queue.poll();
+          return;
+      }
+      throw new GridError('BAD_REQUEST', `unknown queue backup ${type}`);
+    },
+  };
+
+  readonly replicaData: ReplicaData = {
+    name: 'queue',
+    snapshot: (pid: number, replicaIndex: number): WireValue | undefined => {
+      const out: WireValue[] = [];
+      for (const [name, e] of this.queues) {
+        if (e.partitionId !== pid) continue;
+        if (replicaIndex > e.config.backupCount + e.config.asyncBackupCount) continue;
+        const items: WireValue[] = [];
+        for (const it of e.queue.snapshot()) items.push(new Latin1(it.value), it.contentType ?? null);
+        out.push(name, items);
+      }
+      return out.length === 0 ? undefined : out;
+    },
+    install: (pid: number, data: WireValue | undefined): void => {
+      this.dropPartition(pid);
+      if (data === undefined) return;
+      const t = f.tuple(data, 'queue data');
+      for (let i = 0; i + 1 < t.length; i += 2) {
+        const name = f.str(t, i, 'queue name');
+        const items = f.arr(t, i + 1, 'items');
+        const e = this.entry(name, pid);
+        for (let j = 0; j + 1 < items.length; j += 2) {
+          e.queue.append({ value: f.latin1(items, j, 'value'), contentType: f.optStr(items, j + 1, 'content type') });
+        }
+      }
+    },
+    drop: (pid: number): void => this.dropPartition(pid),
+    ownershipLost: (pid: number): void => {
+      for (const [name, e] of this.queues) {
+        if (e.partitionId !== pid) continue;
+        e.destroyTimer?.cancel();
+        e.destroyTimer = undefined;
+        if (e.waiting.size > 0) this.logger.debug({ queue: name }, 'queue moved: its waiting polls go to the new owner');
+        this.failWaiters(e, new GridError('WRONG_TARGET', `queue ${name} moved to another member`));
+      }
+    },
+  };
+
+  private dropPartition(pid: number): void {
+    for (const [name, e] of this.queues) {
+      if (e.partitionId !== pid) continue;
+      e.destroyTimer?.cancel();
+      this.failWaiters(e, new GridError('WRONG_TARGET', `queue ${name} moved to another member`));
+      e.queue.drainWaiters();
+      this.queues.delete(name);
+    }
+  }
+
+  private entry(queueName: string, pid: number): Entry {
     let e = this.queues.get(queueName);
     if (e === undefined) {
       const config = findQueueConfig(this.config, queueName);
-      e = { config, queue: new QueueContainer(config.maxSize), destroyTimer: undefined };
+      e = { config, queue: new QueueContainer(config.maxSize), partitionId: pid, destroyTimer: undefined, waiting: new Set() };
       this.queues.set(queueName, e);
     }
     return e;

@@ -12,6 +12,14 @@ export interface HealthView {
   migrationQueueSize(): number;
 }
 
+/** The partition table as this member knows it (Grid's /rest/partitions). */
+export interface PartitionsView {
+  readonly partitionCount: number;
+  readonly replicaCount: number;
+  version(): number;
+  replicas(partitionId: number): readonly string[];
+}
+
 export interface RestDeps {
   readonly config: GridConfig;
   readonly logger: Logger;
@@ -22,6 +30,7 @@ export interface RestDeps {
   readonly queues: QueueFacade;
   readonly credentials: CredentialChecker;
   readonly health: HealthView;
+  readonly partitions: PartitionsView;
   /** Open connections of this member: HTTP (client) and member-to-member. */
   connections(): { readonly client: number; readonly member: number };
   /** Endpoint groups enabled on the port that received the request. */

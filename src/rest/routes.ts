@@ -57,6 +57,8 @@ export function resolveRoute(method: Method, rest: string): Route {
   switch (path) {
     case 'rest/cluster':
       return onlyGet(method, path, 'CLUSTER_READ', clusterInfo);
+    case 'rest/partitions':
+      return onlyGet(method, path, 'CLUSTER_READ', partitionsInfo);
     case 'rest/instance':
       return onlyGet(method, path, 'CLUSTER_READ', (r, d) => sendJson(r.res, { name: d.instanceName }));
     case 'rest/log-level':
@@ -217,6 +219,34 @@ function clusterInfo(r: Request, d: RestDeps): void {
   });
 }
 
+/** Grid's own endpoint: the partition table as this member knows it. */
+function partitionsInfo(r: Request, d: RestDeps): void {
+  const p = d.partitions;
+  const counts = new Map<string, { owned: number; backups: number }>();
+  for (const m of d.cluster.members()) counts.set(m.uuid, { owned: 0, backups: 0 });
+  const partitions: (readonly string[])[] = [];
+  for (let pid = 0; pid < p.partitionCount; pid++) {
+    const row = p.replicas(pid);
+    partitions.push(row);
+    row.forEach((uuid, i) => {
+      let c = counts.get(uuid);
+      if (c === undefined) counts.set(uuid, (c = { owned: 0, backups: 0 }));
+      if (i === 0) c.owned++;
+      else c.backups++;
+    });
+  }
+  const addressOf = new Map(d.cluster.members().map((m) => [m.uuid, m.address]));
+  sendJson(r.res, {
+    version: p.version(),
+    partitionCount: p.partitionCount,
+    replicaCount: p.replicaCount,
+    migrationQueueSize: d.health.migrationQueueSize(),
+    clusterSafe: d.health.clusterSafe(),
+    members: [...counts].map(([uuid, c]) => ({ uuid, address: addressOf.get(uuid) ?? null, owned: c.owned, backups: c.backups })),
+    partitions,
+  });
+}
+
 // ---------------------------------------------------------------- health
 
 function healthRoute(method: Method, path: string): Route {
@@ -363,12 +393,12 @@ function managementRoute(method: Method, op: string): Route {
         sendJson(r.res, { status: 'success', response });
       });
     case 'changeState':
-      return paramRoute('CLUSTER_WRITE', 3, 3, (r, d, [stateName]) => {
+      return paramRoute('CLUSTER_WRITE', 3, 3, async (r, d, [stateName]) => {
         const to = (stateName ?? '').trim().toUpperCase() as ClusterState;
         if (!SETTABLE_CLUSTER_STATES.includes(to)) {
           throw new GridError('BAD_REQUEST', `unknown cluster state "${stateName ?? ''}" (one of ${SETTABLE_CLUSTER_STATES.join(', ')})`);
         }
-        const changed = d.cluster.changeState(to);
+        const changed = await d.cluster.changeState(to);
         sendJson(r.res, { status: changed ? 'success' : 'fail', state: to.toLowerCase() });
       });
     case 'version':

@@ -55,3 +55,36 @@ export function parseBasicAuth(header: string | undefined): { username: string; 
   if (colon === -1) return undefined;
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
+
+/** How a member proves itself when it connects to another, and checks those who connect to it. */
+export interface MemberAuthChecker {
+  readonly clusterName: string;
+  /** The identity this member presents (security on), from its member-authentication realm. */
+  readonly identity: { readonly username: string; readonly password: string } | undefined;
+  /** Why a connecting member is refused, or undefined when it may connect. */
+  verify(clusterName: string, username: string | undefined, password: string | undefined): { code: 'CONFLICT' | 'FORBIDDEN'; reason: string } | undefined;
+}
+
+export function createMemberAuth(config: GridConfig): MemberAuthChecker {
+  const sec = config.security;
+  const realm = sec.realms.find((r) => r.name === sec.memberAuthenticationRealm);
+  return {
+    clusterName: config.clusterName,
+    identity: sec.enabled ? realm?.identity : undefined,
+    verify(clusterName, username, password) {
+      if (clusterName !== config.clusterName) {
+        return { code: 'CONFLICT', reason: `its cluster name "${clusterName}" differs from this cluster's "${config.clusterName}"` };
+      }
+      if (!sec.enabled) return undefined;
+      if (realm === undefined || realm.users.length === 0) {
+        return { code: 'FORBIDDEN', reason: 'security is enabled but no member-authentication realm with users is configured here' };
+      }
+      if (username === undefined) return { code: 'FORBIDDEN', reason: 'it presented no identity (security is enabled)' };
+      let ok = false;
+      for (const u of realm.users) {
+        if (sameText(u.username, username) && sameText(u.password, password ?? '')) ok = true;
+      }
+      return ok ? undefined : { code: 'FORBIDDEN', reason: `wrong member credentials for user "${username}"` };
+    },
+  };
+}

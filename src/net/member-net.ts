@@ -1,0 +1,424 @@
+// Member-to-member connections: one outbound connection per peer address, reused for every
+// request and one-way message this member sends there; answers go back on the connection the
+// request came in on. Every connection starts with the preamble and an Auth request (cluster
+// name, and the member identity when security is on); nothing else is accepted before it.
+// Requests are correlated by call id and time out; a closed connection fails its calls.
+
+import net from 'node:net';
+import type { Clock, TimerHandle } from '../core/clock.js';
+import { GridError, describeError, isGridError, type GridErrorCode } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { MaybePromise } from '../core/maybe-promise.js';
+import { FrameKind, FrameReader, encodeFrame, type Frame } from '../protocol/frame.js';
+import type { WireValue } from '../protocol/codec.js';
+import { Msg, messageName } from '../protocol/messages.js';
+import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../protocol/preamble.js';
+import * as f from '../protocol/fields.js';
+
+export type RequestHandler = (payload: WireValue, from: MemberConnection) => MaybePromise<WireValue>;
+export type OneWayHandler = (payload: WireValue, from: MemberConnection) => void;
+
+export interface PeerIdentity {
+  readonly uuid: string;
+  readonly address: string;
+}
+
+export interface MemberAuth {
+  readonly clusterName: string;
+  /** What this member presents when it connects (security on). */
+  readonly identity: { readonly username: string; readonly password: string } | undefined;
+  /** Why a connecting member is refused, or undefined when it may connect. */
+  verify(clusterName: string, username: string | undefined, password: string | undefined): { code: GridErrorCode; reason: string } | undefined;
+}
+
+interface Pending {
+  resolve(v: WireValue): void;
+  reject(e: unknown): void;
+  deadline: number;
+  type: number;
+}
+
+const CHECK_TIMEOUTS_EVERY_MS = 100;
+
+export class MemberConnection {
+  peer: PeerIdentity | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextCallId = 1;
+  private corked = false;
+  closed = false;
+  private readonly closeListeners = new Set<() => void>();
+
+  constructor(
+    readonly socket: net.Socket,
+    /** The address dialled (outbound), or the peer's socket address (inbound). */
+    readonly remote: string,
+    readonly outbound: boolean,
+    private readonly owner: MemberNet,
+  ) {}
+
+  /** Send a request and wait for its answer (or `timeoutMs`). */
+  request(type: number, payload: WireValue, timeoutMs: number): Promise<WireValue> {
+    if (this.closed) return Promise.reject(unreachable(this.describe(), 'connection closed'));
+    const callId = this.nextCallId;
+    this.nextCallId = this.nextCallId >= 0x7fffffff ? 1 : this.nextCallId + 1;
+    return new Promise<WireValue>((resolve, reject) => {
+      this.pending.set(callId, { resolve, reject, deadline: this.owner.now() + timeoutMs, type });
+      this.write(encodeFrame(FrameKind.Request, type, callId, payload));
+    });
+  }
+
+  oneWay(type: number, payload: WireValue): void {
+    if (this.closed) return;
+    this.write(encodeFrame(FrameKind.OneWay, type, 0, payload));
+  }
+
+  /** Call `fn` when the connection closes; returns a function that cancels the call. */
+  onClose(fn: () => void): () => void {
+    if (this.closed) {
+      fn();
+      return () => undefined;
+    }
+    this.closeListeners.add(fn);
+    return () => this.closeListeners.delete(fn);
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  describe(): string {
+    return this.peer?.address ?? this.remote;
+  }
+
+  /** Frames written in one tick go out in one write. */
+  write(buf: Buffer): void {
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.socket.uncork();
+      });
+    }
+    this.socket.write(buf);
+  }
+
+  /** @internal */ handleResponse(frame: Frame): void {
+    const p = this.pending.get(frame.callId);
+    if (p === undefined) return; // timed out already
+    this.pending.delete(frame.callId);
+    if (frame.kind === FrameKind.Response) p.resolve(frame.payload);
+    else p.reject(decodeError(frame.payload));
+  }
+
+  /** @internal */ expire(now: number): void {
+    for (const [id, p] of this.pending) {
+      if (p.deadline <= now) {
+        this.pending.delete(id);
+        p.reject(new GridError('TIMEOUT', `${messageName(p.type)} to ${this.describe()} got no answer in time`));
+      }
+    }
+  }
+
+  /** @internal */ markClosed(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const err = unreachable(this.describe(), 'connection closed');
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+    const listeners = [...this.closeListeners];
+    this.closeListeners.clear();
+    for (const fn of listeners) fn();
+  }
+}
+
+function unreachable(who: string, why: string): GridError {
+  return new GridError('MEMBER_UNREACHABLE', `member ${who} is unreachable: ${why}`);
+}
+
+const KNOWN_CODES = new Set<string>([
+  'BAD_REQUEST', 'UNKNOWN_ENDPOINT', 'GROUP_DISABLED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE',
+  'HEADERS_TOO_LARGE', 'QUEUE_FULL', 'CLUSTER_PASSIVE', 'MEMBER_SHUTTING_DOWN', 'PARTITION_UNAVAILABLE', 'WRONG_TARGET',
+  'PARTITION_MIGRATING', 'MEMBER_UNREACHABLE', 'TIMEOUT', 'NOT_ENABLED', 'NOT_IMPLEMENTED', 'CONFIG_INVALID', 'INTERNAL',
+]);
+
+function decodeError(payload: WireValue): GridError {
+  const t = Array.isArray(payload) ? (payload as WireValue[]) : [];
+  const code = typeof t[0] === 'string' && KNOWN_CODES.has(t[0]) ? (t[0] as GridErrorCode) : 'INTERNAL';
+  const message = typeof t[1] === 'string' ? t[1] : 'remote error';
+  return new GridError(code, message);
+}
+
+function encodeError(e: unknown): WireValue {
+  if (isGridError(e)) return [e.code, e.message];
+  return ['INTERNAL', describeError(e)];
+}
+
+export class MemberNet {
+  private readonly handlers = new Map<number, RequestHandler>();
+  private readonly oneWayHandlers = new Map<number, OneWayHandler>();
+  private readonly outbound = new Map<string, Promise<MemberConnection>>();
+  private readonly inbound = new Set<MemberConnection>();
+  private readonly live = new Set<MemberConnection>();
+  private readonly outboundClosedListeners: ((address: string) => void)[] = [];
+  private timer: TimerHandle | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: {
+      readonly logger: Logger;
+      readonly clock: Clock;
+      readonly auth: MemberAuth;
+      readonly local: () => PeerIdentity;
+      readonly connectTimeoutMs: number;
+      readonly version: string;
+    },
+  ) {
+    this.timer = deps.clock.setInterval(() => {
+      const now = this.now();
+      for (const c of this.live) c.expire(now);
+    }, CHECK_TIMEOUTS_EVERY_MS);
+  }
+
+  now(): number {
+    return this.deps.clock.now();
+  }
+
+  handle(type: number, handler: RequestHandler): void {
+    this.handlers.set(type, handler);
+  }
+
+  handleOneWay(type: number, handler: OneWayHandler): void {
+    this.oneWayHandlers.set(type, handler);
+  }
+
+  /** Called with the address of an outbound connection that closed (the peer may be gone). */
+  onOutboundClosed(fn: (address: string) => void): void {
+    this.outboundClosedListeners.push(fn);
+  }
+
+  /** Member connections open now, both directions. */
+  connectionCount(): number {
+    return this.live.size;
+  }
+
+  /** The open outbound connection to `address`, if any (no dialling). */
+  existing(address: string): Promise<MemberConnection> | undefined {
+    return this.outbound.get(address);
+  }
+
+  /** The outbound connection to `address`, dialled and authenticated if needed. */
+  connect(address: string): Promise<MemberConnection> {
+    if (this.stopped) return Promise.reject(unreachable(address, 'this member is stopping'));
+    let c = this.outbound.get(address);
+    if (c === undefined) {
+      const p = this.dial(address);
+      this.outbound.set(address, p);
+      p.then(
+        (conn) =>
+          conn.onClose(() => {
+            if (this.outbound.get(address) === p) this.outbound.delete(address);
+            if (!this.stopped) for (const fn of this.outboundClosedListeners) fn(address);
+          }),
+        () => {
+          if (this.outbound.get(address) === p) this.outbound.delete(address);
+        },
+      );
+      c = p;
+    }
+    return c;
+  }
+
+  async request(address: string, type: number, payload: WireValue, timeoutMs: number): Promise<WireValue> {
+    const conn = await this.connect(address);
+    return conn.request(type, payload, timeoutMs);
+  }
+
+  /** Fire and forget; dials if needed, drops the message when the peer is unreachable. */
+  oneWay(address: string, type: number, payload: WireValue): void {
+    const existing = this.outbound.get(address);
+    const c = existing ?? this.connect(address);
+    c.then(
+      (conn) => conn.oneWay(type, payload),
+      () => undefined,
+    );
+  }
+
+  /** Take over an inbound socket whose first bytes are `head` (from the Listener). */
+  accept(socket: net.Socket, head: Buffer): void {
+    if (this.stopped) {
+      socket.destroy();
+      return;
+    }
+    const conn = new MemberConnection(socket, `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`, false, this);
+    this.inbound.add(conn);
+    this.wire(conn, true);
+    socket.emit('data', head);
+    socket.resume();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.timer?.cancel();
+    for (const c of [...this.live]) c.close();
+    for (const c of this.inbound) c.close();
+  }
+
+  private dial(address: string): Promise<MemberConnection> {
+    const { host, port } = splitAddress(address);
+    return new Promise<MemberConnection>((resolve, reject) => {
+      const socket = net.connect({ host, port, noDelay: true });
+      const conn = new MemberConnection(socket, address, true, this);
+      let settled = false;
+      const fail = (e: unknown): void => {
+        if (settled) return;
+        settled = true;
+        socket.destroy();
+        reject(isGridError(e) ? e : unreachable(address, describeError(e)));
+      };
+      socket.setTimeout(this.deps.connectTimeoutMs, () => fail(new Error('connect timed out')));
+      socket.once('error', fail);
+      socket.once('connect', () => {
+        socket.setTimeout(0);
+        this.wire(conn, false);
+        socket.write(MEMBER_PREAMBLE);
+        const me = this.deps.local();
+        const id = this.deps.auth.identity;
+        conn
+          .request(
+            Msg.Auth,
+            [this.deps.auth.clusterName, me.uuid, me.address, id?.username ?? null, id?.password ?? null, this.deps.version],
+            this.deps.connectTimeoutMs,
+          )
+          .then((answer) => {
+            const t = f.tuple(answer, 'auth answer');
+            conn.peer = { uuid: f.str(t, 0, 'uuid'), address: f.str(t, 1, 'address') };
+            settled = true;
+            socket.off('error', fail);
+            resolve(conn);
+          }, fail);
+      });
+    });
+  }
+
+  private wire(conn: MemberConnection, inbound: boolean): void {
+    const reader = new FrameReader({ expectPreamble: inbound });
+    const socket = conn.socket;
+    this.live.add(conn);
+    socket.on('data', (chunk: Buffer) => {
+      let frames: Frame[];
+      try {
+        frames = reader.push(chunk);
+      } catch (e) {
+        this.deps.logger.warn({ remote: conn.describe() }, `member connection closed: ${describeError(e)}`);
+        socket.destroy();
+        return;
+      }
+      for (const frame of frames) this.onFrame(conn, frame);
+    });
+    socket.on('error', (e) => this.deps.logger.debug({ remote: conn.describe(), err: e.message }, 'member connection error'));
+    socket.on('close', () => {
+      this.live.delete(conn);
+      this.inbound.delete(conn);
+      conn.markClosed();
+    });
+  }
+
+  private onFrame(conn: MemberConnection, frame: Frame): void {
+    if (frame.kind === FrameKind.Response || frame.kind === FrameKind.ErrorResponse) {
+      conn.handleResponse(frame);
+      return;
+    }
+    if (conn.peer === undefined && !conn.outbound) {
+      if (frame.type !== Msg.Auth || frame.kind !== FrameKind.Request) {
+        this.deps.logger.warn({ remote: conn.describe() }, `member connection closed: ${messageName(frame.type)} before authentication`);
+        conn.close();
+        return;
+      }
+      this.authenticate(conn, frame);
+      return;
+    }
+    if (frame.kind === FrameKind.OneWay) {
+      const h = this.oneWayHandlers.get(frame.type);
+      if (h === undefined) {
+        this.deps.logger.debug({ type: frame.type }, 'unknown one-way member message ignored');
+        return;
+      }
+      try {
+        h(frame.payload, conn);
+      } catch (e) {
+        this.deps.logger.warn({ remote: conn.describe(), message: messageName(frame.type) }, `member message failed: ${describeError(e)}`);
+      }
+      return;
+    }
+    const h = this.handlers.get(frame.type);
+    if (h === undefined) {
+      this.reply(conn, frame.callId, new GridError('BAD_REQUEST', `unknown member message ${messageName(frame.type)}`), true);
+      return;
+    }
+    let result: MaybePromise<WireValue>;
+    try {
+      result = h(frame.payload, conn);
+    } catch (e) {
+      this.reply(conn, frame.callId, e, true);
+      return;
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (v) => this.reply(conn, frame.callId, v, false),
+        (e: unknown) => this.reply(conn, frame.callId, e, true),
+      );
+    } else {
+      this.reply(conn, frame.callId, result, false);
+    }
+  }
+
+  private reply(conn: MemberConnection, callId: number, value: unknown, isError: boolean): void {
+    if (conn.closed) return;
+    if (isError && !isGridError(value)) {
+      this.deps.logger.error({ err: value }, `member request failed unexpectedly: ${describeError(value)}`);
+    }
+    const buf = isError
+      ? encodeFrame(FrameKind.ErrorResponse, 0, callId, encodeError(value))
+      : encodeFrame(FrameKind.Response, 0, callId, value as WireValue);
+    conn.write(buf);
+  }
+
+  private authenticate(conn: MemberConnection, frame: Frame): void {
+    let t: readonly WireValue[];
+    let clusterName: string;
+    let uuid: string;
+    let address: string;
+    try {
+      t = f.tuple(frame.payload, 'auth');
+      clusterName = f.str(t, 0, 'cluster name');
+      uuid = f.str(t, 1, 'uuid');
+      address = f.str(t, 2, 'address');
+    } catch (e) {
+      this.reply(conn, frame.callId, e, true);
+      conn.socket.end();
+      return;
+    }
+    const username = f.optStr(t, 3, 'username');
+    const password = f.optStr(t, 4, 'password');
+    const refusal = this.deps.auth.verify(clusterName, username, password);
+    if (refusal !== undefined) {
+      this.deps.logger.warn({ remote: address, uuid }, `refused member ${address}: ${refusal.reason}`);
+      this.reply(conn, frame.callId, new GridError(refusal.code, refusal.reason), true);
+      conn.socket.end();
+      return;
+    }
+    conn.peer = { uuid, address };
+    const me = this.deps.local();
+    this.reply(conn, frame.callId, [me.uuid, me.address], false);
+  }
+}
+
+export function splitAddress(address: string): { host: string; port: number } {
+  const m = /^\[([^\]]+)\]:(\d+)$/.exec(address) ?? /^([^:]+):(\d+)$/.exec(address);
+  if (!m) throw new GridError('BAD_REQUEST', `not a member address: ${address}`);
+  return { host: m[1]!, port: Number(m[2]) };
+}
+
+/** Protocol version this build speaks, for messages. */
+export const PROTOCOL_VERSION = MEMBER_PROTOCOL_VERSION;

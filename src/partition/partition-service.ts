@@ -1,0 +1,503 @@
+// Partition replicas across the cluster. The master computes the table (promotion when a
+// member dies, then a balanced target), and moves data one partition at a time: the current
+// owner stops taking writes for that partition, copies it to every replica that lacks it,
+// and only once the master commits the new row (and pushes the table) does the partition take
+// writes again, at its new owner. Every member applies pushed tables, drops what it no longer
+// holds, and tells its data services when it stops owning a partition.
+
+import type { Clock, TimerHandle } from '../core/clock.js';
+import { GridError, describeError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { WireValue } from '../protocol/codec.js';
+import * as f from '../protocol/fields.js';
+import { Msg } from '../protocol/messages.js';
+import type { MemberNet } from '../net/member-net.js';
+import type { ClusterService } from '../cluster/cluster-service.js';
+import type { ClusterEvent } from '../cluster/types.js';
+import { balance, changedPartitions, copyTargets, promote, type Replicas } from './assignment.js';
+import { PARTITION_COUNT } from './partitioning.js';
+import { PartitionTable } from './partition-table.js';
+
+/** What a data service (maps, queues) gives the partition layer so its data can move. */
+export interface ReplicaData {
+  readonly name: string;
+  /** This service's data in the partition, for a replica at `replicaIndex` (0 = everything); undefined when there is none. */
+  snapshot(partitionId: number, replicaIndex: number): WireValue | undefined;
+  /** Replace this service's data in the partition with `data` (undefined = none). */
+  install(partitionId: number, data: WireValue | undefined): void;
+  /** Forget this service's data in the partition. */
+  drop(partitionId: number): void;
+  /** This member stopped owning the partition: hand waiting work elsewhere. */
+  ownershipLost(partitionId: number): void;
+}
+
+export interface PartitionTuning {
+  readonly replicaCount: number;
+  readonly maxParallelMigrations: number;
+  readonly callTimeoutMs: number;
+}
+
+/** A partition source gives up waiting for the master's commit after this long. */
+const BLOCK_TIMEOUT_MS = 60_000;
+/** Data received for a migration that is not committed is kept this long. */
+const INCOMING_TTL_MS = 120_000;
+const RETRY_REPARTITION_MS = 1_000;
+const FETCH_TABLE_TIMEOUT_MS = 5_000;
+
+function rowsEqual(a: Replicas, b: Replicas): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+export class PartitionService {
+  readonly table = new PartitionTable();
+  private readonly services: ReplicaData[] = [];
+  private readonly cluster: ClusterService;
+  private readonly net: MemberNet | undefined;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly tuning: PartitionTuning;
+  /** Partitions this member is handing over: writes wait. Value: the row when the block started. */
+  private readonly blocked = new Map<number, { row: Replicas; timer: TimerHandle }>();
+  /** Partitions whose data arrived for an uncommitted migration, with the time it arrived. */
+  private readonly incoming = new Map<number, number>();
+  private lastKnownQueueSize = 0;
+  // master state
+  private readonly planned = new Map<number, Replicas>();
+  private inFlight = 0;
+  private readonly leaving = new Set<string>();
+  private readonly handOffWaiters: { uuid: string; resolve: () => void }[] = [];
+  private retryTimer: TimerHandle | undefined;
+  private readonly tableWaiters: (() => void)[] = [];
+  private masterEpoch = 0;
+
+  constructor(deps: { cluster: ClusterService; net: MemberNet | undefined; clock: Clock; logger: Logger; tuning: PartitionTuning }) {
+    this.cluster = deps.cluster;
+    this.net = deps.net;
+    this.clock = deps.clock;
+    this.logger = deps.logger;
+    this.tuning = deps.tuning;
+    if (this.net) this.registerHandlers(this.net);
+    this.cluster.on((e) => this.onClusterEvent(e));
+    this.cluster.setHandOff((uuid) => this.handOff(uuid));
+  }
+
+  register(service: ReplicaData): void {
+    this.services.push(service);
+  }
+
+  get replicaCount(): number {
+    return this.tuning.replicaCount;
+  }
+
+  private get localUuid(): string {
+    return this.cluster.localMember().uuid;
+  }
+
+  /** True while this member hands the partition over: writes must wait. */
+  isBlocked(partitionId: number): boolean {
+    return this.blocked.size > 0 && this.blocked.has(partitionId);
+  }
+
+  migrationQueueSize(): number {
+    if (this.cluster.isMaster()) return this.planned.size + this.inFlight;
+    return this.lastKnownQueueSize;
+  }
+
+  /** No migration pending, and every partition has all the replicas the cluster can give it. */
+  clusterSafe(): boolean {
+    if (this.migrationQueueSize() > 0 || this.blocked.size > 0) return false;
+    const dataMembers = this.cluster.members().filter((m) => !m.liteMember).length;
+    const expected = Math.min(this.tuning.replicaCount, dataMembers);
+    for (let pid = 0; pid < PARTITION_COUNT; pid++) {
+      const row = this.table.replicas(pid);
+      if (row.length !== expected) return false;
+      for (const uuid of row) if (!this.cluster.isAlive(uuid)) return false;
+    }
+    return true;
+  }
+
+  /** Resolves once a table has been received (or immediately when there is one). */
+  waitForTable(timeoutMs: number): Promise<boolean> {
+    if (this.table.version() > 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const t = this.clock.setTimeout(() => resolve(false), timeoutMs);
+      this.tableWaiters.push(() => {
+        t.cancel();
+        resolve(true);
+      });
+    });
+  }
+
+  stop(): void {
+    this.retryTimer?.cancel();
+    for (const b of this.blocked.values()) b.timer.cancel();
+    this.blocked.clear();
+  }
+
+  // ------------------------------------------------------------------ applying tables
+
+  private encodeTable(): WireValue {
+    const uuids: string[] = [];
+    const index = new Map<string, number>();
+    const rows = this.table.snapshot().map((row) =>
+      row.map((u) => {
+        let i = index.get(u);
+        if (i === undefined) {
+          i = uuids.length;
+          uuids.push(u);
+          index.set(u, i);
+        }
+        return i;
+      }),
+    );
+    return [this.table.version(), uuids, rows, this.migrationQueueSize()];
+  }
+
+  private decodeTable(v: WireValue): { version: number; rows: Replicas[]; queueSize: number } {
+    const t = f.tuple(v, 'partition table');
+    const version = f.int(t, 0, 'version');
+    const uuids = f.strings(t, 1, 'uuids');
+    const rowsW = f.arr(t, 2, 'rows');
+    if (rowsW.length !== PARTITION_COUNT) throw new GridError('BAD_REQUEST', `partition table with ${rowsW.length} rows`);
+    const rows = rowsW.map((r, pid) => {
+      const a = f.tuple(r, `rows[${pid}]`);
+      return a.map((_, i) => {
+        const u = uuids[f.int(a, i, `rows[${pid}][${i}]`)];
+        if (u === undefined) throw new GridError('BAD_REQUEST', `partition table row ${pid} names an unknown member`);
+        return u;
+      });
+    });
+    return { version, rows, queueSize: t[3] === undefined ? 0 : f.int(t, 3, 'migrationQueueSize') };
+  }
+
+  /** Install a newer table and act on what changed for this member. */
+  private apply(rows: readonly Replicas[], version: number): void {
+    const old = this.table.snapshot();
+    this.table.set(rows, version);
+    const me = this.localUuid;
+    const now = this.clock.now();
+    for (let pid = 0; pid < PARTITION_COUNT; pid++) {
+      const before = old[pid] ?? [];
+      const after = rows[pid] ?? [];
+      const same = rowsEqual(before, after);
+      const block = this.blocked.get(pid);
+      if (block !== undefined && !rowsEqual(block.row, after)) this.unblock(pid);
+      if (same) continue;
+      if (before[0] === me && after[0] !== me) this.forEachService((s) => s.ownershipLost(pid));
+      if (after.includes(me)) {
+        this.incoming.delete(pid);
+      } else if (before.includes(me)) {
+        const arrived = this.incoming.get(pid);
+        if (arrived === undefined || now - arrived > INCOMING_TTL_MS) this.forEachService((s) => s.drop(pid));
+      }
+    }
+    // Data of migrations that were never committed.
+    for (const [pid, arrived] of this.incoming) {
+      if (now - arrived > INCOMING_TTL_MS && !(rows[pid] ?? []).includes(me)) {
+        this.incoming.delete(pid);
+        this.forEachService((s) => s.drop(pid));
+      }
+    }
+    if (version > 0) for (const w of this.tableWaiters.splice(0)) w();
+  }
+
+  private forEachService(fn: (s: ReplicaData) => void): void {
+    for (const s of this.services) {
+      try {
+        fn(s);
+      } catch (e) {
+        this.logger.error({ err: e }, `partition data service ${s.name} failed: ${describeError(e)}`);
+      }
+    }
+  }
+
+  private block(pid: number, row: Replicas): void {
+    this.blocked.get(pid)?.timer.cancel();
+    const timer = this.clock.setTimeout(() => {
+      if (this.blocked.get(pid)?.timer === timer) {
+        this.logger.warn(`partition ${pid}: no word from the master about its migration; taking writes again`);
+        this.blocked.delete(pid);
+      }
+    }, BLOCK_TIMEOUT_MS);
+    this.blocked.set(pid, { row, timer });
+  }
+
+  private unblock(pid: number): void {
+    const b = this.blocked.get(pid);
+    if (b === undefined) return;
+    b.timer.cancel();
+    this.blocked.delete(pid);
+  }
+
+  // ------------------------------------------------------------------ member protocol
+
+  private registerHandlers(net: MemberNet): void {
+    net.handleOneWay(Msg.PartitionTable, (p, from) => {
+      const master = this.cluster.master();
+      if (from.peer !== undefined && master !== undefined && from.peer.uuid !== master.uuid) return;
+      const t = this.decodeTable(p);
+      this.lastKnownQueueSize = t.queueSize;
+      if (t.version > this.table.version()) this.apply(t.rows, t.version);
+    });
+    net.handle(Msg.FetchTable, () => this.encodeTable());
+    net.handle(Msg.Migrate, (p) => {
+      const t = f.tuple(p, 'migrate');
+      return this.runMigration(f.int(t, 0, 'partitionId'), f.strings(t, 1, 'replicas'));
+    });
+    net.handleOneWay(Msg.MigrateEnd, (p) => {
+      const pid = f.int(f.tuple(p, 'migrate end'), 0, 'partitionId');
+      this.unblock(pid);
+    });
+    net.handle(Msg.PartitionData, (p) => {
+      const t = f.tuple(p, 'partition data');
+      const pid = f.int(t, 0, 'partitionId');
+      if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
+      const data = t[2];
+      const perService = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, WireValue>) : {};
+      this.incoming.set(pid, this.clock.now());
+      this.forEachService((s) => s.install(pid, perService[s.name]));
+      return null;
+    });
+  }
+
+  /** Source side of a migration: stop writes, copy the partition to every replica that needs it. */
+  private async runMigration(pid: number, next: Replicas): Promise<WireValue> {
+    const me = this.localUuid;
+    const row = this.table.replicas(pid);
+    if (row[0] !== me) throw new GridError('WRONG_TARGET', `partition ${pid} is not owned here`);
+    this.block(pid, row);
+    try {
+      const targets = copyTargets(row, next);
+      await Promise.all(
+        targets.map(({ uuid, index }) => {
+          const member = this.cluster.memberByUuid(uuid);
+          if (member === undefined) throw new GridError('MEMBER_UNREACHABLE', `member ${uuid} is not in the cluster`);
+          const data: Record<string, WireValue> = {};
+          for (const s of this.services) {
+            const d = s.snapshot(pid, index);
+            if (d !== undefined) data[s.name] = d;
+          }
+          return this.net!.request(member.address, Msg.PartitionData, [pid, index, data], this.tuning.callTimeoutMs);
+        }),
+      );
+      return null;
+    } catch (e) {
+      this.unblock(pid);
+      throw e;
+    }
+  }
+
+  // ------------------------------------------------------------------ master
+
+  private onClusterEvent(e: ClusterEvent): void {
+    if (e.type === 'stateChanged') {
+      if (this.cluster.isMaster()) this.schedule();
+      return;
+    }
+    if (e.type !== 'membersChanged') return;
+    if (!this.cluster.isMaster()) {
+      if (e.masterChanged) {
+        // A new master knows nothing of the old one's migrations: take writes again.
+        for (const pid of [...this.blocked.keys()]) this.unblock(pid);
+      }
+      return;
+    }
+    if (e.masterChanged && this.table.version() > 0) {
+      void this.adoptNewestTable().then(() => this.schedule());
+    } else {
+      this.schedule();
+    }
+    // A member that joined needs the table even when nothing moves (lite members).
+    for (const m of e.added) if (m.uuid !== this.localUuid) this.pushTable(m.address);
+  }
+
+  /** A new master takes the newest table any member has (the old master may have pushed one it never saw). */
+  private async adoptNewestTable(): Promise<void> {
+    this.masterEpoch++;
+    this.planned.clear();
+    for (const pid of [...this.blocked.keys()]) this.unblock(pid);
+    const others = this.cluster.members().filter((m) => m.uuid !== this.localUuid);
+    const answers = await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.FetchTable, [], FETCH_TABLE_TIMEOUT_MS)));
+    for (const a of answers) {
+      if (a.status !== 'fulfilled') continue;
+      try {
+        const t = this.decodeTable(a.value);
+        if (t.version > this.table.version()) this.apply(t.rows, t.version);
+      } catch (e) {
+        this.logger.warn(`ignoring a partition table from a member: ${describeError(e)}`);
+      }
+    }
+  }
+
+  private scheduled = false;
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.repartition();
+    });
+  }
+
+  private commit(rows: readonly Replicas[]): void {
+    this.apply(rows, this.table.version() + 1);
+    this.pushTable();
+  }
+
+  private pushTable(only?: string): void {
+    if (this.net === undefined) return;
+    const payload = this.encodeTable();
+    for (const m of this.cluster.members()) {
+      if (m.uuid === this.localUuid) continue;
+      if (only !== undefined && m.address !== only) continue;
+      this.net.oneWay(m.address, Msg.PartitionTable, payload);
+    }
+  }
+
+  private repartition(): void {
+    if (!this.cluster.isMaster()) return;
+    const state = this.cluster.committedState();
+    if (state === 'FROZEN' || state === 'PASSIVE') {
+      if (this.planned.size > 0) {
+        this.planned.clear();
+        this.pushTable();
+      }
+      this.settleHandOffs();
+      return;
+    }
+    const alive = (uuid: string): boolean => this.cluster.isAlive(uuid);
+    let rows = this.table.snapshot();
+    // 1. Promotion: members that are gone leave every row; their first surviving backup owns.
+    const promoted = promote(rows, alive);
+    if (changedPartitions(rows, promoted).length > 0) {
+      this.commit(promoted);
+      rows = promoted;
+    }
+    if (state !== 'ACTIVE') {
+      this.settleHandOffs();
+      return;
+    }
+    // 2. Balance over the data members that stay.
+    const dataMembers = this.cluster
+      .members()
+      .filter((m) => !m.liteMember && !this.leaving.has(m.uuid) && alive(m.uuid))
+      .map((m) => m.uuid);
+    const target = balance(rows, dataMembers, this.tuning.replicaCount);
+    // Partitions nobody holds have no data to move: assign them at once.
+    let direct = false;
+    const withDirect = rows.map((row, pid) => {
+      if (row.length === 0 && (target[pid]?.length ?? 0) > 0) {
+        direct = true;
+        return target[pid]!;
+      }
+      return row;
+    });
+    if (direct) {
+      this.commit(withDirect);
+      rows = withDirect;
+    }
+    this.planned.clear();
+    for (const pid of changedPartitions(rows, target)) this.planned.set(pid, target[pid]!);
+    if (this.planned.size > 0) this.logger.info(`repartitioning: ${this.planned.size} partition replicas to move`);
+    this.pump();
+  }
+
+  private readonly running = new Set<number>();
+
+  private pump(): void {
+    const epoch = this.masterEpoch;
+    while (this.inFlight < this.tuning.maxParallelMigrations && this.planned.size > 0) {
+      let next: [number, Replicas] | undefined;
+      for (const entry of this.planned) {
+        if (!this.running.has(entry[0])) {
+          next = entry;
+          break;
+        }
+      }
+      if (next === undefined) break;
+      const [pid, row] = next;
+      this.planned.delete(pid);
+      this.running.add(pid);
+      this.inFlight++;
+      void this.migrate(pid, row).finally(() => {
+        this.running.delete(pid);
+        this.inFlight--;
+        if (epoch !== this.masterEpoch || !this.cluster.isMaster()) return;
+        if (this.planned.size === 0 && this.inFlight === 0) {
+          this.logger.info('repartitioning done');
+          this.pushTable();
+        }
+        this.settleHandOffs();
+        this.pump();
+      });
+    }
+    this.settleHandOffs();
+  }
+
+  private async migrate(pid: number, next: Replicas): Promise<void> {
+    const prev = this.table.replicas(pid);
+    const owner = prev[0];
+    const alive = (uuid: string): boolean => this.cluster.isAlive(uuid);
+    if (owner === undefined || !next.every(alive) || !alive(owner)) {
+      this.retryLater();
+      return;
+    }
+    const ownerInfo = this.cluster.memberByUuid(owner)!;
+    try {
+      if (owner === this.localUuid) await this.runMigration(pid, next);
+      else await this.net!.request(ownerInfo.address, Msg.Migrate, [pid, [...next]], this.tuning.callTimeoutMs);
+    } catch (e) {
+      this.logger.warn(`migration of partition ${pid} from ${ownerInfo.address} failed: ${describeError(e)}`);
+      if (owner === this.localUuid) this.unblock(pid);
+      else this.net!.oneWay(ownerInfo.address, Msg.MigrateEnd, [pid]);
+      this.retryLater();
+      return;
+    }
+    if (!this.cluster.isMaster() || !rowsEqual(this.table.replicas(pid), prev) || !next.every(alive)) {
+      // The world moved on while the data was copied: let the source take writes again.
+      if (owner === this.localUuid) this.unblock(pid);
+      else this.net!.oneWay(ownerInfo.address, Msg.MigrateEnd, [pid]);
+      this.retryLater();
+      return;
+    }
+    const rows = [...this.table.snapshot()];
+    rows[pid] = next;
+    this.commit(rows);
+  }
+
+  private retryLater(): void {
+    if (this.retryTimer !== undefined) return;
+    this.retryTimer = this.clock.setTimeout(() => {
+      this.retryTimer = undefined;
+      if (this.cluster.isMaster()) this.schedule();
+    }, RETRY_REPARTITION_MS);
+  }
+
+  /** Move every replica off `uuid` (a member leaving gracefully); resolves when none is left there. */
+  handOff(uuid: string): Promise<void> {
+    this.leaving.add(uuid);
+    return new Promise<void>((resolve) => {
+      this.handOffWaiters.push({ uuid, resolve });
+      this.schedule();
+    });
+  }
+
+  private settleHandOffs(): void {
+    if (this.handOffWaiters.length === 0) return;
+    const state = this.cluster.committedState();
+    const canMove = state === 'ACTIVE' || state === 'NO_MIGRATION';
+    const rows = this.table.snapshot();
+    for (let i = this.handOffWaiters.length - 1; i >= 0; i--) {
+      const w = this.handOffWaiters[i]!;
+      const holds = rows.some((r) => r.includes(w.uuid));
+      const dataLeft = this.cluster.members().some((m) => !m.liteMember && m.uuid !== w.uuid && !this.leaving.has(m.uuid));
+      if (!holds || !canMove || !dataLeft || state === 'NO_MIGRATION') {
+        this.handOffWaiters.splice(i, 1);
+        this.leaving.delete(w.uuid);
+        w.resolve();
+      }
+    }
+  }
+}

@@ -1,0 +1,62 @@
+// The member protocol's message table. A message type is a u16 in the frame header; the
+// payload is one WireValue (mostly a tuple). Types are never renumbered: a new message gets a
+// new number, and a changed payload shape gets a new type (the preamble carries the protocol
+// version for incompatible changes of the framing itself).
+
+export const Msg = {
+  /** First request on every connection: [clusterName, uuid, address, username|null, password|null, version] -> [uuid, address]. */
+  Auth: 1,
+  /** Before joining: [uuid, address] -> [uuid, address, joined, masterAddress|null]. */
+  Discover: 2,
+  /** To the master: [member tuple] -> [redirectAddress|null, clusterState snapshot] (see cluster/). */
+  Join: 3,
+  /** Master -> all: [version, members[], clusterState]. */
+  Members: 4,
+  /** One-way, every member to every member: [uuid, membersVersion]. */
+  Heartbeat: 5,
+  /** Master -> all: [version, uuids[], rows[][], migrationQueueSize]. One-way. */
+  PartitionTable: 6,
+  /** Caller -> owner: [service, type, partitionId, args[]] -> encoded result. */
+  Operation: 7,
+  /** Owner -> backup: [service, type, partitionId, args[]] -> null (sync) or one-way (async). */
+  Backup: 8,
+  /** Master -> owner: [partitionId, replicas[], tableVersion] -> null once every copy is acknowledged. */
+  Migrate: 9,
+  /** Owner -> new replica: [partitionId, replicaIndex, data per service {service: data}] -> null. */
+  PartitionData: 10,
+  /** Master -> all: [txId, state] -> null (the member locks its state for txId). */
+  StatePrepare: 11,
+  /** Master -> all: [txId, state] -> null. */
+  StateCommit: 12,
+  /** Master -> all: [txId] -> null. */
+  StateRollback: 13,
+  /** Any member -> master: [state] -> changed (boolean). */
+  ChangeState: 14,
+  /** Leaving member -> master: [uuid] -> null once its partitions were handed over. */
+  LeaveRequest: 15,
+  /** Any member -> every member: [] one-way; each member shuts down (cluster is PASSIVE). */
+  ClusterShutdown: 16,
+  /** New master -> members: [] -> [membersVersion, members[], tableVersion, uuids[], rows[][]]. */
+  FetchState: 17,
+  /** Caller -> owner, one-way: [pollId]: the client of a waiting poll has gone. */
+  PollCancel: 18,
+  /** Leaving member -> master, one-way: [uuid]: remove me now (after hand-off, or when there is nothing to hand off). */
+  Leave: 19,
+  /** New master -> members: [] -> the member's partition table (as in PartitionTable). */
+  FetchTable: 20,
+  /** Master -> migration source, one-way: [partitionId]: the migration will not be committed; take writes again. */
+  MigrateEnd: 21,
+} as const;
+
+export type MessageType = (typeof Msg)[keyof typeof Msg];
+
+const NAMES = new Map<number, string>(Object.entries(Msg).map(([name, id]) => [id, name]));
+
+/** The message's name for logs; `#<n>` for an unknown type. */
+export function messageName(type: number): string {
+  return NAMES.get(type) ?? `#${type}`;
+}
+
+export function isKnownMessage(type: number): boolean {
+  return NAMES.has(type);
+}
