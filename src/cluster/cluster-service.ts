@@ -306,6 +306,8 @@ export class ClusterService implements ClusterFacade {
     this.logger.warn(`member ${address} is not part of this cluster: ${why}`);
   }
 
+  private lastJoinFailure = '';
+
   private async tryJoin(masterAddress: string): Promise<boolean> {
     let target = masterAddress;
     for (let hop = 0; hop < 3; hop++) {
@@ -314,9 +316,13 @@ export class ClusterService implements ClusterFacade {
         r = f.tuple(await this.net!.request(target, Msg.Join, [encodeMember(this.local)], this.tuning.callTimeoutMs), 'join answer');
       } catch (e) {
         if (isGridError(e) && e.code === 'FORBIDDEN') throw e;
-        this.logger.info(`join through ${target} failed, trying again: ${describeError(e)}`);
+        const why = `join through ${target} failed, trying again: ${describeError(e)}`;
+        if (why !== this.lastJoinFailure) this.logger.info(why);
+        this.lastJoinFailure = why;
         return false;
       }
+      const refused = f.optStr(r, 2, 'refusal');
+      if (refused !== undefined) throw new GridError('CONFLICT', `could not join the cluster through ${target}: ${refused}`);
       const redirect = f.optStr(r, 0, 'redirect');
       if (redirect !== undefined) {
         target = redirect;
@@ -589,9 +595,11 @@ export class ClusterService implements ClusterFacade {
     if (!this.isMaster()) return [this.master()?.address ?? null, null];
     if (this.memberList.some((m) => m.uuid === joiner.uuid)) return [null, this.encodeList()];
     const state = this.state();
-    if (state === 'FROZEN' || state === 'PASSIVE' || state === 'IN_TRANSITION') {
+    if (state === 'IN_TRANSITION') throw new GridError('CONFLICT', 'the cluster state is changing: try again');
+    if (state === 'FROZEN' || state === 'PASSIVE') {
       this.logger.warn(`member ${joiner.address} may not join: the cluster is ${state}`);
-      throw new GridError('CONFLICT', `the cluster is ${state}: no member may join`);
+      // A refusal the joiner cannot wait out: it stops instead of retrying.
+      return [null, null, `the cluster is ${state}: no member may join until it is ACTIVE or NO_MIGRATION again`];
     }
     // A member restarted on the same address replaces its dead predecessor.
     const stale = this.memberList.filter((m) => m.address === joiner.address);

@@ -310,12 +310,13 @@ export class Member {
     this.queues.stop();
     this.maps.stop();
     this.partitions.stop();
+    // Partitions are handed over: member connections are no longer needed.
+    this.net.stop();
     const closing = listeners.map((l) => l.close(false));
     const grace = new Promise<void>((resolve) => this.clock.setTimeout(resolve, STOP_GRACE_MS));
     await Promise.race([Promise.all([...closing, closingRest]), grace]);
     // Sockets last.
     this.rest?.closeAll();
-    this.net.stop();
     await Promise.all(listeners.map((l) => l.close(true)));
     this.cluster.markShutDown();
     this.logger.info('member stopped');
