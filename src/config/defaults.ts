@@ -111,6 +111,36 @@ export const DEFAULT_TUNING: TuningConfig = {
   partitionCount: 271,
   /** grid.expiry.sweep.interval.millis. */
   expirySweepIntervalMillis: 1000,
+  /**
+   * hazelcast.operation.call.timeout.millis (Hazelcast's 60 s): how long an operation may
+   * take, retries included, before the caller gets an error.
+   */
+  operationCallTimeoutMillis: 60000,
+  /**
+   * hazelcast.operation.backup.timeout.millis (Hazelcast's 5 s): how long a write waits for
+   * its sync backup acks; after that it answers anyway and the missing acks are logged.
+   */
+  operationBackupTimeoutMillis: 5000,
+  /**
+   * hazelcast.connection.monitor.max.faults (Hazelcast's 3): consecutive failed reconnects
+   * to a member after which it is suspected dead, without waiting for max.no.heartbeat.
+   */
+  connectionMonitorMaxFaults: 3,
+  /**
+   * hazelcast.connection.monitor.interval (Hazelcast's 100, in milliseconds): the delay
+   * between those reconnect attempts.
+   */
+  connectionMonitorIntervalMillis: 100,
+  /**
+   * hazelcast.tcp.join.port.try.count (Hazelcast's 3): for a member-list entry without a
+   * port, how many ports from the member port upwards the joiner dials.
+   */
+  tcpJoinPortTryCount: 3,
+  /**
+   * hazelcast.partition.max.parallel.migrations (Hazelcast's 10): partition migrations the
+   * master keeps in flight at once.
+   */
+  maxParallelMigrations: 10,
 };
 
 /** Log level names accepted by `hazelcast.logging.level` (case-insensitive, stored upper-case). */

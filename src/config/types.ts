@@ -32,7 +32,11 @@ export interface PortConfig {
 
 export interface TcpIpJoinConfig {
   readonly enabled: boolean;
-  /** Entries as written: `host`, `host:port`, `host:port1-port2`. */
+  /**
+   * Entries as written, one per element after splitting at commas, semicolons and spaces:
+   * `host`, `host:port`, `host:port1-port2`, `[ipv6]`, `[ipv6]:port`, `10.0.0.1-3[:port]`.
+   * Already checked; `expandMemberList` turns them into addresses.
+   */
   readonly members: readonly string[];
   readonly connectionTimeoutSeconds: number;
 }
@@ -175,6 +179,18 @@ export interface TuningConfig {
   readonly partitionCount: 271;
   /** grid.expiry.sweep.interval.millis: how often the expiry sweeper runs. Default 1000. */
   readonly expirySweepIntervalMillis: number;
+  /** hazelcast.operation.call.timeout.millis: how long an operation may take, retries included, before the caller gets an error. Default 60000. */
+  readonly operationCallTimeoutMillis: number;
+  /** hazelcast.operation.backup.timeout.millis: how long a write waits for sync backup acks before it answers anyway (logged). Default 5000. */
+  readonly operationBackupTimeoutMillis: number;
+  /** hazelcast.connection.monitor.max.faults: consecutive failed reconnects to a member after which it is suspected dead. Default 3. */
+  readonly connectionMonitorMaxFaults: number;
+  /** hazelcast.connection.monitor.interval (milliseconds): delay between those reconnect attempts. Default 100. */
+  readonly connectionMonitorIntervalMillis: number;
+  /** hazelcast.tcp.join.port.try.count: ports tried, from the member port upwards, for a member-list entry without a port. Default 3. */
+  readonly tcpJoinPortTryCount: number;
+  /** hazelcast.partition.max.parallel.migrations: partition migrations in flight at once. Default 10. */
+  readonly maxParallelMigrations: number;
 }
 
 /** Warnings collected while loading (unknown elements, ignored settings). */

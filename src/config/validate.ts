@@ -28,6 +28,7 @@ import {
   LOG_LEVELS,
   MAX_BACKUP_COUNT,
 } from './defaults.js';
+import { isHost, parseMemberEntry, splitMemberEntries } from './member-list.js';
 import { childPath, isRecord, show, type Problems } from './problems.js';
 import {
   ENDPOINT_GROUPS,
@@ -224,23 +225,12 @@ function checkInt(problems: Problems, path: string, v: Raw, min: number, max: nu
 
 // ---- host and port syntax -------------------------------------------------------------
 
-const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*$/;
-
-function isHost(host: string): boolean {
-  if (host.startsWith('[') && host.endsWith(']')) return isIPv6(host.slice(1, -1).replace(/%.*$/, ''));
-  if (/^[\d.]+$/.test(host)) {
-    const parts = host.split('.');
-    return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
-  }
-  return HOST_NAME.test(host);
-}
-
 function isPort(s: string): boolean {
   return /^\d{1,5}$/.test(s) && Number(s) >= 1 && Number(s) <= 65535;
 }
 
-/** `host`, `host:port` and (with `range`) `host:port1-port2`; host = IPv4, a name or [IPv6]; bare IPv6 without port. */
-function isHostPort(entry: string, range: boolean): boolean {
+/** `host` and `host:port`; host = IPv4, a name or [IPv6]; bare IPv6 without port. (Member-list entries: member-list.ts.) */
+function isHostPort(entry: string): boolean {
   if (isIPv6(entry)) return true;
   const m = /^(\[[^\]]*\]|[^:]+)(?::(.*))?$/.exec(entry);
   if (m === null) return false;
@@ -248,10 +238,7 @@ function isHostPort(entry: string, range: boolean): boolean {
   const port = m[2];
   if (!isHost(host)) return false;
   if (port === undefined) return true;
-  if (isPort(port)) return true;
-  if (!range) return false;
-  const r = /^(\d+)-(\d+)$/.exec(port);
-  return r !== null && isPort(r[1] ?? '') && isPort(r[2] ?? '') && Number(r[1]) <= Number(r[2]);
+  return isPort(port);
 }
 
 /** A list given as a YAML list, or as one comma-separated string. */
@@ -335,9 +322,17 @@ function readJoin(problems: Problems, s: Section): JoinConfig {
     ...readList(problems, tcp.at('interface'), tcp.raw('interface')),
     ...readList(problems, tcp.at('required-member'), tcp.raw('required-member')),
   ];
+  // One element may hold several entries (Hazelcast splits at commas, semicolons, spaces).
   for (const e of entries) {
-    if (!isHostPort(e.value, true)) problems.error(e.path, `not a host, host:port or host:port1-port2: ${show(e.value)}`);
-    else if (!members.includes(e.value)) members.push(e.value);
+    for (const value of splitMemberEntries(e.value)) {
+      try {
+        parseMemberEntry(value);
+      } catch (err) {
+        problems.error(e.path, err instanceof Error ? err.message : String(err));
+        continue;
+      }
+      if (!members.includes(value)) members.push(value);
+    }
   }
   const tcpIp = {
     enabled: tcp.bool('enabled', DEFAULT_TCP_IP_ENABLED),
@@ -364,7 +359,7 @@ function readJoin(problems: Problems, s: Section): JoinConfig {
 function readNetwork(problems: Problems, s: Section): NetworkConfig {
   const port = readPort(problems, s.at('port'), s.raw('port'), DEFAULT_MEMBER_PORT);
   const publicAddress = s.optStr('public-address');
-  if (publicAddress !== undefined && !isHostPort(publicAddress, false)) {
+  if (publicAddress !== undefined && !isHostPort(publicAddress)) {
     problems.error(s.at('public-address'), `not a host or host:port: ${show(publicAddress)}`);
   }
   const ifaces = s.child('interfaces');
@@ -553,7 +548,7 @@ function readWan(problems: Problems, s: Section): WanReplicationConfig[] {
       const targets = readList(problems, p.at('target-endpoints'), p.raw('target-endpoints'));
       if (targets.length === 0) problems.error(p.at('target-endpoints'), 'must list at least one host:port of the target cluster');
       for (const t of targets) {
-        if (!isHostPort(t.value, false)) problems.error(t.path, `not a host or host:port: ${show(t.value)}`);
+        if (!isHostPort(t.value)) problems.error(t.path, `not a host or host:port: ${show(t.value)}`);
       }
       const enumOf = <T extends string>(key2: string, def: T, allowed: readonly T[]): T => {
         const v = p.optStr(key2);
@@ -625,6 +620,12 @@ const TUNING_SUFFIXES = [
   'max.no.heartbeat.seconds',
   'partition.count',
   'expiry.sweep.interval.millis',
+  'operation.call.timeout.millis',
+  'operation.backup.timeout.millis',
+  'connection.monitor.max.faults',
+  'connection.monitor.interval',
+  'tcp.join.port.try.count',
+  'partition.max.parallel.migrations',
 ];
 
 function readTuning(problems: Problems, props: ReadonlyMap<string, string>): TuningConfig {
@@ -673,6 +674,12 @@ function readTuning(problems: Problems, props: ReadonlyMap<string, string>): Tun
     maxNoHeartbeatSeconds,
     partitionCount: 271,
     expirySweepIntervalMillis: int('expiry.sweep.interval.millis', DEFAULT_TUNING.expirySweepIntervalMillis, 1),
+    operationCallTimeoutMillis: int('operation.call.timeout.millis', DEFAULT_TUNING.operationCallTimeoutMillis, 1),
+    operationBackupTimeoutMillis: int('operation.backup.timeout.millis', DEFAULT_TUNING.operationBackupTimeoutMillis, 1),
+    connectionMonitorMaxFaults: int('connection.monitor.max.faults', DEFAULT_TUNING.connectionMonitorMaxFaults, 1),
+    connectionMonitorIntervalMillis: int('connection.monitor.interval', DEFAULT_TUNING.connectionMonitorIntervalMillis, 1),
+    tcpJoinPortTryCount: int('tcp.join.port.try.count', DEFAULT_TUNING.tcpJoinPortTryCount, 1, 65535),
+    maxParallelMigrations: int('partition.max.parallel.migrations', DEFAULT_TUNING.maxParallelMigrations, 1),
   };
 }
 

@@ -72,6 +72,12 @@ describe('shipped config files', () => {
       maxNoHeartbeatSeconds: 30,
       partitionCount: 271,
       expirySweepIntervalMillis: 500,
+      operationCallTimeoutMillis: 60000,
+      operationBackupTimeoutMillis: 5000,
+      connectionMonitorMaxFaults: 3,
+      connectionMonitorIntervalMillis: 100,
+      tcpJoinPortTryCount: 3,
+      maxParallelMigrations: 10,
     });
   });
 
@@ -132,6 +138,12 @@ describe('defaults', () => {
       maxNoHeartbeatSeconds: 60,
       partitionCount: 271,
       expirySweepIntervalMillis: 1000,
+      operationCallTimeoutMillis: 60000,
+      operationBackupTimeoutMillis: 5000,
+      connectionMonitorMaxFaults: 3,
+      connectionMonitorIntervalMillis: 100,
+      tcpJoinPortTryCount: 3,
+      maxParallelMigrations: 10,
     });
   });
 

@@ -83,16 +83,51 @@ describe('validation errors name the source, the path and the problem', () => {
   it('bad member-list entries, with their index', () => {
     const e = configErrorOf(() =>
       configFromObject({
-        network: { join: { 'tcp-ip': { 'member-list': ['10.0.0.1:5701', 'h:5701-5700', 'a b', '300.1.1.1', '[zz]:1', '[::1]:5701-5703', 'h:0'] } } },
+        network: {
+          join: {
+            'tcp-ip': {
+              'member-list': ['10.0.0.1:5701', 'h:5701-5700', 'a/b', '300.1.1.1', '[zz]:1', '[::1]:5701-5703', 'h:0', 'ok, h:65535-65536'],
+            },
+          },
+        },
       }),
     );
     expect(e.problems).toEqual([
-      'inline: hazelcast.network.join.tcp-ip.member-list[1]: not a host, host:port or host:port1-port2: "h:5701-5700"',
-      'inline: hazelcast.network.join.tcp-ip.member-list[2]: not a host, host:port or host:port1-port2: "a b"',
-      'inline: hazelcast.network.join.tcp-ip.member-list[3]: not a host, host:port or host:port1-port2: "300.1.1.1"',
-      'inline: hazelcast.network.join.tcp-ip.member-list[4]: not a host, host:port or host:port1-port2: "[zz]:1"',
-      'inline: hazelcast.network.join.tcp-ip.member-list[6]: not a host, host:port or host:port1-port2: "h:0"',
+      'inline: hazelcast.network.join.tcp-ip.member-list[1]: port range is reversed (5701 > 5700): "h:5701-5700"',
+      'inline: hazelcast.network.join.tcp-ip.member-list[2]: not a host, host:port or host:port1-port2: "a/b"',
+      'inline: hazelcast.network.join.tcp-ip.member-list[3]: an IPv4 octet is over 255: "300.1.1.1"',
+      'inline: hazelcast.network.join.tcp-ip.member-list[4]: not an IPv6 address in brackets: "[zz]:1"',
+      'inline: hazelcast.network.join.tcp-ip.member-list[6]: port must be 1-65535: "h:0"',
+      'inline: hazelcast.network.join.tcp-ip.member-list[7]: port range goes past 65535: "h:65535-65536"',
     ]);
+  });
+
+  it('bad member entries in every form the lists come in', () => {
+    expect(configErrorOf(xml('<network><join><tcp-ip><member-list><member>a</member><member>10.0.0.9-7</member></member-list></tcp-ip></join></network>')).message).toBe(
+      'grid.xml: hazelcast.network.join.tcp-ip.member-list[1]: address range is reversed (9 > 7): "10.0.0.9-7"',
+    );
+    expect(configErrorOf(xml('<network><join><tcp-ip><members>h1; 10.0-1.0.1</members></tcp-ip></join></network>')).message).toBe(
+      'grid.xml: hazelcast.network.join.tcp-ip.members: only the last octet of an IPv4 address may be a range: "10.0-1.0.1"',
+    );
+    expect(configErrorOf(yaml('  network:\n    join:\n      tcp-ip:\n        required-member: "h:x"\n')).message).toBe(
+      'grid.yaml: hazelcast.network.join.tcp-ip.required-member: not a host, host:port or host:port1-port2: "h:x"',
+    );
+    expect(
+      configErrorOf(() => configFromObject({ 'advanced-network': { enabled: true, join: { 'tcp-ip': { 'member-list': ['h:99999'] } } } })).message,
+    ).toBe('inline: hazelcast.advanced-network.join.tcp-ip.member-list[0]: port must be 1-65535: "h:99999"');
+  });
+
+  it('member entries split at commas, semicolons and spaces, as Hazelcast splits them', () => {
+    const c = configFromObject({
+      network: { join: { 'tcp-ip': { 'member-list': ['a b', 'c;d:5702', ' e ,\tf '], members: '10.0.0.1-3:5701  [::1]' } } },
+    }).config;
+    expect(c.network.join.tcpIp.members).toEqual(['a', 'b', 'c', 'd:5702', 'e', 'f', '10.0.0.1-3:5701', '[::1]']);
+    const x = parseConfigText(
+      '<hazelcast><network><join><tcp-ip enabled="true"><members>127.0.0.1, 127.0.0.2</members></tcp-ip></join></network></hazelcast>',
+      'xml',
+      'grid.xml',
+    ).config;
+    expect(x.network.join.tcpIp.members).toEqual(['127.0.0.1', '127.0.0.2']);
   });
 
   it('bad public-address and WAN target', () => {
