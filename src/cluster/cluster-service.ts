@@ -473,6 +473,8 @@ export class ClusterService implements ClusterFacade {
         (conn) => {
           if (conn.peer !== undefined && conn.peer.uuid !== member.uuid) {
             this.suspect(member.uuid, `its address ${address} now belongs to member ${conn.peer.uuid}`);
+          } else if (!this.isMaster()) {
+            this.suspected.delete(member.uuid);
           }
         },
         (e: unknown) => {
@@ -551,7 +553,11 @@ export class ClusterService implements ClusterFacade {
       const t = f.tuple(p, 'heartbeat');
       const uuid = f.str(t, 0, 'uuid');
       const theirVersion = f.int(t, 1, 'version');
-      if (this.memberList.some((m) => m.uuid === uuid)) this.detector.heard(uuid, this.clock.now());
+      if (this.memberList.some((m) => m.uuid === uuid)) {
+        this.detector.heard(uuid, this.clock.now());
+        // Heard again: whatever made us suspect it has passed (only the master removes members).
+        if (!this.isMaster()) this.suspected.delete(uuid);
+      }
       // A member that missed a push is sent the current list again.
       if (this.isMaster() && theirVersion < this.listVersion && from.peer !== undefined) {
         const m = this.memberByUuid(uuid);

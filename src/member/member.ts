@@ -18,18 +18,7 @@ import { replicaCountFor } from '../partition/assignment.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
 import { ClusterInvoker } from '../invocation/invoker.js';
 import { MemberNet } from '../net/member-net.js';
-// TEMP shim until config lands
-const expandMemberList = (entries: readonly string[], port: number, n: number): { host: string; port: number }[] => {
-  const out: { host: string; port: number }[] = [];
-  for (const e of entries) {
-    const m = /^([^:]+)(?::(\d+)(?:-(\d+))?)?$/.exec(e.trim());
-    if (!m) continue;
-    const a = m[2] === undefined ? port : Number(m[2]);
-    const b = m[2] === undefined ? port + n - 1 : m[3] === undefined ? a : Number(m[3]);
-    for (let p = a; p <= b; p++) out.push({ host: m[1]!, port: p });
-  }
-  return out;
-};
+import { expandMemberList } from '../config/index.js';
 import { describeError } from '../core/errors.js';
 import { MapService } from '../map/map-service.js';
 import { QueueService } from '../queue/queue-service.js';
@@ -93,16 +82,7 @@ export class Member {
     });
     this.logger = this.logControl.logger;
     for (const w of opts.configWarnings ?? []) this.logger.warn(`config: ${w}`);
-    const t = {
-      ...opts.config.tuning,
-      connectionMonitorMaxFaults: 3,
-      connectionMonitorIntervalMillis: 100,
-      operationCallTimeoutMillis: 60000,
-      operationBackupTimeoutMillis: 5000,
-      maxParallelMigrations: 10,
-      tcpJoinPortTryCount: 3,
-      ...(opts.config.tuning as object),
-    };
+    const t = opts.config.tuning;
     this.net = new MemberNet({
       logger: this.logger,
       clock: this.clock,
@@ -351,7 +331,9 @@ export class Member {
     const tcp = this.config.network.join.tcpIp;
     if (!tcp.enabled) return [];
     const port = this.plan.memberPort.port;
-    return expandMemberList(tcp.members, port, 3).map((a) => {
+    // Entries without a port try the next ports only when the member port auto-increments (as Hazelcast).
+    const tries = this.plan.memberPort.autoIncrement ? this.config.tuning.tcpJoinPortTryCount : 1;
+    return expandMemberList(tcp.members, port, tries).map((a) => {
       const host = a.host === 'localhost' ? '127.0.0.1' : a.host;
       return host.includes(':') ? `[${host}]:${a.port}` : `${host}:${a.port}`;
     });

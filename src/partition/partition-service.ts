@@ -369,6 +369,8 @@ export class PartitionService {
     }
     const alive = (uuid: string): boolean => this.cluster.isAlive(uuid);
     let rows = this.table.snapshot();
+    // balance() is given the table from before promotion so that owners that survived stay owners.
+    const beforePromotion = rows;
     // 1. Promotion: members that are gone leave every row; their first surviving backup owns.
     const promoted = promote(rows, alive);
     if (changedPartitions(rows, promoted).length > 0) {
@@ -384,7 +386,7 @@ export class PartitionService {
       .members()
       .filter((m) => !m.liteMember && !this.leaving.has(m.uuid) && alive(m.uuid))
       .map((m) => m.uuid);
-    const target = balance(rows, dataMembers, this.tuning.replicaCount);
+    const target = balance(beforePromotion, dataMembers, this.tuning.replicaCount);
     // Partitions nobody holds have no data to move: assign them at once.
     let direct = false;
     const withDirect = rows.map((row, pid) => {
@@ -400,7 +402,11 @@ export class PartitionService {
     }
     this.planned.clear();
     for (const pid of changedPartitions(rows, target)) this.planned.set(pid, target[pid]!);
-    if (this.planned.size > 0) this.logger.info(`repartitioning: ${this.planned.size} partition replicas to move`);
+    if (this.planned.size > 0) {
+      this.logger.info(`repartitioning: ${this.planned.size} partition replicas to move`);
+      // Everyone learns that the cluster is not safe until these moves are done.
+      this.pushTable();
+    }
     this.pump();
   }
 
@@ -438,6 +444,7 @@ export class PartitionService {
 
   private async migrate(pid: number, next: Replicas): Promise<void> {
     const prev = this.table.replicas(pid);
+    if (rowsEqual(prev, next)) return;
     const owner = prev[0];
     const alive = (uuid: string): boolean => this.cluster.isAlive(uuid);
     if (owner === undefined || !next.every(alive) || !alive(owner)) {
