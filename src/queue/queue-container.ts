@@ -51,6 +51,14 @@ export class QueueContainer {
 
   /** Add an item, or hand it to the oldest live waiter. False when the queue is full. */
   offer(item: QueueItem): boolean {
+    if (this.handToWaiter(item)) return true;
+    if (this.isFull()) return false;
+    this.items.push(item);
+    return true;
+  }
+
+  /** Give the item to the oldest waiter still there; false when none took it. */
+  private handToWaiter(item: QueueItem): boolean {
     while (this.waiterHead < this.waiters.length) {
       const slot = this.waiters[this.waiterHead++]!;
       if (!slot.active) continue;
@@ -62,24 +70,12 @@ export class QueueContainer {
       }
     }
     this.compactWaiters();
-    if (this.isFull()) return false;
-    this.items.push(item);
-    return true;
+    return false;
   }
 
   /** Put an item back at the head (it was taken for a poller that has gone), or hand it to the oldest live waiter. */
   offerFirst(item: QueueItem): void {
-    while (this.waiterHead < this.waiters.length) {
-      const slot = this.waiters[this.waiterHead++]!;
-      if (!slot.active) continue;
-      slot.active = false;
-      this.activeWaiters--;
-      if (slot.waiter.deliver(item)) {
-        this.compactWaiters();
-        return;
-      }
-    }
-    this.compactWaiters();
+    if (this.handToWaiter(item)) return;
     if (this.head > 0) this.items[--this.head] = item;
     else this.items.unshift(item);
   }

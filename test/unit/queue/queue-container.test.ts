@@ -316,3 +316,42 @@ describe('QueueContainer: waiters', () => {
     handle = undefined;
   });
 });
+
+describe('QueueContainer: putting items back and backups', () => {
+  it('offerFirst puts an item back at the head, also after polls moved the head', () => {
+    const q = new QueueContainer(0);
+    for (const v of ['a', 'b', 'c']) q.offer(item(v));
+    const taken = q.poll()!;
+    q.offerFirst(taken);
+    expect(drain(q)).toEqual(['a', 'b', 'c']);
+    q.offerFirst(item('z'));
+    expect(drain(q)).toEqual(['z']);
+  });
+
+  it('offerFirst hands the item to a live waiter first, skipping gone ones', () => {
+    const q = new QueueContainer(0);
+    const gone = new TestWaiter(false);
+    const live = new TestWaiter();
+    q.addWaiter(gone);
+    q.addWaiter(live);
+    q.offerFirst(item('x'));
+    expect(values(live.got)).toEqual(['x']);
+    expect(q.size).toBe(0);
+    expect(q.waiting).toBe(0);
+  });
+
+  it('offerFirst ignores max-size (the item was in the queue before); append ignores it and waiters', () => {
+    const q = new QueueContainer(1);
+    q.offer(item('a'));
+    expect(q.offer(item('b'))).toBe(false);
+    q.offerFirst(item('first'));
+    expect(q.size).toBe(2);
+    const w = new TestWaiter();
+    const e = new QueueContainer(1);
+    e.addWaiter(w);
+    e.append(item('x'));
+    e.append(item('y'));
+    expect(w.got).toEqual([]);
+    expect(drain(e)).toEqual(['x', 'y']);
+  });
+});
