@@ -158,6 +158,8 @@ export class MemberNet {
   private readonly handlers = new Map<number, RequestHandler>();
   private readonly oneWayHandlers = new Map<number, OneWayHandler>();
   private readonly outbound = new Map<string, Promise<MemberConnection>>();
+  /** Outbound connections that are up, for sending without a promise hop. */
+  private readonly ready = new Map<string, MemberConnection>();
   private readonly inbound = new Set<MemberConnection>();
   private readonly live = new Set<MemberConnection>();
   private readonly outboundClosedListeners: ((address: string) => void)[] = [];
@@ -215,11 +217,14 @@ export class MemberNet {
       const p = this.dial(address);
       this.outbound.set(address, p);
       p.then(
-        (conn) =>
+        (conn) => {
+          if (!conn.closed) this.ready.set(address, conn);
           conn.onClose(() => {
+            if (this.ready.get(address) === conn) this.ready.delete(address);
             if (this.outbound.get(address) === p) this.outbound.delete(address);
             if (!this.stopped) for (const fn of this.outboundClosedListeners) fn(address);
-          }),
+          });
+        },
         () => {
           if (this.outbound.get(address) === p) this.outbound.delete(address);
         },
@@ -229,13 +234,19 @@ export class MemberNet {
     return c;
   }
 
-  async request(address: string, type: number, payload: WireValue, timeoutMs: number): Promise<WireValue> {
-    const conn = await this.connect(address);
-    return conn.request(type, payload, timeoutMs);
+  request(address: string, type: number, payload: WireValue, timeoutMs: number): Promise<WireValue> {
+    const up = this.ready.get(address);
+    if (up !== undefined && !up.closed) return up.request(type, payload, timeoutMs);
+    return this.connect(address).then((conn) => conn.request(type, payload, timeoutMs));
   }
 
   /** Fire and forget; dials if needed, drops the message when the peer is unreachable. */
   oneWay(address: string, type: number, payload: WireValue): void {
+    const up = this.ready.get(address);
+    if (up !== undefined && !up.closed) {
+      up.oneWay(type, payload);
+      return;
+    }
     const existing = this.outbound.get(address);
     const c = existing ?? this.connect(address);
     c.then(
