@@ -117,6 +117,7 @@ export class ClusterService implements ClusterFacade {
   /** Set by the partition layer: move every partition replica off `uuid`; resolves when done. */
   private handOff: ((uuid: string) => Promise<void>) | undefined;
   private leaving = false;
+  private takingOver = false;
 
   constructor(deps: ClusterDeps) {
     this.clusterName = deps.clusterName;
@@ -502,8 +503,9 @@ export class ClusterService implements ClusterFacade {
     }
     // The master is gone: the oldest member still alive takes over.
     const next = this.memberList.find((m) => !this.suspected.has(m.uuid));
-    if (next?.uuid === this.local.uuid && this.memberList[0]?.uuid !== this.local.uuid && !this.isShuttingDown()) {
-      void this.takeOver();
+    if (next?.uuid === this.local.uuid && this.memberList[0]?.uuid !== this.local.uuid && !this.isShuttingDown() && !this.takingOver) {
+      this.takingOver = true;
+      void this.takeOver().finally(() => (this.takingOver = false));
     }
   }
 
