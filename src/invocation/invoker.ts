@@ -167,6 +167,7 @@ export class ClusterInvoker implements Invoker {
       } catch (e) {
         if (!isGridError(e) || !RETRY_CODES.has(e.code)) throw e;
         if (caller !== undefined && !caller.alive()) throw e;
+        this.failIfFrozenOut(partitionId);
         const left = deadline - this.clock.now();
         if (left <= 0) {
           throw new GridError('PARTITION_UNAVAILABLE', `${op.name} on partition ${partitionId} gave up after ${this.tuning.callTimeoutMs} ms: ${e.message}`);
@@ -174,6 +175,18 @@ export class ClusterInvoker implements Invoker {
         await sleep(this.clock, Math.min(left, BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!));
       }
     }
+  }
+
+  /** With the table frozen (FROZEN, PASSIVE), a partition whose owner left stays without one: say so now rather than after the call timeout. */
+  private failIfFrozenOut(partitionId: number): void {
+    const state = this.cluster.state();
+    if (state !== 'FROZEN' && state !== 'PASSIVE') return;
+    const owner = this.partitions.table.ownerOf(partitionId);
+    if (owner !== undefined && this.cluster.memberByUuid(owner) !== undefined) return;
+    throw new GridError(
+      'PARTITION_UNAVAILABLE',
+      `partition ${partitionId} has no owner in the cluster and the cluster is ${state}: the partition table does not change until the cluster is ACTIVE again`,
+    );
   }
 
   private async runRemote<T>(partitionId: number, op: Operation<T>, owner: string, caller: Caller | undefined, deadline: number): Promise<T> {
