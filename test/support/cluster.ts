@@ -426,8 +426,8 @@ export class Cluster {
 
   /**
    * Polls /health on every live member until each says clusterSafe, migrationQueueSize 0,
-   * clusterState as given (default any), nodeState ACTIVE and clusterSize = the number of
-   * live members (so a kill not yet noticed does not pass for safe).
+   * nodeState ACTIVE (so not while the cluster is PASSIVE) and clusterSize = `expectSize`,
+   * by default the number of live members (so a kill not yet noticed does not pass for safe).
    */
   async waitSafe(timeoutMs = 30_000, expectSize = this.live().length): Promise<void> {
     let lastSeen = '';
