@@ -236,7 +236,12 @@ export class Member {
     this.cluster.setLocal(this.memberInfo(advertised.host, advertised.port ?? port));
 
     // 2. join (or form) the cluster
-    await this.cluster.join();
+    try {
+      await this.cluster.join();
+    } catch (e) {
+      this.logger.error(`could not join the cluster: ${describeError(e)}`);
+      throw e;
+    }
     // 3. partitions: the master's table (a cluster of data members always has one)
     if (this.cluster.members().some((m) => !m.liteMember)) {
       const got = await this.partitions.waitForTable(PARTITION_TABLE_WAIT_MS);

@@ -9,7 +9,7 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import { GridError, describeError, isGridError, type GridErrorCode } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
-import { FrameKind, FrameReader, encodeFrame, type Frame } from '../protocol/frame.js';
+import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, encodeFrame, type Frame } from '../protocol/frame.js';
 import type { WireValue } from '../protocol/codec.js';
 import { Msg, messageName } from '../protocol/messages.js';
 import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../protocol/preamble.js';
@@ -39,6 +39,8 @@ interface Pending {
 }
 
 const CHECK_TIMEOUTS_EVERY_MS = 100;
+/** Largest frame an inbound connection may send before it has authenticated. */
+const PRE_AUTH_MAX_FRAME_BYTES = 64 * 1024;
 
 export class MemberConnection {
   peer: PeerIdentity | undefined;
@@ -47,6 +49,7 @@ export class MemberConnection {
   private corked = false;
   closed = false;
   private readonly closeListeners = new Set<() => void>();
+  /** @internal */ reader: FrameReader | undefined;
 
   constructor(
     readonly socket: net.Socket,
@@ -313,7 +316,9 @@ export class MemberNet {
   }
 
   private wire(conn: MemberConnection, inbound: boolean): void {
-    const reader = new FrameReader({ expectPreamble: inbound });
+    // Until an inbound connection has authenticated, only small frames (Auth) are accepted.
+    const reader = new FrameReader({ expectPreamble: inbound, maxFrameBytes: inbound ? PRE_AUTH_MAX_FRAME_BYTES : DEFAULT_MAX_FRAME_BYTES });
+    conn.reader = reader;
     const socket = conn.socket;
     this.live.add(conn);
     socket.on('data', (chunk: Buffer) => {
@@ -336,10 +341,6 @@ export class MemberNet {
   }
 
   private onFrame(conn: MemberConnection, frame: Frame): void {
-    if (frame.kind === FrameKind.Response || frame.kind === FrameKind.ErrorResponse) {
-      conn.handleResponse(frame);
-      return;
-    }
     if (conn.peer === undefined && !conn.outbound) {
       if (frame.type !== Msg.Auth || frame.kind !== FrameKind.Request) {
         this.deps.logger.warn({ remote: conn.describe() }, `member connection closed: ${messageName(frame.type)} before authentication`);
@@ -347,6 +348,10 @@ export class MemberNet {
         return;
       }
       this.authenticate(conn, frame);
+      return;
+    }
+    if (frame.kind === FrameKind.Response || frame.kind === FrameKind.ErrorResponse) {
+      conn.handleResponse(frame);
       return;
     }
     if (frame.kind === FrameKind.OneWay) {
@@ -420,6 +425,7 @@ export class MemberNet {
       return;
     }
     conn.peer = { uuid, address };
+    conn.reader?.setMaxFrameBytes(DEFAULT_MAX_FRAME_BYTES);
     const me = this.deps.local();
     this.reply(conn, frame.callId, [me.uuid, me.address], false);
   }

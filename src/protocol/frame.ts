@@ -93,7 +93,7 @@ function decodeFrameBody(buf: Uint8Array, start: number, end: number): Frame {
  * socket 'data' chunks are fresh buffers, so this holds for them).
  */
 export class FrameReader {
-  private readonly maxFrameBytes: number;
+  private maxFrameBytes: number;
   /** How many preamble bytes have been checked so far; MEMBER_PREAMBLE.length when done. */
   private preambleSeen: number;
   /** Pieces of the incomplete frame at the head of the stream, length field included. */
@@ -111,6 +111,12 @@ export class FrameReader {
     this.maxFrameBytes = max;
     this.preambleSeen = opts.expectPreamble === true ? 0 : MEMBER_PREAMBLE.length;
   }
+  /** Change the frame size limit (a connection gets the full limit once it has authenticated). */
+  setMaxFrameBytes(max: number): void {
+    if (!Number.isInteger(max) || max < HEADER_BYTES) throw new GridError('INTERNAL', `maxFrameBytes must be an integer of at least ${HEADER_BYTES}, not ${max}`);
+    this.maxFrameBytes = max;
+  }
+
 
   /** Bytes buffered but not yet part of a complete frame. */
   get buffered(): number {

@@ -159,6 +159,8 @@ describe('in-process cluster: member authentication', () => {
     await waitFor('the refusal logged by a member of the cluster', () =>
       [m1, m2].some((m) => m.logs.messages().includes(`refused member 127.0.0.1:${ports[2]}: ${refusedWrong}`)),
     );
+    // The joiner's own log says why it could not join (grid-behavior.md §7: "a clear log line on both sides").
+    expect(wrong.logs.messages().some((msg) => msg.includes(refusedWrong)), wrong.logs.messages().join('\n')).toBe(true);
 
     // No identity at all (the member realm has users but no identity to present).
     const missing = await startFailing(raw(3, undefined));
@@ -167,6 +169,7 @@ describe('in-process cluster: member authentication', () => {
     await waitFor('the second refusal logged', () =>
       [m1, m2].some((m) => m.logs.messages().includes(`refused member 127.0.0.1:${ports[3]}: it presented no identity (security is enabled)`)),
     );
+    expect(missing.logs.messages().some((msg) => msg.includes('it presented no identity')), missing.logs.messages().join('\n')).toBe(true);
 
     // Passwords never reach any log.
     const allLogs = JSON.stringify([m1.logs.lines, m2.logs.lines, wrong.logs.lines, missing.logs.lines]);
