@@ -389,7 +389,7 @@ function managementRoute(method: Method, op: string): Route {
           .members()
           .map((m) => `\tMember [${m.host}]:${m.port} - ${m.uuid}${m.liteMember ? ' lite' : ''}${m.uuid === local ? ' this' : ''}`)
           .join('\n');
-        const response = `Members {size:${d.cluster.members().length}, ver:${d.cluster.version()}} [\n${list}\n]\n${d.cluster.localMember().version}\nNode.js ${process.version}`;
+        const response = `Members {size:${d.cluster.members().length}, ver:${d.cluster.memberListVersion()}} [\n${list}\n]\n${d.cluster.localMember().version}\nNode.js ${process.version}`;
         sendJson(r.res, { status: 'success', response });
       });
     case 'changeState':
