@@ -357,6 +357,16 @@ export class ClusterService implements ClusterFacade {
       this.logger.debug({ from: from.peer.address }, 'member list from a member that is not its master ignored');
       return;
     }
+    // A member taking over as master must be the oldest one alive as far as we can tell: a
+    // member that only thinks the master is gone (it was paused, say) cannot take the cluster.
+    if (from?.peer !== undefined && this.joined() && from.peer.uuid !== this.memberList[0]?.uuid) {
+      const at = this.memberList.findIndex((m) => m.uuid === from.peer!.uuid);
+      const olderAlive = at === -1 ? [] : this.memberList.slice(0, at).filter((m) => !this.suspected.has(m.uuid) && m.uuid !== this.local.uuid);
+      if (olderAlive.length > 0) {
+        this.logger.warn(`member ${from.peer.address} claims to be master, but ${olderAlive[0]!.address} is older and alive here: its member list is ignored`);
+        return;
+      }
+    }
     if (!list.some((m) => m.uuid === this.local.uuid)) {
       if (this.joined() && !this.isShuttingDown()) {
         this.logger.error(`master ${list[0]?.address ?? '?'} removed this member from the cluster (it was thought dead): shutting down`);
@@ -426,6 +436,9 @@ export class ClusterService implements ClusterFacade {
       [],
       removed,
     );
+    // If a removed member is in fact alive (paused, cut off for a while), this tells it to stop.
+    const payload = this.encodeList();
+    for (const m of removed) void this.net?.request(m.address, Msg.Members, payload, MEMBERS_PUSH_TIMEOUT_MS).catch(() => undefined);
   }
 
   // ------------------------------------------------------------------ heartbeats and failures
@@ -440,7 +453,9 @@ export class ClusterService implements ClusterFacade {
         sinceBeat = 0;
         this.sendHeartbeats();
       }
-      this.checkSilence();
+      // After the I/O of this loop turn: heartbeats that waited in socket buffers (this process
+      // was paused or starved) count before anyone is suspected for silence.
+      setImmediate(() => this.checkSilence());
     }, tick);
     this.net.onOutboundClosed((address) => this.monitor(address));
   }

@@ -295,8 +295,8 @@ export class Member {
     this.queues.stop();
     this.maps.stop();
     this.partitions.stop();
-    // Partitions are handed over: member connections are no longer needed.
-    this.net.stop();
+    // Partitions are handed over: member connections are no longer needed (queued messages still go out).
+    await this.net.stop();
     const closing = listeners.map((l) => l.close(false));
     const grace = new Promise<void>((resolve) => this.clock.setTimeout(resolve, STOP_GRACE_MS));
     await Promise.race([Promise.all([...closing, closingRest]), grace]);

@@ -39,6 +39,8 @@ interface Pending {
 }
 
 const CHECK_TIMEOUTS_EVERY_MS = 100;
+/** How long stop() lets connections flush before destroying them. */
+const STOP_FLUSH_MS = 1_000;
 /** Largest frame an inbound connection may send before it has authenticated. */
 const PRE_AUTH_MAX_FRAME_BYTES = 64 * 1024;
 
@@ -87,6 +89,23 @@ export class MemberConnection {
 
   close(): void {
     this.socket.destroy();
+  }
+
+  /** Send what is queued, then close; resolves once closed (destroyed after `timeoutMs` at the latest). */
+  closeGracefully(timeoutMs: number): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.socket.destroy(), timeoutMs);
+      this.onClose(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      if (this.corked) {
+        this.corked = false;
+        this.socket.uncork();
+      }
+      this.socket.end();
+    });
   }
 
   describe(): string {
@@ -271,11 +290,12 @@ export class MemberNet {
     socket.resume();
   }
 
-  stop(): void {
+  /** Stop: messages already queued (a last one-way, say) still go out; then every member connection closes. */
+  stop(): Promise<void> {
     this.stopped = true;
     this.timer?.cancel();
-    for (const c of [...this.live]) c.close();
-    for (const c of this.inbound) c.close();
+    const all = new Set([...this.live, ...this.inbound]);
+    return Promise.all([...all].map((c) => c.closeGracefully(STOP_FLUSH_MS))).then(() => undefined);
   }
 
   private dial(address: string): Promise<MemberConnection> {

@@ -32,7 +32,7 @@ async function startNode(): Promise<{ net: MemberNet; port: number }> {
   const listener = new Listener({ host: '127.0.0.1', logger, http: undefined, member: memberNet });
   const port = await listener.listen({ port: 0, autoIncrement: false, portCount: 1 });
   cleanup.push(async () => {
-    memberNet.stop();
+    await memberNet.stop();
     await listener.close(true);
   });
   return { net: memberNet, port };

@@ -35,7 +35,7 @@ afterEach(async () => {
   for (const s of rawSockets.splice(0)) s.destroy();
   await Promise.all(
     nodes.splice(0).map(async (n) => {
-      n.net.stop();
+      await n.net.stop();
       await n.listener.close(true);
     }),
   );
@@ -203,7 +203,7 @@ describe('MemberNet: requests and answers', () => {
     const a = await startNode();
     const gone = await startNode();
     const address = gone.address;
-    gone.net.stop();
+    await gone.net.stop();
     await gone.listener.close(true);
     const e = await rejection(a.net.request(address, Msg.Operation, null, 2_000));
     expect(e.code).toBe('MEMBER_UNREACHABLE');
@@ -486,7 +486,7 @@ describe('MemberNet: timeouts, closed peers, bad bytes, stop', () => {
     const pending = [1, 2, 3].map((i) => rejection(a.net.request(b.address, Msg.Operation, i, 10_000)));
     await waitFor('the connection up', () => b.net.connectionCount() === 1, 2_000);
     await sleep(20); // let the three requests reach b
-    b.net.stop();
+    await b.net.stop();
     const errors = await within(Promise.all(pending), 2_000, 'the pending calls to fail');
     for (const e of errors) {
       expect(e.code).toBe('MEMBER_UNREACHABLE');
@@ -586,7 +586,7 @@ describe('MemberNet: timeouts, closed peers, bad bytes, stop', () => {
     const pending = rejection(a.net.request(b.address, Msg.Join, null, 10_000));
     await sleep(20);
 
-    a.net.stop();
+    await a.net.stop();
     expect((await within(pending, 2_000, 'the pending call to fail')).code).toBe('MEMBER_UNREACHABLE');
     await waitFor('every connection of a closed', () => a.net.connectionCount() === 0, 2_000);
     await waitFor('the peers see their connections to a close', () => b.net.connectionCount() === 0 && c.net.connectionCount() === 0, 2_000);
@@ -610,7 +610,7 @@ describe('MemberNet: timeouts, closed peers, bad bytes, stop', () => {
     const closed: string[] = [];
     a.net.onOutboundClosed((address) => closed.push(address));
     await a.net.request(b.address, Msg.Operation, 1, 2_000);
-    a.net.stop();
+    await a.net.stop();
     await waitFor('closed', () => a.net.connectionCount() === 0, 2_000);
     await sleep(20);
     expect(closed).toEqual([]);
