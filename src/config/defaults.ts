@@ -141,6 +141,11 @@ export const DEFAULT_TUNING: TuningConfig = {
    * master keeps in flight at once.
    */
   maxParallelMigrations: 10,
+  /**
+   * hazelcast.max.join.seconds (Hazelcast's 300): how long a starting member keeps looking for
+   * its cluster before it gives up (start fails).
+   */
+  maxJoinSeconds: 300,
 };
 
 /** Log level names accepted by `hazelcast.logging.level` (case-insensitive, stored upper-case). */

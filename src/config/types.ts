@@ -191,6 +191,8 @@ export interface TuningConfig {
   readonly tcpJoinPortTryCount: number;
   /** hazelcast.partition.max.parallel.migrations: partition migrations in flight at once. Default 10. */
   readonly maxParallelMigrations: number;
+  /** hazelcast.max.join.seconds: how long a starting member looks for its cluster before start fails. Default 300. */
+  readonly maxJoinSeconds: number;
 }
 
 /** Warnings collected while loading (unknown elements, ignored settings). */

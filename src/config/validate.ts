@@ -626,6 +626,7 @@ const TUNING_SUFFIXES = [
   'connection.monitor.interval',
   'tcp.join.port.try.count',
   'partition.max.parallel.migrations',
+  'max.join.seconds',
 ];
 
 function readTuning(problems: Problems, props: ReadonlyMap<string, string>): TuningConfig {
@@ -680,6 +681,7 @@ function readTuning(problems: Problems, props: ReadonlyMap<string, string>): Tun
     connectionMonitorIntervalMillis: int('connection.monitor.interval', DEFAULT_TUNING.connectionMonitorIntervalMillis, 1),
     tcpJoinPortTryCount: int('tcp.join.port.try.count', DEFAULT_TUNING.tcpJoinPortTryCount, 1, 65535),
     maxParallelMigrations: int('partition.max.parallel.migrations', DEFAULT_TUNING.maxParallelMigrations, 1),
+    maxJoinSeconds: int('max.join.seconds', DEFAULT_TUNING.maxJoinSeconds, 1),
   };
 }
 

@@ -43,8 +43,6 @@ export interface MemberOptions {
 /** How long a graceful stop waits for answers in flight before closing their connections. */
 const STOP_GRACE_MS = 5_000;
 const REST_HINT_INTERVAL_MS = 60_000;
-/** Hazelcast's hazelcast.max.join.seconds default: give up joining after this long. */
-const MAX_JOIN_MS = 300_000;
 /** How long start waits for the first partition table after joining. */
 const PARTITION_TABLE_WAIT_MS = 30_000;
 
@@ -105,7 +103,7 @@ export class Member {
         maxNoHeartbeatMs: t.maxNoHeartbeatSeconds * 1000,
         connectionMonitorMaxFaults: t.connectionMonitorMaxFaults,
         connectionMonitorIntervalMs: t.connectionMonitorIntervalMillis,
-        maxJoinMs: MAX_JOIN_MS,
+        maxJoinMs: t.maxJoinSeconds * 1000,
         callTimeoutMs: Math.min(t.operationCallTimeoutMillis, 10_000),
       },
     });

@@ -8,7 +8,7 @@ export const Msg = {
   Auth: 1,
   /** Before joining: [uuid, address] -> [uuid, address, joined, masterAddress|null]. */
   Discover: 2,
-  /** To the master: [member tuple] -> [redirectAddress|null, clusterState snapshot] (see cluster/). */
+  /** To the master: [member tuple] -> [redirectAddress|null, member list|null, refusal|null]. */
   Join: 3,
   /** Master -> all: [version, members[], clusterState]. */
   Members: 4,
@@ -16,11 +16,11 @@ export const Msg = {
   Heartbeat: 5,
   /** Master -> all: [version, uuids[], rows[][], migrationQueueSize]. One-way. */
   PartitionTable: 6,
-  /** Caller -> owner: [service, type, partitionId, args[]] -> encoded result. */
+  /** Caller -> owner: [service, type, partitionId, args[], invocationId|null] -> encoded result. */
   Operation: 7,
   /** Owner -> backup: [service, type, partitionId, args[]] -> null (sync) or one-way (async). */
   Backup: 8,
-  /** Master -> owner: [partitionId, replicas[], tableVersion] -> null once every copy is acknowledged. */
+  /** Master -> owner: [partitionId, replicas[]] -> null once every copy is acknowledged. */
   Migrate: 9,
   /** Owner -> new replica: [partitionId, replicaIndex, data per service {service: data}] -> null. */
   PartitionData: 10,
@@ -38,7 +38,7 @@ export const Msg = {
   ClusterShutdown: 16,
   /** New master -> members: [] -> [membersVersion, members[], tableVersion, uuids[], rows[][]]. */
   FetchState: 17,
-  /** Caller -> owner, one-way: [pollId]: the client of a waiting poll has gone. */
+  /** Caller -> owner, one-way: [callerUuid, invocationId]: the client of a waiting poll has gone. */
   PollCancel: 18,
   /** Leaving member -> master, one-way: [uuid]: remove me now (after hand-off, or when there is nothing to hand off). */
   Leave: 19,

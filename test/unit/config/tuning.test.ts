@@ -12,6 +12,7 @@ const CLUSTER_PROPERTIES: readonly [string, keyof TuningConfig, number, number, 
   ['connection.monitor.interval', 'connectionMonitorIntervalMillis', 100, 40, 'an integer >= 1'],
   ['tcp.join.port.try.count', 'tcpJoinPortTryCount', 3, 1, 'an integer 1-65535'],
   ['partition.max.parallel.migrations', 'maxParallelMigrations', 10, 2, 'an integer >= 1'],
+  ['max.join.seconds', 'maxJoinSeconds', 300, 30, 'an integer >= 1'],
 ];
 
 describe('cluster tuning properties', () => {
