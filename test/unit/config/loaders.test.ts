@@ -78,6 +78,7 @@ describe('shipped config files', () => {
       connectionMonitorIntervalMillis: 100,
       tcpJoinPortTryCount: 3,
       maxParallelMigrations: 10,
+      maxJoinSeconds: 300,
     });
   });
 
@@ -144,6 +145,7 @@ describe('defaults', () => {
       connectionMonitorIntervalMillis: 100,
       tcpJoinPortTryCount: 3,
       maxParallelMigrations: 10,
+      maxJoinSeconds: 300,
     });
   });
 
