@@ -520,7 +520,9 @@ export class ClusterService implements ClusterFacade {
     const next = this.memberList.find((m) => !this.suspected.has(m.uuid));
     if (next?.uuid === this.local.uuid && this.memberList[0]?.uuid !== this.local.uuid && !this.isShuttingDown() && !this.takingOver) {
       this.takingOver = true;
-      void this.takeOver().finally(() => (this.takingOver = false));
+      this.takeOver()
+        .catch((e: unknown) => this.logger.error(`taking over as master failed: ${describeError(e)}`))
+        .finally(() => (this.takingOver = false));
     }
   }
 

@@ -250,7 +250,9 @@ export class Member {
     // 5. REST
     restReady = true;
     this.cluster.on((e) => {
-      if (e.type === 'shutdownRequested' || e.type === 'removedFromCluster') void this.stop();
+      if (e.type === 'shutdownRequested' || e.type === 'removedFromCluster') {
+        this.stop().catch((err: unknown) => this.logger.error(`stopping failed: ${describeError(err)}`));
+      }
       if (e.type === 'stateChanged') this.logger.info({ from: e.from, to: e.to }, 'cluster state changed');
     });
 

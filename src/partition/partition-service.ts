@@ -305,7 +305,9 @@ export class PartitionService {
       return;
     }
     if (e.masterChanged && this.table.version() > 0) {
-      void this.adoptNewestTable().then(() => this.schedule());
+      this.adoptNewestTable()
+        .catch((e: unknown) => this.logger.error(`reading the newest partition table failed: ${describeError(e)}`))
+        .finally(() => this.schedule());
     } else {
       this.schedule();
     }
@@ -427,7 +429,12 @@ export class PartitionService {
       this.planned.delete(pid);
       this.running.add(pid);
       this.inFlight++;
-      void this.migrate(pid, row).finally(() => {
+      void this.migrate(pid, row)
+        .catch((e: unknown) => {
+          this.logger.error(`migration of partition ${pid} failed unexpectedly: ${describeError(e)}`);
+          this.retryLater();
+        })
+        .finally(() => {
         this.running.delete(pid);
         this.inFlight--;
         if (epoch !== this.masterEpoch || !this.cluster.isMaster()) return;
