@@ -216,7 +216,12 @@ export class ClusterService implements ClusterFacade {
   }
 
   private emit(e: ClusterEvent): void {
-    this.events.emit('event', e);
+    try {
+      this.events.emit('event', e);
+    } catch (err) {
+      // A listener's failure must not stop membership (or the process, from a timer).
+      this.logger.error({ err }, `cluster event ${e.type} handling failed: ${describeError(err)}`);
+    }
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -361,7 +366,12 @@ export class ClusterService implements ClusterFacade {
     // member that only thinks the master is gone (it was paused, say) cannot take the cluster.
     if (from?.peer !== undefined && this.joined() && from.peer.uuid !== this.memberList[0]?.uuid) {
       const at = this.memberList.findIndex((m) => m.uuid === from.peer!.uuid);
-      const olderAlive = at === -1 ? [] : this.memberList.slice(0, at).filter((m) => !this.suspected.has(m.uuid) && m.uuid !== this.local.uuid);
+      if (at === -1) {
+        // Not a member of our cluster (one we removed, back from a pause): it cannot be our master.
+        this.logger.warn(`member list from ${from.peer.address}, which is not a member of this cluster, ignored`);
+        return;
+      }
+      const olderAlive = this.memberList.slice(0, at).filter((m) => !this.suspected.has(m.uuid) && m.uuid !== this.local.uuid);
       if (olderAlive.length > 0) {
         this.logger.warn(`member ${from.peer.address} claims to be master, but ${olderAlive[0]!.address} is older and alive here: its member list is ignored`);
         return;
@@ -550,7 +560,11 @@ export class ClusterService implements ClusterFacade {
     const before = this.memberList;
     this.listVersion = Math.max(this.listVersion, newestVersion);
     const added = next.filter((m) => !before.some((b) => b.uuid === m.uuid));
-    this.commitList(next, added, before.filter((b) => !next.some((m) => m.uuid === b.uuid)));
+    const removed = before.filter((b) => !next.some((m) => m.uuid === b.uuid));
+    this.commitList(next, added, removed);
+    // The old master may only have been paused: when it wakes up this tells it to stop.
+    const payload = this.encodeList();
+    for (const m of removed) void this.net?.request(m.address, Msg.Members, payload, MEMBERS_PUSH_TIMEOUT_MS).catch(() => undefined);
   }
 
   // ------------------------------------------------------------------ handlers
@@ -722,13 +736,22 @@ export class ClusterService implements ClusterFacade {
         this.listVersion++;
         const payload = this.encodeList();
         await Promise.allSettled(next.map((m) => this.net!.request(m.address, Msg.Members, payload, MEMBERS_PUSH_TIMEOUT_MS)));
-      } else {
-        const master = this.master()!;
-        if (moves) {
-          await this.net.request(master.address, Msg.LeaveRequest, [this.local.uuid], LEAVE_TIMEOUT_MS);
-        } else {
-          this.net.oneWay(master.address, Msg.Leave, [this.local.uuid]);
+      } else if (moves) {
+        // Ask the master (whoever it is by then: it may change meanwhile) until it has taken our partitions.
+        const deadline = this.clock.now() + LEAVE_TIMEOUT_MS;
+        for (;;) {
+          const master = this.master()!;
+          try {
+            await this.net.request(master.address, Msg.LeaveRequest, [this.local.uuid], Math.max(1, deadline - this.clock.now()));
+            break;
+          } catch (e) {
+            if (this.clock.now() >= deadline || this.memberList.length <= 1) throw e;
+            this.logger.info(`leave through master ${master.address} failed, asking again: ${describeError(e)}`);
+            await new Promise<void>((resolve) => this.clock.setTimeout(resolve, 500));
+          }
         }
+      } else {
+        this.net.oneWay(this.master()!.address, Msg.Leave, [this.local.uuid]);
       }
     } catch (e) {
       this.logger.warn(`leaving the cluster: ${describeError(e)}`);

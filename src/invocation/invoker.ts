@@ -25,6 +25,8 @@ export interface BackupSpec {
   readonly syncCount: number;
   /** The next asyncCount replicas get it without an ack. */
   readonly asyncCount: number;
+  /** Applying it twice does no harm (a map put), so a backup whose connection broke is sent again. */
+  readonly idempotent?: boolean;
 }
 
 export interface Operation<T> {
@@ -93,6 +95,8 @@ export class ClusterInvoker implements Invoker {
   private readonly logger: Logger;
   private readonly tuning: InvokerTuning;
   private nextInvocationId = 1;
+  /** Where each waiting call of a local client waits now (for cancelling it when the client goes). */
+  private readonly waitingAt = new WeakMap<Caller, { address: string; invocationId: number }>();
   /** Waiting operations run here for other members, by `callerUuid:invocationId`. */
   private readonly remoteCallers = new Map<string, { gone: boolean; listeners: (() => void)[]; unsubscribe: () => void }>();
   private backupFailuresLogged = 0;
@@ -198,10 +202,17 @@ export class ClusterInvoker implements Invoker {
     if (handler === undefined) throw new GridError('INTERNAL', `no handler for ${op.service}`);
     let invocationId: number | null = null;
     if (caller !== undefined && op.waitMs !== undefined && op.waitMs > 0) {
-      const id = this.nextInvocationId++;
-      invocationId = id;
-      const net = this.net;
-      caller.onGone(() => net.oneWay(member.address, Msg.PollCancel, [this.cluster.localMember().uuid, id]));
+      invocationId = this.nextInvocationId++;
+      // One listener per caller, however often the call is retried: it cancels where the call waits now.
+      const first = !this.waitingAt.has(caller);
+      this.waitingAt.set(caller, { address: member.address, invocationId });
+      if (first) {
+        const net = this.net;
+        caller.onGone(() => {
+          const at = this.waitingAt.get(caller);
+          if (at !== undefined) net.oneWay(at.address, Msg.PollCancel, [this.cluster.localMember().uuid, at.invocationId]);
+        });
+      }
     }
     const timeout = Math.max(1_000, deadline - this.clock.now());
     const answer = await this.net.request(member.address, Msg.Operation, [op.service, op.type, partitionId, op.args ?? [], invocationId], timeout);
@@ -229,8 +240,17 @@ export class ClusterInvoker implements Invoker {
       const member = this.cluster.memberByUuid(replicas[i]!);
       if (member === undefined) continue;
       if (i <= spec.syncCount) {
+        const net = this.net;
+        const send = (): Promise<unknown> => net.request(member.address, Msg.Backup, payload, this.tuning.backupTimeoutMs);
         (acks ??= []).push(
-          this.net.request(member.address, Msg.Backup, payload, this.tuning.backupTimeoutMs).catch((e: unknown) => this.backupFailed(member.address, op, e)),
+          send()
+            // A connection that closed under the backup (not a slow backup) gets one more try on a new one.
+            .catch((e: unknown) =>
+              spec.idempotent === true && isGridError(e) && e.code === 'MEMBER_UNREACHABLE' && this.cluster.memberByUuid(member.uuid) !== undefined
+                ? send()
+                : Promise.reject(e),
+            )
+            .catch((e: unknown) => this.backupFailed(member.address, op, e)),
         );
       } else {
         this.net.oneWay(member.address, Msg.Backup, payload);
@@ -327,7 +347,13 @@ export class ClusterInvoker implements Invoker {
       if (key !== undefined) this.releaseCaller(key);
       throw e;
     }
-    const result = this.runHere(pid, op);
+    let result: MaybePromise<unknown>;
+    try {
+      result = this.runHere(pid, op);
+    } catch (e) {
+      if (key !== undefined) this.releaseCaller(key);
+      throw e;
+    }
     if (result instanceof Promise) {
       return result.then(
         (v) => {

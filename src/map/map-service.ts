@@ -103,7 +103,7 @@ export class MapService implements MapFacade {
 
   private backupOf(mapName: string, type: string, args: readonly WireValue[]): BackupSpec {
     const config = this.containers.get(mapName)?.config ?? findMapConfig(this.config, mapName);
-    return { type, args, syncCount: config.backupCount, asyncCount: config.asyncBackupCount };
+    return { type, args, syncCount: config.backupCount, asyncCount: config.asyncBackupCount, idempotent: true };
   }
 
   private getOp(pid: number, mapName: string, key: string): Operation<StoredValue | undefined> {
@@ -268,6 +268,9 @@ export class MapService implements MapFacade {
       for (const c of this.containers.values()) c.stores[pid] = undefined;
     },
     ownershipLost: (): void => undefined,
+    trim: (pid: number, replicaIndex: number): void => {
+      for (const c of this.containers.values()) if (c.replicas <= replicaIndex) c.stores[pid] = undefined;
+    },
   };
 
   /** Start reclaiming expired entries in the background. */

@@ -414,9 +414,15 @@ export class MemberNet {
     if (isError && !isGridError(value)) {
       this.deps.logger.error({ err: value }, `member request failed unexpectedly: ${describeError(value)}`);
     }
-    const buf = isError
-      ? encodeFrame(FrameKind.ErrorResponse, 0, callId, encodeError(value))
-      : encodeFrame(FrameKind.Response, 0, callId, value as WireValue);
+    let buf: Buffer;
+    try {
+      buf = isError
+        ? encodeFrame(FrameKind.ErrorResponse, 0, callId, encodeError(value))
+        : encodeFrame(FrameKind.Response, 0, callId, value as WireValue);
+    } catch (e) {
+      this.deps.logger.error({ err: e }, `member answer could not be encoded: ${describeError(e)}`);
+      buf = encodeFrame(FrameKind.ErrorResponse, 0, callId, ['INTERNAL', `answer could not be encoded: ${describeError(e)}`]);
+    }
     conn.write(buf);
   }
 

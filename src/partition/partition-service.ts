@@ -29,6 +29,8 @@ export interface ReplicaData {
   drop(partitionId: number): void;
   /** This member stopped owning the partition: hand waiting work elsewhere. */
   ownershipLost(partitionId: number): void;
+  /** This member is now replica `replicaIndex` of the partition: forget structures with fewer replicas (they get no more backups here). */
+  trim(partitionId: number, replicaIndex: number): void;
 }
 
 export interface PartitionTuning {
@@ -38,7 +40,9 @@ export interface PartitionTuning {
 }
 
 /** A partition source gives up waiting for the master's commit after this long. */
-const BLOCK_TIMEOUT_MS = 60_000;
+const BLOCK_TIMEOUT_MS = 120_000;
+/** The master repeats the table this often, so a member that missed a push catches up. */
+const TABLE_REPEAT_MS = 2_000;
 /** Data received for a migration that is not committed is kept this long. */
 const INCOMING_TTL_MS = 120_000;
 const RETRY_REPARTITION_MS = 1_000;
@@ -71,6 +75,9 @@ export class PartitionService {
   private retryTimer: TimerHandle | undefined;
   private readonly tableWaiters: (() => void)[] = [];
   private masterEpoch = 0;
+  private repeatTimer: TimerHandle | undefined;
+  /** Set when the master changed while partitions were blocked: the new master's first table decides. */
+  private unblockOnTableFrom: string | undefined;
 
   constructor(deps: { cluster: ClusterService; net: MemberNet | undefined; clock: Clock; logger: Logger; tuning: PartitionTuning }) {
     this.cluster = deps.cluster;
@@ -81,6 +88,9 @@ export class PartitionService {
     if (this.net) this.registerHandlers(this.net);
     this.cluster.on((e) => this.onClusterEvent(e));
     this.cluster.setHandOff((uuid) => this.handOff(uuid));
+    this.repeatTimer = this.clock.setInterval(() => {
+      if (this.cluster.isMaster() && this.cluster.members().length > 1) this.pushTable();
+    }, TABLE_REPEAT_MS);
   }
 
   register(service: ReplicaData): void {
@@ -132,6 +142,7 @@ export class PartitionService {
 
   stop(): void {
     this.retryTimer?.cancel();
+    this.repeatTimer?.cancel();
     for (const b of this.blocked.values()) b.timer.cancel();
     this.blocked.clear();
   }
@@ -186,6 +197,9 @@ export class PartitionService {
       if (block !== undefined && !rowsEqual(block.row, after)) this.unblock(pid);
       if (same) continue;
       if (before[0] === me && after[0] !== me) this.forEachService((s) => s.ownershipLost(pid));
+      const was = before.indexOf(me);
+      const now = after.indexOf(me);
+      if (was !== -1 && now > was) this.forEachService((s) => s.trim(pid, now));
       if (after.includes(me)) {
         this.incoming.delete(pid);
       } else if (before.includes(me)) {
@@ -216,12 +230,28 @@ export class PartitionService {
   private block(pid: number, row: Replicas): void {
     this.blocked.get(pid)?.timer.cancel();
     const timer = this.clock.setTimeout(() => {
-      if (this.blocked.get(pid)?.timer === timer) {
+      if (this.blocked.get(pid)?.timer !== timer) return;
+      // No commit and no abort came: ask the master for its table before taking writes again,
+      // so a commit whose push was lost is not overridden by writes here.
+      void this.refreshFromMaster().finally(() => {
+        if (this.blocked.get(pid)?.timer !== timer) return;
         this.logger.warn(`partition ${pid}: no word from the master about its migration; taking writes again`);
         this.blocked.delete(pid);
-      }
+      });
     }, BLOCK_TIMEOUT_MS);
     this.blocked.set(pid, { row, timer });
+  }
+
+  /** Apply the master's table if it is newer than ours. */
+  private async refreshFromMaster(): Promise<void> {
+    const master = this.cluster.master();
+    if (master === undefined || master.uuid === this.localUuid || this.net === undefined) return;
+    try {
+      const t = this.decodeTable(await this.net.request(master.address, Msg.FetchTable, [], FETCH_TABLE_TIMEOUT_MS));
+      if (t.version > this.table.version()) this.apply(t.rows, t.version);
+    } catch (e) {
+      this.logger.warn(`could not read the master's partition table: ${describeError(e)}`);
+    }
   }
 
   private unblock(pid: number): void {
@@ -240,13 +270,22 @@ export class PartitionService {
       const t = this.decodeTable(p);
       this.lastKnownQueueSize = t.queueSize;
       if (t.version > this.table.version()) this.apply(t.rows, t.version);
+      if (this.unblockOnTableFrom !== undefined && from.peer?.uuid === this.unblockOnTableFrom) {
+        // The new master's table is in: migrations of the old master it did not commit are void.
+        this.unblockOnTableFrom = undefined;
+        for (const pid of [...this.blocked.keys()]) this.unblock(pid);
+      }
     });
     net.handle(Msg.FetchTable, () => this.encodeTable());
-    net.handle(Msg.Migrate, (p) => {
+    net.handle(Msg.Migrate, (p, from) => {
       const t = f.tuple(p, 'migrate');
-      return this.runMigration(f.int(t, 0, 'partitionId'), f.strings(t, 1, 'replicas'));
+      if (from.peer?.uuid !== this.cluster.master()?.uuid) {
+        throw new GridError('WRONG_TARGET', `migration ordered by ${from.peer?.address ?? 'unknown'}, which is not the master`);
+      }
+      return this.runMigration(f.int(t, 0, 'partitionId'), f.strings(t, 1, 'replicas'), f.strings(t, 2, 'previous replicas'));
     });
-    net.handleOneWay(Msg.MigrateEnd, (p) => {
+    net.handleOneWay(Msg.MigrateEnd, (p, from) => {
+      if (from.peer?.uuid !== this.cluster.master()?.uuid) return;
       const pid = f.int(f.tuple(p, 'migrate end'), 0, 'partitionId');
       this.unblock(pid);
     });
@@ -263,10 +302,12 @@ export class PartitionService {
   }
 
   /** Source side of a migration: stop writes, copy the partition to every replica that needs it. */
-  private async runMigration(pid: number, next: Replicas): Promise<WireValue> {
+  private async runMigration(pid: number, next: Replicas, prev: Replicas): Promise<WireValue> {
     const me = this.localUuid;
     const row = this.table.replicas(pid);
     if (row[0] !== me) throw new GridError('WRONG_TARGET', `partition ${pid} is not owned here`);
+    // Copies are worked out from the master's row: ours must be the same, or we would skip one.
+    if (!rowsEqual(row, prev)) throw new GridError('WRONG_TARGET', `partition ${pid}: this member's table is out of date`);
     this.block(pid, row);
     try {
       const targets = copyTargets(row, next);
@@ -298,16 +339,19 @@ export class PartitionService {
     }
     if (e.type !== 'membersChanged') return;
     if (!this.cluster.isMaster()) {
-      if (e.masterChanged) {
-        // A new master knows nothing of the old one's migrations: take writes again.
-        for (const pid of [...this.blocked.keys()]) this.unblock(pid);
-      }
+      // A new master knows nothing of the old one's migrations: once its table is here, the
+      // partitions it did not move take writes again (a commit may be in that very table).
+      if (e.masterChanged && this.blocked.size > 0) this.unblockOnTableFrom = this.cluster.master()?.uuid;
       return;
     }
     if (e.masterChanged && this.table.version() > 0) {
       this.adoptNewestTable()
         .catch((e: unknown) => this.logger.error(`reading the newest partition table failed: ${describeError(e)}`))
-        .finally(() => this.schedule());
+        .finally(() => {
+          // Everyone hears from the new master at once (and drops migrations it never committed).
+          this.pushTable();
+          this.schedule();
+        });
     } else {
       this.schedule();
     }
@@ -339,7 +383,12 @@ export class PartitionService {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.repartition();
+      try {
+        this.repartition();
+      } catch (e) {
+        this.logger.error({ err: e }, `repartitioning failed, trying again shortly: ${describeError(e)}`);
+        this.retryLater();
+      }
     });
   }
 
@@ -460,8 +509,8 @@ export class PartitionService {
     }
     const ownerInfo = this.cluster.memberByUuid(owner)!;
     try {
-      if (owner === this.localUuid) await this.runMigration(pid, next);
-      else await this.net!.request(ownerInfo.address, Msg.Migrate, [pid, [...next]], this.tuning.callTimeoutMs);
+      if (owner === this.localUuid) await this.runMigration(pid, next, prev);
+      else await this.net!.request(ownerInfo.address, Msg.Migrate, [pid, [...next], [...prev]], this.tuning.callTimeoutMs);
     } catch (e) {
       this.logger.warn(`migration of partition ${pid} from ${ownerInfo.address} failed: ${describeError(e)}`);
       if (owner === this.localUuid) this.unblock(pid);

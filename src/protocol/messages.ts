@@ -20,7 +20,7 @@ export const Msg = {
   Operation: 7,
   /** Owner -> backup: [service, type, partitionId, args[]] -> null (sync) or one-way (async). */
   Backup: 8,
-  /** Master -> owner: [partitionId, replicas[]] -> null once every copy is acknowledged. */
+  /** Master -> owner: [partitionId, replicas[], previousReplicas[]] -> null once every copy is acknowledged (refused when the owner's row differs from previousReplicas). */
   Migrate: 9,
   /** Owner -> new replica: [partitionId, replicaIndex, data per service {service: data}] -> null. */
   PartitionData: 10,

@@ -334,6 +334,13 @@ export class QueueService implements QueueFacade {
       }
     },
     drop: (pid: number): void => this.dropPartition(pid),
+    trim: (pid: number, replicaIndex: number): void => {
+      for (const [name, e] of this.queues) {
+        if (e.partitionId !== pid || 1 + e.config.backupCount + e.config.asyncBackupCount > replicaIndex) continue;
+        e.destroyTimer?.cancel();
+        this.queues.delete(name);
+      }
+    },
     ownershipLost: (pid: number): void => {
       for (const [name, e] of this.queues) {
         if (e.partitionId !== pid) continue;
