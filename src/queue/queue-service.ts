@@ -191,6 +191,25 @@ export class QueueService implements QueueFacade {
     };
   }
 
+  /** empty-queue-ttl: forget a queue that stayed empty, here and on its backups. */
+  private destroyOp(queueName: string, e: Entry): Operation<boolean> {
+    const args = [queueName];
+    return {
+      name: 'queue.destroy',
+      service: 'queue',
+      type: 'destroy',
+      mutating: true,
+      args,
+      run: () => {
+        if (this.queues.get(queueName) !== e || e.queue.size > 0 || e.queue.waiting > 0) return false;
+        this.queues.delete(queueName);
+        this.logger.debug({ queue: queueName }, 'empty queue destroyed (empty-queue-ttl)');
+        return true;
+      },
+      backup: (destroyed) => (destroyed ? this.backupOf(queueName, 'destroy', args) : undefined),
+    };
+  }
+
   private sizeOp(queueName: string): Operation<number> {
     return {
       name: 'queue.size',
@@ -302,6 +321,11 @@ export class QueueService implements QueueFacade {
         case 'poll':
           this.queues.get(name)?.queue.poll();
           return;
+        case 'destroy': {
+          const e = this.queues.get(name);
+          if (e !== undefined && e.queue.size === 0) this.queues.delete(name);
+          return;
+        }
       }
       throw new GridError('BAD_REQUEST', `unknown queue backup ${type}`);
     },
@@ -384,9 +408,12 @@ export class QueueService implements QueueFacade {
     if (e.destroyTimer !== undefined) return;
     e.destroyTimer = this.clock.setTimeout(() => {
       e.destroyTimer = undefined;
-      if (this.queues.get(queueName) === e && e.queue.size === 0 && e.queue.waiting === 0) {
-        this.queues.delete(queueName);
-        this.logger.debug({ queue: queueName }, 'empty queue destroyed (empty-queue-ttl)');
+      // Through the invoker, so that the backups forget the queue too.
+      try {
+        const done = this.invoker.invoke(e.partitionId, this.destroyOp(queueName, e));
+        if (done instanceof Promise) done.catch((err: unknown) => this.logger.debug({ queue: queueName, err }, 'empty queue not destroyed'));
+      } catch (err) {
+        this.logger.debug({ queue: queueName, err }, 'empty queue not destroyed');
       }
     }, ttl * 1000);
   }

@@ -106,4 +106,22 @@ describe('QueueService replication', () => {
     const op = svc.handler.operation(pid, 'poll', ['late', clock.now() - 1], client);
     expect(op.run()).toBeUndefined();
   });
+
+  it('empty-queue-ttl destroys the queue through the invoker (so backups forget it too); a destroy backup forgets an empty queue only', async () => {
+    const clock = new ManualClock();
+    const invoker = new RecordingInvoker();
+    const svc = new QueueService({ config: configFromObject({ queue: { temp: { 'empty-queue-ttl': 5 } } }).config, invoker, clock, logger: captureLogs().control.logger });
+    await svc.offer('temp', { value: 'x', contentType: undefined });
+    await svc.poll('temp', 0, client);
+    clock.advance(5_000);
+    expect(invoker.calls.map((c) => c.name)).toContain('queue.destroy');
+    const backup = service().svc;
+    const pid = partitionIdOf('temp');
+    backup.handler.applyBackup(pid, 'offer', ['temp', new Latin1('kept'), null]);
+    backup.handler.applyBackup(pid, 'destroy', ['temp']);
+    expect(await backup.size('temp')).toBe(1);
+    backup.handler.applyBackup(pid, 'poll', ['temp']);
+    backup.handler.applyBackup(pid, 'destroy', ['temp']);
+    expect(backup.replicaData.snapshot(pid, 0)).toBeUndefined();
+  });
 });
