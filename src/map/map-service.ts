@@ -22,6 +22,57 @@ export interface MapFacade {
   size(mapName: string): Promise<number>;
 }
 
+// The hot operations are classes: one allocation per request, methods shared on the prototype.
+class MapGet implements Operation<StoredValue | undefined> {
+  readonly name = 'map.get';
+  readonly service = 'map';
+  readonly type = 'get';
+  readonly mutating = false;
+  constructor(
+    private readonly svc: MapService,
+    private readonly pid: number,
+    private readonly mapName: string,
+    private readonly key: string,
+  ) {}
+
+  get args(): WireValue[] {
+    return [this.mapName, this.key];
+  }
+
+  run(): StoredValue | undefined {
+    return this.svc.runGet(this.pid, this.mapName, this.key);
+  }
+}
+
+class MapPut implements Operation<void> {
+  readonly name = 'map.put';
+  readonly service = 'map';
+  readonly type = 'put';
+  readonly mutating = true;
+  private wire: WireValue[] | undefined;
+  constructor(
+    private readonly svc: MapService,
+    private readonly pid: number,
+    private readonly mapName: string,
+    private readonly key: string,
+    private readonly value: string,
+    private readonly ct: string | undefined,
+  ) {}
+
+  /** Built only when the put travels (to an owner elsewhere, or to backups). */
+  get args(): WireValue[] {
+    return (this.wire ??= [this.mapName, this.key, new Latin1(this.value), this.ct ?? null]);
+  }
+
+  run(): void {
+    this.svc.runPut(this.pid, this.mapName, this.key, this.value, this.ct);
+  }
+
+  backup(): BackupSpec {
+    return this.svc.putBackup(this.mapName, this.args);
+  }
+}
+
 class MapContainer {
   readonly stores: (RecordStore | undefined)[] = new Array<RecordStore | undefined>(PARTITION_COUNT);
   readonly expiring: boolean;
@@ -107,30 +158,23 @@ export class MapService implements MapFacade {
   }
 
   private getOp(pid: number, mapName: string, key: string): Operation<StoredValue | undefined> {
-    return {
-      name: 'map.get',
-      service: 'map',
-      type: 'get',
-      mutating: false,
-      args: [mapName, key],
-      run: () => this.containers.get(mapName)?.stores[pid]?.get(key, this.clock.now()),
-    };
+    return new MapGet(this, pid, mapName, key);
   }
 
   private putOp(pid: number, mapName: string, key: string, value: string, ct: string | undefined): Operation<void> {
-    let args: WireValue[] | undefined;
-    const wire = (): WireValue[] => (args ??= [mapName, key, new Latin1(value), ct ?? null]);
-    return {
-      name: 'map.put',
-      service: 'map',
-      type: 'put',
-      mutating: true,
-      get args() {
-        return wire();
-      },
-      run: () => this.container(mapName).store(pid).put(key, value, ct, this.clock.now()),
-      backup: () => this.backupOf(mapName, 'put', wire()),
-    };
+    return new MapPut(this, pid, mapName, key, value, ct);
+  }
+
+  /** @internal */ runGet(pid: number, mapName: string, key: string): StoredValue | undefined {
+    return this.containers.get(mapName)?.stores[pid]?.get(key, this.clock.now());
+  }
+
+  /** @internal */ runPut(pid: number, mapName: string, key: string, value: string, ct: string | undefined): void {
+    this.container(mapName).store(pid).put(key, value, ct, this.clock.now());
+  }
+
+  /** @internal */ putBackup(mapName: string, args: readonly WireValue[]): BackupSpec {
+    return this.backupOf(mapName, 'put', args);
   }
 
   private removeOp(pid: number, mapName: string, key: string): Operation<boolean> {
