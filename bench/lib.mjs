@@ -1,0 +1,572 @@
+// Shared pieces of the Grid benchmark (run.mjs, cluster.mjs): child processes and their
+// cleanup, /proc readers, the pipelined raw-socket loader, autocannon runs measured over a
+// window, summaries and number formatting. See bench/README.md.
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const ROOT = path.resolve(BENCH_DIR, '..');
+export const RESULTS_DIR = path.join(BENCH_DIR, 'results');
+export const HOST = '127.0.0.1';
+export const PREFIX = '/hazelcast';
+export const VALUE_SIZE = 100;
+export const PRELOAD_KEYS = 10_000;
+export const WARMUP_SECONDS = 2;
+export const READY_DEADLINE_MS = 30_000;
+export const CLK_TCK = 100; // USER_HZ, 100 on every mainstream Linux
+
+// ---------------------------------------------------------------- child processes
+
+/** @type {Set<import('node:child_process').ChildProcess>} */
+export const children = new Set();
+export const tempDirs = [];
+
+export function log(msg) {
+  process.stdout.write(`[bench] ${msg}\n`);
+}
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, HOST, () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+
+/** Spawns `node <args>` with stdout/stderr going to bench/results/<logName>. */
+export function startChild(name, args, logName) {
+  const logFile = path.join(RESULTS_DIR, logName);
+  const fd = openSync(logFile, 'w');
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  children.add(child);
+  child.benchName = name;
+  child.logFile = logFile;
+  child.exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    });
+  });
+  child.once('error', (err) => log(`${name}: spawn error: ${err.message}`));
+  return child;
+}
+
+export function logTail(file, lines = 15) {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+export async function stopChild(child, graceMs = 5000) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  child.stoppedByBench = true;
+  child.kill('SIGTERM');
+  const timer = sleep(graceMs).then(() => 'timeout');
+  if ((await Promise.race([child.exited, timer])) === 'timeout') {
+    log(`${child.benchName} (pid ${child.pid}) ignored SIGTERM for ${graceMs} ms; sending SIGKILL`);
+    child.kill('SIGKILL');
+    await child.exited;
+  }
+}
+
+export async function cleanup() {
+  await Promise.all([...children].map((c) => stopChild(c)));
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+export function httpRequest(port, method, urlPath, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: HOST, port, method, path: urlPath, agent: false, timeout: 2000 }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export async function waitReady(child, port) {
+  const deadline = Date.now() + READY_DEADLINE_MS;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(
+        `${child.benchName} exited (code ${child.exitCode}, signal ${child.signalCode}) before becoming ready; ` +
+          `log ${path.relative(ROOT, child.logFile)}:\n${logTail(child.logFile)}`,
+      );
+    }
+    try {
+      const res = await httpRequest(port, 'GET', `${PREFIX}/health/ready`);
+      if (res.status === 200) return;
+      last = `HTTP ${res.status}`;
+    } catch (err) {
+      last = err.message;
+    }
+    await sleep(100);
+  }
+  throw new Error(
+    `${child.benchName} not ready within ${READY_DEADLINE_MS / 1000} s (last: ${last}); ` +
+      `log ${path.relative(ROOT, child.logFile)}:\n${logTail(child.logFile)}`,
+  );
+}
+
+/** GET `urlPath` and parse the JSON answer; throws on a non-200 status or a bad body. */
+export async function getJson(port, urlPath) {
+  const res = await httpRequest(port, 'GET', urlPath);
+  if (res.status !== 200) throw new Error(`GET ${urlPath} on port ${port}: HTTP ${res.status} ${res.body.slice(0, 120)}`);
+  return JSON.parse(res.body);
+}
+
+function canListen(port) {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, HOST, () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * `n` distinct ports free now, chosen below the kernel's ephemeral range: cluster members
+ * bind them later (a spare one much later), and a port from the ephemeral range could
+ * meanwhile become the local end of some outgoing connection (there are many here).
+ */
+export async function reservePorts(n) {
+  let ephemeralLow = 32768;
+  try {
+    ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || ephemeralLow;
+  } catch {
+    // not Linux: keep the usual default
+  }
+  const high = Math.max(ephemeralLow - 1, 11_000);
+  const low = Math.max(10_000, high - 15_000);
+  const ports = new Set();
+  for (let attempts = 0; ports.size < n; attempts++) {
+    if (attempts > 1_000) throw new Error(`could not find ${n} free ports in ${low}-${high}`);
+    const p = low + Math.floor(Math.random() * (high - low + 1));
+    if (!ports.has(p) && (await canListen(p))) ports.add(p);
+  }
+  return [...ports];
+}
+
+/** CPU time (user+system) consumed so far by a process, from /proc/<pid>/stat (ms). */
+export function readCpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK; // utime + stime
+}
+
+/**
+ * CPU time (ms, summed over all cores) the machine spent running processes so far
+ * (user+nice+system+steal). irq/softirq are left out: on loopback they are mostly
+ * the benchmark's own network traffic, not other processes.
+ */
+export function readSystemBusyMs() {
+  const [, ...f] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).map(Number);
+  const [user, nice, system, , , , , steal] = f;
+  return ((user + nice + system + (steal || 0)) * 1000) / CLK_TCK;
+}
+
+/** Resident set size of a process, from /proc/<pid>/status (bytes). */
+export function readRss(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field) => {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    if (!m) throw new Error(`no ${field} in /proc/${pid}/status`);
+    return Number(m[1]) * 1024;
+  };
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+
+// ---------------------------------------------------------------- pipelined raw loader
+
+export function valueFor(i) {
+  return `v${i}:`.padEnd(VALUE_SIZE, 'x');
+}
+
+/** Finds the end of a chunked body starting at `pos`; -1 if incomplete. */
+export function chunkedEnd(buf, pos) {
+  for (;;) {
+    const lineEnd = buf.indexOf('\r\n', pos, 'latin1');
+    if (lineEnd < 0) return -1;
+    const size = parseInt(buf.toString('latin1', pos, lineEnd).split(';')[0], 16);
+    if (Number.isNaN(size)) throw new Error('bad chunk size in response');
+    if (size === 0) {
+      if (buf.length < lineEnd + 4) return -1;
+      if (buf[lineEnd + 2] === 13 && buf[lineEnd + 3] === 10) return lineEnd + 4;
+      const trailerEnd = buf.indexOf('\r\n\r\n', lineEnd + 2, 'latin1');
+      return trailerEnd < 0 ? -1 : trailerEnd + 4;
+    }
+    pos = lineEnd + 2 + size + 2;
+    if (pos > buf.length) return -1;
+  }
+}
+
+/** Minimal HTTP/1.1 response framer: calls onResponse(status) per complete response. */
+export class ResponseParser {
+  constructor(onResponse) {
+    this.onResponse = onResponse;
+    this.rest = null;
+  }
+
+  feed(chunk) {
+    const buf = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
+    let off = 0;
+    while (off < buf.length) {
+      const headEnd = buf.indexOf('\r\n\r\n', off, 'latin1');
+      if (headEnd < 0) break;
+      const head = buf.toString('latin1', off, headEnd);
+      if (!head.startsWith('HTTP/1.')) throw new Error(`malformed response: ${JSON.stringify(head.slice(0, 60))}`);
+      const status = Number(head.slice(9, 12));
+      const bodyStart = headEnd + 4;
+      let end;
+      const cl = /\r\ncontent-length:[ \t]*(\d+)/i.exec(head);
+      if (status === 204 || status === 304 || status < 200) end = bodyStart;
+      else if (cl) end = bodyStart + Number(cl[1]);
+      else if (/\r\ntransfer-encoding:[^\r]*chunked/i.test(head)) end = chunkedEnd(buf, bodyStart);
+      else throw new Error(`response without Content-Length or chunked encoding: ${JSON.stringify(head)}`);
+      if (end < 0 || end > buf.length) break;
+      off = end;
+      if (status >= 200) this.onResponse(status);
+    }
+    this.rest = off < buf.length ? buf.subarray(off) : null;
+  }
+}
+
+/**
+ * PUTs `count` entries (POST /rest/maps/<map>/<keyOf(i)> with body valueAt(i), i = 0..count-1)
+ * over `connections` raw keep-alive sockets, each writing `batch` requests at once and
+ * waiting for all their responses before the next batch. Resolves with status counts.
+ */
+export function pipelinedLoad({ port, map, count, keyOf, valueAt = valueFor, connections = 16, batch = 64, stallMs = 30_000 }) {
+  return new Promise((resolve, reject) => {
+    const head = (key) =>
+      `POST ${PREFIX}/rest/maps/${map}/${key} HTTP/1.1\r\nHost: ${HOST}:${port}\r\n` +
+      `Content-Type: text/plain\r\nContent-Length: ${VALUE_SIZE}\r\n\r\n`;
+    const statuses = {};
+    const sockets = [];
+    let next = 0;
+    let answered = 0;
+    let open = 0;
+    let settled = false;
+    let lastProgress = Date.now();
+    let lastAnswered = 0;
+    const t0 = performance.now();
+
+    const finish = (err) => {
+      if (settled) return;
+      settled = true;
+      clearInterval(watchdog);
+      for (const s of sockets) s.destroy();
+      if (err) reject(err);
+      else {
+        const seconds = (performance.now() - t0) / 1000;
+        resolve({ count, answered, ok: statuses[200] ?? 0, statuses, seconds, rate: count / seconds });
+      }
+    };
+    const watchdog = setInterval(() => {
+      if (answered !== lastAnswered) {
+        lastAnswered = answered;
+        lastProgress = Date.now();
+      } else if (Date.now() - lastProgress > stallMs) {
+        finish(new Error(`loader stalled: ${answered}/${count} answered, no progress for ${stallMs / 1000} s`));
+      }
+    }, 1000);
+
+    const nConn = Math.max(1, Math.min(connections, Math.ceil(count / batch)));
+    for (let c = 0; c < nConn; c++) {
+      const sock = net.connect({ host: HOST, port, noDelay: true });
+      sockets.push(sock);
+      open++;
+      let pending = 0;
+      const sendBatch = () => {
+        if (next >= count) {
+          sock.end();
+          if (--open === 0) finish();
+          return;
+        }
+        const start = next;
+        const end = Math.min(count, start + batch);
+        next = end;
+        pending = end - start;
+        let out = '';
+        for (let i = start; i < end; i++) out += head(keyOf(i)) + valueAt(i);
+        sock.write(out, 'latin1');
+      };
+      const parser = new ResponseParser((status) => {
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        answered++;
+        if (--pending === 0) sendBatch();
+      });
+      sock.on('connect', sendBatch);
+      sock.on('data', (d) => {
+        try {
+          parser.feed(d);
+        } catch (err) {
+          finish(err);
+        }
+      });
+      sock.on('error', (err) => finish(new Error(`loader socket error: ${err.message}`)));
+      sock.on('close', () => {
+        if (pending > 0) finish(new Error(`loader connection closed with ${pending} responses pending`));
+      });
+    }
+  });
+}
+// ---------------------------------------------------------------- autocannon runs
+
+/** Latency histogram with 10 µs buckets up to 10 s (autocannon's own is whole ms). */
+export class Latency {
+  constructor() {
+    this.buckets = new Uint32Array(1_000_001);
+    this.count = 0;
+  }
+
+  record(ms) {
+    this.buckets[Math.min(1_000_000, Math.floor(ms * 100))]++;
+    this.count++;
+  }
+
+  percentile(p) {
+    if (this.count === 0) return NaN;
+    const rank = Math.ceil((p / 100) * this.count);
+    let seen = 0;
+    for (let i = 0; i < this.buckets.length; i++) {
+      seen += this.buckets[i];
+      if (seen >= rank) return (i + 1) / 100; // upper bound of the bucket
+    }
+    return NaN;
+  }
+}
+
+/**
+ * One autocannon run of WARMUP_SECONDS + `duration` against `ports` (one autocannon
+ * instance per port, `connections` split between them, all in this process): the first
+ * WARMUP_SECONDS (connection setup, building the request pool, JIT on both sides) are not
+ * reported; req/s, latency, status codes and CPU are taken over the following `duration`
+ * seconds only, from autocannon's per-response events, summed over the instances.
+ * Server CPU = utime + stime of every process in `pids`, summed, over that window.
+ * autocannon's own whole-run totals (warm-up included) are kept as `wholeRun`.
+ */
+export async function cannon({ ports, pids }, connections, duration, requests) {
+  const latency = new Latency();
+  const statusCodes = {};
+  let count = 0;
+  let errors = 0;
+  let timeouts = 0;
+  let inWindow = false;
+
+  const instances = ports.map((port, i) =>
+    autocannon({
+      url: `http://${HOST}:${port}`,
+      // connections split as evenly as possible: 50 over 3 ports = 17, 17, 16
+      connections: Math.floor(connections / ports.length) + (i < connections % ports.length ? 1 : 0),
+      pipelining: 1,
+      duration: WARMUP_SECONDS + duration + 5, // safety cap; stopped explicitly below
+      timeout: 10,
+      requests: requests(),
+    }),
+  );
+  for (const instance of instances) {
+    instance.on('response', (_client, status, _bytes, responseTime) => {
+      if (!inWindow) return;
+      count++;
+      statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+      latency.record(responseTime);
+    });
+    instance.on('reqError', (err) => {
+      if (!inWindow) return;
+      errors++;
+      if (/timed out/.test(err?.message)) timeouts++;
+    });
+  }
+
+  await sleep(WARMUP_SECONDS * 1000);
+  const cpu0 = pids.map(readCpuMs);
+  const sys0 = readSystemBusyMs();
+  const self0 = process.cpuUsage();
+  const windowStart = performance.now();
+  inWindow = true;
+  await sleep(duration * 1000);
+  inWindow = false;
+  const wall = performance.now() - windowStart;
+  const self = process.cpuUsage(self0);
+  const perProcessCpuMs = pids.map((pid, i) => readCpuMs(pid) - cpu0[i]);
+  const serverCpuMs = perProcessCpuMs.reduce((a, b) => a + b, 0);
+  const selfCpuMs = (self.user + self.system) / 1000;
+  const systemCpuMs = readSystemBusyMs() - sys0;
+  for (const instance of instances) instance.stop();
+  const results = await Promise.all(instances);
+
+  const wholeStatus = {};
+  for (const r of results) {
+    for (const [k, v] of Object.entries(r.statusCodeStats)) wholeStatus[k] = (wholeStatus[k] ?? 0) + v.count;
+  }
+  const sumOf = (f) => results.reduce((n, r) => n + f(r), 0);
+  const maxOf = (f) => Math.max(...results.map(f));
+  const non2xx = Object.entries(statusCodes).reduce((n, [code, c]) => (code.startsWith('2') ? n : n + c), 0);
+  return {
+    reqPerSec: count / (wall / 1000),
+    responses: count,
+    windowSeconds: wall / 1000,
+    p50Ms: latency.percentile(50),
+    p99Ms: latency.percentile(99),
+    maxMs: latency.percentile(100),
+    non2xx,
+    errors,
+    timeouts,
+    statusCodes,
+    serverCpuMs,
+    ...(pids.length > 1 ? { perProcessCpuMs } : {}),
+    // Server CPU time per answered request in the window (µs): unlike req/s, this
+    // barely depends on how much CPU the machine left the server.
+    serverCpuUsPerReq: count ? (serverCpuMs * 1000) / count : NaN,
+    serverCpuPct: (serverCpuMs / wall) * 100,
+    loadGenCpuPct: (selfCpuMs / wall) * 100,
+    // Everything else on the machine (other processes, kernel) during the window.
+    otherCpuPct: (Math.max(0, systemCpuMs - serverCpuMs - selfCpuMs) / wall) * 100,
+    wholeRun: {
+      seconds: maxOf((r) => r.duration),
+      requests: sumOf((r) => r.requests.total),
+      non2xx: sumOf((r) => r.non2xx),
+      errors: sumOf((r) => r.errors),
+      timeouts: sumOf((r) => r.timeouts),
+      statusCodes: wholeStatus,
+      // with several instances: the worst instance's figures
+      autocannonLatencyMs: { p50: maxOf((r) => r.latency.p50), p99: maxOf((r) => r.latency.p99), max: maxOf((r) => r.latency.max) },
+    },
+  };
+}
+
+/**
+ * One measured run (see `cannon`) against `server` = {port, child} (one process) or
+ * {ports, pids} (several: the load is split over the ports, CPU summed over the pids), logged.
+ */
+export async function measure(label, server, connections, duration, requests) {
+  const target = server.ports ? server : { ports: [server.port], pids: [server.child.pid] };
+  const r = await cannon(target, connections, duration, requests);
+  const w = r.wholeRun;
+  const bad = r.non2xx + r.errors + w.non2xx + w.errors;
+  log(
+    `  ${label.padEnd(10)} ${fmtInt(r.reqPerSec).padStart(7)} req/s  p50 ${fmtMs(r.p50Ms)}  p99 ${fmtMs(r.p99Ms)}  ` +
+      `${fmtUs(r.serverCpuUsPerReq)} µs/req  ` +
+      `cpu: server ${Math.round(r.serverCpuPct)}% load-gen ${Math.round(r.loadGenCpuPct)}% ` +
+      `other ${Math.round(r.otherCpuPct)}%` +
+      (bad
+        ? `  !! non2xx ${r.non2xx} errors ${r.errors} (incl. warm-up: non2xx ${w.non2xx} errors ${w.errors}) ` +
+          JSON.stringify(w.statusCodes)
+        : ''),
+  );
+  return r;
+}
+
+export const BODY = 'x'.repeat(VALUE_SIZE);
+export const TEXT = { 'content-type': 'text/plain' };
+export const randomKey = () => `${PREFIX}/rest/maps/bench/key-${Math.floor(Math.random() * PRELOAD_KEYS)}`;
+
+/**
+ * Random-key requests. `setup`: autocannon setupRequest picks a fresh key per
+ * request (autocannon then rebuilds the whole request each time, which roughly
+ * halves what one load-generator core can push). `pool` (default): a pool of
+ * pre-built requests with random keys that every connection cycles through; it
+ * costs connections x pool builds once, inside the warm-up.
+ */
+export function randomKeyRequests(opts, template) {
+  if (opts.keygen === 'setup') {
+    return [{ ...template, setupRequest: (req) => Object.assign(req, { path: randomKey() }) }];
+  }
+  const size = Math.max(500, Math.min(PRELOAD_KEYS, Math.floor(100_000 / opts.connections)));
+  return Array.from({ length: size }, () => ({ ...template, path: randomKey() }));
+}
+
+export const WORKLOADS = {
+  get: {
+    name: 'map GET',
+    requests: (opts) => randomKeyRequests(opts, { method: 'GET' }),
+    targets: true,
+  },
+  post: {
+    name: 'map POST',
+    requests: (opts) => randomKeyRequests(opts, { method: 'POST', headers: TEXT, body: BODY }),
+    targets: true,
+  },
+  queue: {
+    name: 'queue offer+poll',
+    // Each connection alternates offer/poll, so the queue holds at most `connections` items.
+    requests: () => [
+      { method: 'POST', path: `${PREFIX}/rest/queues/bench-q`, headers: TEXT, body: BODY },
+      { method: 'DELETE', path: `${PREFIX}/rest/queues/bench-q/0` },
+    ],
+    targets: false,
+  },
+};
+
+// ---------------------------------------------------------------- rounds
+
+export function median(xs) {
+  const v = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  if (v.length === 0) return NaN;
+  const mid = v.length >> 1;
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+export const badCount = (r) => r.non2xx + r.errors + r.wholeRun.non2xx + r.wholeRun.errors;
+
+/**
+ * One target's figures over all its rounds: median req/s and p50, worst (and
+ * median) p99, summed requests/errors, and CPU time per request = server CPU
+ * seconds over all measured windows / requests answered in them.
+ */
+export function summarize(runs) {
+  const sum = (f) => runs.reduce((n, r) => n + f(r), 0);
+  const statusCodes = {};
+  for (const r of runs) for (const [k, v] of Object.entries(r.statusCodes)) statusCodes[k] = (statusCodes[k] ?? 0) + v;
+  const rps = runs.map((r) => r.reqPerSec);
+  const responses = sum((r) => r.responses);
+  const serverCpuMs = sum((r) => r.serverCpuMs);
+  return {
+    rounds: runs.length,
+    reqPerSec: median(rps), // median over rounds
+    minReqPerSec: Math.min(...rps),
+    maxReqPerSec: Math.max(...rps),
+    p50Ms: median(runs.map((r) => r.p50Ms)), // median over rounds
+    p99Ms: Math.max(...runs.map((r) => r.p99Ms)), // worst round
+    p99MedianMs: median(runs.map((r) => r.p99Ms)),
+    maxMs: Math.max(...runs.map((r) => r.maxMs)),
+    responses,
+    windowSeconds: sum((r) => r.windowSeconds),
+    serverCpuMs,
+    cpuUsPerReq: responses ? (serverCpuMs * 1000) / responses : NaN,
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    // including the warm-ups
+    bad: sum(badCount),
+    statusCodes,
+    serverCpuPct: median(runs.map((r) => r.serverCpuPct)),
+    minServerCpuPct: Math.min(...runs.map((r) => r.serverCpuPct)),
+    loadGenCpuPct: median(runs.map((r) => r.loadGenCpuPct)),
+    otherCpuPct: median(runs.map((r) => r.otherCpuPct)),
+    maxOtherCpuPct: Math.max(...runs.map((r) => r.otherCpuPct)),
+  };
+}
+export const fmtInt = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
+export const fmtMs = (n) => (Number.isFinite(n) ? `${n.toFixed(2)} ms` : '-');
+export const fmtUs = (n) => (Number.isFinite(n) ? n.toFixed(1) : '-');
+export const mark = (ok) => (ok ? 'PASS' : 'MISS');
