@@ -6,6 +6,7 @@ import {
   type DiscoverAnswer,
   type JoinDecision,
 } from '../../../src/cluster/join-decision.js';
+import { prng } from '../../support/prng.js';
 
 const starting = (address: string): DiscoverAnswer => ({ address, joined: false, masterAddress: undefined });
 const joinedTo = (address: string, masterAddress: string | undefined): DiscoverAnswer => ({ address, joined: true, masterAddress });
@@ -14,17 +15,6 @@ function decide(self: string, answers: DiscoverAnswer[], askedBy: string[], roun
   return decideJoin({ self, answers, askedBy, round });
 }
 
-/** mulberry32: a tiny seeded PRNG, so every "random" run replays exactly. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('compareAddresses', () => {
   it('orders ports of one host as numbers, not as text', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashToIndex, murmur3Bytes, murmur3String, PARTITION_HASH_SEED } from '../../../src/core/murmur3.js';
+import { prng } from '../../support/prng.js';
 
 // An independent, from-the-spec MurmurHash3_x86_32 (Austin Appleby's reference C code, ported
 // byte by byte). It multiplies with 16-bit halves instead of Math.imul so that it shares no
@@ -47,17 +48,6 @@ function referenceMurmur3(data: Uint8Array, seed: number): number {
   return h1;
 }
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const bytes = (...b: number[]): Uint8Array => Uint8Array.from(b);
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');

@@ -10,21 +10,11 @@ import {
   type Table,
 } from '../../../src/partition/assignment.js';
 import { PARTITION_COUNT } from '../../../src/partition/partitioning.js';
+import { prng } from '../../support/prng.js';
 
 const P = PARTITION_COUNT;
 const EMPTY: Table = Array.from({ length: P }, () => []);
 
-/** mulberry32: a tiny seeded PRNG, so every "random" sequence replays exactly. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const names = (n: number, prefix = 'm'): string[] => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 

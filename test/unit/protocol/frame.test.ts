@@ -9,20 +9,10 @@ import {
   FrameReader,
 } from '../../../src/protocol/frame.js';
 import { MEMBER_PREAMBLE } from '../../../src/protocol/preamble.js';
+import { prng } from '../../support/prng.js';
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function gridErrorOf(fn: () => unknown): GridError {
   try {
