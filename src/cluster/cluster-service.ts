@@ -437,6 +437,15 @@ export class ClusterService implements ClusterFacade {
     this.emit({ type: 'membersChanged', added, removed, masterChanged: oldMaster !== next[0]?.uuid });
   }
 
+  /**
+   * Send the new list to members just removed: one that was only paused or cut off (an old
+   * master among them) learns from it, when it wakes up, that it must stop.
+   */
+  private tellRemoved(removed: readonly MemberInfo[]): void {
+    const payload = this.encodeList();
+    for (const m of removed) void this.net?.request(m.address, Msg.Members, payload, MEMBERS_PUSH_TIMEOUT_MS).catch(() => undefined);
+  }
+
   private removeMembers(uuids: readonly string[], reason: string): void {
     const removed = this.memberList.filter((m) => uuids.includes(m.uuid) && m.uuid !== this.local.uuid);
     if (removed.length === 0) return;
@@ -446,9 +455,7 @@ export class ClusterService implements ClusterFacade {
       [],
       removed,
     );
-    // If a removed member is in fact alive (paused, cut off for a while), this tells it to stop.
-    const payload = this.encodeList();
-    for (const m of removed) void this.net?.request(m.address, Msg.Members, payload, MEMBERS_PUSH_TIMEOUT_MS).catch(() => undefined);
+    this.tellRemoved(removed);
   }
 
   // ------------------------------------------------------------------ heartbeats and failures
@@ -562,9 +569,7 @@ export class ClusterService implements ClusterFacade {
     const added = next.filter((m) => !before.some((b) => b.uuid === m.uuid));
     const removed = before.filter((b) => !next.some((m) => m.uuid === b.uuid));
     this.commitList(next, added, removed);
-    // The old master may only have been paused: when it wakes up this tells it to stop.
-    const payload = this.encodeList();
-    for (const m of removed) void this.net?.request(m.address, Msg.Members, payload, MEMBERS_PUSH_TIMEOUT_MS).catch(() => undefined);
+    this.tellRemoved(removed);
   }
 
   // ------------------------------------------------------------------ handlers

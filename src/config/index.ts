@@ -4,6 +4,6 @@
 export { configFromObject, defaultConfig, findConfigFile, loadConfigFile, parseConfigText } from './load.js';
 export { findMapConfig, findQueueConfig } from './match.js';
 export { listenPlan, type ListenPlan } from './endpoints.js';
-export { expandMemberList, type MemberAddress } from './member-list.js';
+export { expandMemberList, parseMemberEntry, type MemberAddress } from './member-list.js';
 export { ConfigError } from './problems.js';
 export * from './types.js';

@@ -24,6 +24,34 @@ export type GridErrorCode =
   | 'CONFIG_INVALID'
   | 'INTERNAL';
 
+/** Every code once (the compiler checks the list is complete): for codes that arrive from another member. */
+const CODES: Readonly<Record<GridErrorCode, true>> = {
+  BAD_REQUEST: true,
+  UNKNOWN_ENDPOINT: true,
+  GROUP_DISABLED: true,
+  FORBIDDEN: true,
+  NOT_FOUND: true,
+  CONFLICT: true,
+  PAYLOAD_TOO_LARGE: true,
+  HEADERS_TOO_LARGE: true,
+  QUEUE_FULL: true,
+  CLUSTER_PASSIVE: true,
+  MEMBER_SHUTTING_DOWN: true,
+  PARTITION_UNAVAILABLE: true,
+  WRONG_TARGET: true,
+  PARTITION_MIGRATING: true,
+  MEMBER_UNREACHABLE: true,
+  TIMEOUT: true,
+  NOT_ENABLED: true,
+  NOT_IMPLEMENTED: true,
+  CONFIG_INVALID: true,
+  INTERNAL: true,
+};
+
+export function isGridErrorCode(code: unknown): code is GridErrorCode {
+  return typeof code === 'string' && Object.hasOwn(CODES, code);
+}
+
 const RETRYABLE: ReadonlySet<GridErrorCode> = new Set<GridErrorCode>([
   'CLUSTER_PASSIVE',
   'MEMBER_SHUTTING_DOWN',

@@ -227,10 +227,8 @@ export class MapService implements MapFacade {
       switch (type) {
         case 'get':
           return this.getOp(pid, mapName, f.str(args, 1, 'key'));
-        case 'put': {
-          const ct = f.optStr(args, 3, 'content type');
-          return this.putOp(pid, mapName, f.str(args, 1, 'key'), f.latin1(args, 2, 'value'), ct === undefined ? undefined : this.intern(ct));
-        }
+        case 'put':
+          return this.putOp(pid, mapName, f.str(args, 1, 'key'), f.latin1(args, 2, 'value'), this.contentTypeAt(args, 3));
         case 'remove':
           return this.removeOp(pid, mapName, f.str(args, 1, 'key'));
         case 'clear':
@@ -263,11 +261,9 @@ export class MapService implements MapFacade {
       const mapName = f.str(args, 0, 'map name');
       const now = this.clock.now();
       switch (type) {
-        case 'put': {
-          const ct = f.optStr(args, 3, 'content type');
-          this.container(mapName).store(pid).put(f.str(args, 1, 'key'), f.latin1(args, 2, 'value'), ct === undefined ? undefined : this.intern(ct), now);
+        case 'put':
+          this.runPut(pid, mapName, f.str(args, 1, 'key'), f.latin1(args, 2, 'value'), this.contentTypeAt(args, 3));
           return;
-        }
         case 'remove':
           this.containers.get(mapName)?.stores[pid]?.remove(f.str(args, 1, 'key'), now);
           return;
@@ -303,8 +299,7 @@ export class MapService implements MapFacade {
         const flat = f.arr(t, i + 1, 'entries');
         const store = this.container(name).store(pid);
         for (let j = 0; j + 4 < flat.length; j += 5) {
-          const ct = f.optStr(flat, j + 2, 'content type');
-          store.restore(f.str(flat, j, 'key'), f.latin1(flat, j + 1, 'value'), ct === undefined ? undefined : this.intern(ct), f.num(flat, j + 3, 'expiresAt'), f.num(flat, j + 4, 'lastAccessAt'));
+          store.restore(f.str(flat, j, 'key'), f.latin1(flat, j + 1, 'value'), this.contentTypeAt(flat, j + 2), f.num(flat, j + 3, 'expiresAt'), f.num(flat, j + 4, 'lastAccessAt'));
         }
       }
     },
@@ -360,6 +355,12 @@ export class MapService implements MapFacade {
       this.containers.set(mapName, c);
     }
     return c;
+  }
+
+  /** A content type that came over the wire, interned like a local one. */
+  private contentTypeAt(t: readonly WireValue[], i: number): string | undefined {
+    const ct = f.optStr(t, i, 'content type');
+    return ct === undefined ? undefined : this.intern(ct);
   }
 
   private intern(contentType: string): string {

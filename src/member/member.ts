@@ -10,7 +10,7 @@ import type { DestinationStream } from 'pino';
 import { systemClock, type Clock } from '../core/clock.js';
 import { createLogControl, parseLogLevel, type LogControl, type Logger } from '../core/logger.js';
 import { generateInstanceName } from '../core/names.js';
-import { listenPlan, type EndpointGroupName, type GridConfig, type ListenPlan } from '../config/index.js';
+import { expandMemberList, listenPlan, type EndpointGroupName, type GridConfig, type ListenPlan } from '../config/index.js';
 import { ClusterService } from '../cluster/cluster-service.js';
 import type { MemberInfo } from '../cluster/types.js';
 import { PartitionService } from '../partition/partition-service.js';
@@ -18,7 +18,6 @@ import { replicaCountFor } from '../partition/assignment.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
 import { ClusterInvoker } from '../invocation/invoker.js';
 import { MemberNet } from '../net/member-net.js';
-import { expandMemberList } from '../config/index.js';
 import { describeError } from '../core/errors.js';
 import { MapService } from '../map/map-service.js';
 import { QueueService } from '../queue/queue-service.js';
@@ -338,7 +337,8 @@ export class Member {
     const port = this.plan.memberPort.port;
     // Entries without a port try the next ports only when the member port auto-increments (as Hazelcast).
     const tries = this.plan.memberPort.autoIncrement ? this.config.tuning.tcpJoinPortTryCount : 1;
-    return expandMemberList(tcp.members, port, tries).map((a) => {
+    // The list as it is now: POST config/tcp-ip/member-list may have changed it since start.
+    return expandMemberList(this.cluster.tcpIpMemberList(), port, tries).map((a) => {
       const host = a.host === 'localhost' ? '127.0.0.1' : a.host;
       return host.includes(':') ? `[${host}]:${a.port}` : `${host}:${a.port}`;
     });

@@ -6,7 +6,7 @@
 
 import net from 'node:net';
 import type { Clock, TimerHandle } from '../core/clock.js';
-import { GridError, describeError, isGridError, type GridErrorCode } from '../core/errors.js';
+import { GridError, describeError, isGridError, isGridErrorCode, type GridErrorCode } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, encodeFrame, type Frame } from '../protocol/frame.js';
@@ -162,15 +162,10 @@ function unreachable(who: string, why: string): GridError {
   return new GridError('MEMBER_UNREACHABLE', `member ${who} is unreachable: ${why}`);
 }
 
-const KNOWN_CODES = new Set<string>([
-  'BAD_REQUEST', 'UNKNOWN_ENDPOINT', 'GROUP_DISABLED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE',
-  'HEADERS_TOO_LARGE', 'QUEUE_FULL', 'CLUSTER_PASSIVE', 'MEMBER_SHUTTING_DOWN', 'PARTITION_UNAVAILABLE', 'WRONG_TARGET',
-  'PARTITION_MIGRATING', 'MEMBER_UNREACHABLE', 'TIMEOUT', 'NOT_ENABLED', 'NOT_IMPLEMENTED', 'CONFIG_INVALID', 'INTERNAL',
-]);
 
 function decodeError(payload: WireValue): GridError {
   const t = Array.isArray(payload) ? (payload as WireValue[]) : [];
-  const code = typeof t[0] === 'string' && KNOWN_CODES.has(t[0]) ? (t[0] as GridErrorCode) : 'INTERNAL';
+  const code = isGridErrorCode(t[0]) ? t[0] : 'INTERNAL';
   const message = typeof t[1] === 'string' ? t[1] : 'remote error';
   return new GridError(code, message);
 }

@@ -13,7 +13,7 @@ import * as f from '../protocol/fields.js';
 import { Msg } from '../protocol/messages.js';
 import type { MemberNet } from '../net/member-net.js';
 import type { ClusterService } from '../cluster/cluster-service.js';
-import type { ClusterEvent } from '../cluster/types.js';
+import type { ClusterEvent, MemberInfo } from '../cluster/types.js';
 import { balance, changedPartitions, copyTargets, promote, type Replicas } from './assignment.js';
 import { PARTITION_COUNT } from './partitioning.js';
 import { PartitionTable } from './partition-table.js';
@@ -513,21 +513,25 @@ export class PartitionService {
       else await this.net!.request(ownerInfo.address, Msg.Migrate, [pid, [...next], [...prev]], this.tuning.callTimeoutMs);
     } catch (e) {
       this.logger.warn(`migration of partition ${pid} from ${ownerInfo.address} failed: ${describeError(e)}`);
-      if (owner === this.localUuid) this.unblock(pid);
-      else this.net!.oneWay(ownerInfo.address, Msg.MigrateEnd, [pid]);
+      this.callOff(pid, ownerInfo);
       this.retryLater();
       return;
     }
     if (!this.cluster.isMaster() || !rowsEqual(this.table.replicas(pid), prev) || !next.every(alive)) {
       // The world moved on while the data was copied: let the source take writes again.
-      if (owner === this.localUuid) this.unblock(pid);
-      else this.net!.oneWay(ownerInfo.address, Msg.MigrateEnd, [pid]);
+      this.callOff(pid, ownerInfo);
       this.retryLater();
       return;
     }
     const rows = [...this.table.snapshot()];
     rows[pid] = next;
     this.commit(rows);
+  }
+
+  /** A migration that will not be committed: its source takes writes for the partition again. */
+  private callOff(pid: number, source: MemberInfo): void {
+    if (source.uuid === this.localUuid) this.unblock(pid);
+    else this.net!.oneWay(source.address, Msg.MigrateEnd, [pid]);
   }
 
   private retryLater(): void {

@@ -51,6 +51,11 @@ function encodeItem(item: QueueItem): WireValue[] {
   return [new Latin1(item.value), item.contentType ?? null];
 }
 
+/** The item encoded by encodeItem at `at` of a tuple. */
+function decodeItem(t: readonly WireValue[], at: number): QueueItem {
+  return { value: f.latin1(t, at, 'value'), contentType: f.optStr(t, at + 1, 'content type') };
+}
+
 export class QueueService implements QueueFacade {
   private readonly queues = new Map<string, Entry>();
   private readonly config: GridConfig;
@@ -281,9 +286,9 @@ export class QueueService implements QueueFacade {
       if (partitionIdOf(name) !== pid) throw new GridError('BAD_REQUEST', `queue ${name} is not in partition ${pid}`);
       switch (type) {
         case 'offer':
-          return this.offerOp(pid, name, { value: f.latin1(args, 1, 'value'), contentType: f.optStr(args, 2, 'content type') });
+          return this.offerOp(pid, name, decodeItem(args, 1));
         case 'pushFront':
-          return this.pushFrontOp(pid, name, { value: f.latin1(args, 1, 'value'), contentType: f.optStr(args, 2, 'content type') });
+          return this.pushFrontOp(pid, name, decodeItem(args, 1));
         case 'poll': {
           const deadline = f.num(args, 1, 'deadline');
           return this.pollOp(pid, name, deadline, Math.max(0, deadline - this.clock.now()), caller);
@@ -304,8 +309,7 @@ export class QueueService implements QueueFacade {
       if (type === 'size') return typeof w === 'number' ? w : 0;
       if (type === 'poll') {
         if (w === null) return undefined;
-        const t = f.tuple(w, 'queue item');
-        return { value: f.latin1(t, 0, 'value'), contentType: f.optStr(t, 1, 'content type') } satisfies QueueItem;
+        return decodeItem(f.tuple(w, 'queue item'), 0);
       }
       return undefined;
     },
@@ -313,10 +317,10 @@ export class QueueService implements QueueFacade {
       const name = f.str(args, 0, 'queue name');
       switch (type) {
         case 'offer':
-          this.entry(name, pid).queue.append({ value: f.latin1(args, 1, 'value'), contentType: f.optStr(args, 2, 'content type') });
+          this.entry(name, pid).queue.append(decodeItem(args, 1));
           return;
         case 'pushFront':
-          this.entry(name, pid).queue.offerFirst({ value: f.latin1(args, 1, 'value'), contentType: f.optStr(args, 2, 'content type') });
+          this.entry(name, pid).queue.offerFirst(decodeItem(args, 1));
           return;
         case 'poll':
           this.queues.get(name)?.queue.poll();
@@ -353,7 +357,7 @@ export class QueueService implements QueueFacade {
         const items = f.arr(t, i + 1, 'items');
         const e = this.entry(name, pid);
         for (let j = 0; j + 1 < items.length; j += 2) {
-          e.queue.append({ value: f.latin1(items, j, 'value'), contentType: f.optStr(items, j + 1, 'content type') });
+          e.queue.append(decodeItem(items, j));
         }
       }
     },

@@ -3,7 +3,8 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EndpointGroupName } from '../config/types.js';
-import { GridError } from '../core/errors.js';
+import { GridError, describeError } from '../core/errors.js';
+import { parseMemberEntry } from '../config/index.js';
 import { andThen, type MaybePromise } from '../core/maybe-promise.js';
 import { parseLogLevel } from '../core/logger.js';
 import { SETTABLE_CLUSTER_STATES, type ClusterState } from '../cluster/types.js';
@@ -468,15 +469,19 @@ function resetLogLevel(r: Request, d: RestDeps): void {
   sendJson(r.res, { status: 'success', message: 'log level is reset' });
 }
 
-const MEMBER_ENTRY = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5}(-\d{1,5})?)?$/;
-
 function setTcpIpMembers(r: Request, d: RestDeps, [list]: string[]): void {
   const members = (list ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
-  const bad = members.find((m) => !MEMBER_ENTRY.test(m));
-  if (bad !== undefined) throw new GridError('BAD_REQUEST', `not a member address: "${bad}" (host, host:port or host:port1-port2)`);
+  // The same parser as the configuration's member-list, so both accept the same entries.
+  for (const m of members) {
+    try {
+      parseMemberEntry(m);
+    } catch (e) {
+      throw new GridError('BAD_REQUEST', `not a member address: ${describeError(e)}`);
+    }
+  }
   d.cluster.setTcpIpMemberList(members);
   sendJson(r.res, { status: 'success', 'member-list': members });
 }
