@@ -38,6 +38,65 @@ export interface QueueFacade {
   maxSizeOf(queueName: string): number;
 }
 
+// The hot operations are classes: one allocation per request, methods shared on the prototype.
+class QueueOffer implements Operation<boolean> {
+  readonly name = 'queue.offer';
+  readonly service = 'queue';
+  readonly type = 'offer';
+  readonly mutating = true;
+  /** Set by run(): the item went into the queue (not straight to a waiting poll). */
+  stored = false;
+  private wire: WireValue[] | undefined;
+  constructor(
+    private readonly svc: QueueService,
+    readonly pid: number,
+    readonly queueName: string,
+    readonly item: QueueItem,
+  ) {}
+
+  get args(): WireValue[] {
+    return (this.wire ??= [this.queueName, ...encodeItem(this.item)]);
+  }
+
+  run(): boolean {
+    return this.svc.runOffer(this);
+  }
+
+  backup(): BackupSpec | undefined {
+    return this.stored ? this.svc.backupOf(this.queueName, 'offer', this.args) : undefined;
+  }
+}
+
+class QueuePoll implements Operation<QueueItem | undefined> {
+  readonly name = 'queue.poll';
+  readonly service = 'queue';
+  readonly type = 'poll';
+  readonly mutating = true;
+  /** Set by run(): the item was taken from the queue (an item handed over by an offer was never in it). */
+  fromStore = false;
+  constructor(
+    private readonly svc: QueueService,
+    readonly pid: number,
+    readonly queueName: string,
+    /** Epoch ms: the poll waits until then at most, wherever it runs. */
+    readonly deadline: number,
+    readonly waitMs: number,
+    readonly client: Caller,
+  ) {}
+
+  get args(): WireValue[] {
+    return [this.queueName, this.deadline];
+  }
+
+  run(): MaybePromise<QueueItem | undefined> {
+    return this.svc.runPoll(this);
+  }
+
+  backup(item: QueueItem | undefined): BackupSpec | undefined {
+    return item !== undefined && this.fromStore ? this.svc.backupOf(this.queueName, 'poll', [this.queueName]) : undefined;
+  }
+}
+
 interface Entry {
   readonly config: QueueConfig;
   readonly queue: QueueContainer;
@@ -113,34 +172,23 @@ export class QueueService implements QueueFacade {
 
   // ------------------------------------------------------------------ operations
 
-  private backupOf(queueName: string, type: string, args: readonly WireValue[]): BackupSpec {
+  /** @internal */ backupOf(queueName: string, type: string, args: readonly WireValue[]): BackupSpec {
     const config = this.queues.get(queueName)?.config ?? findQueueConfig(this.config, queueName);
     return { type, args, syncCount: config.backupCount, asyncCount: config.asyncBackupCount };
   }
 
   private offerOp(pid: number, queueName: string, item: QueueItem): Operation<boolean> {
-    let stored = false;
-    let args: WireValue[] | undefined;
-    const wire = (): WireValue[] => (args ??= [queueName, ...encodeItem(item)]);
-    return {
-      name: 'queue.offer',
-      service: 'queue',
-      type: 'offer',
-      mutating: true,
-      get args() {
-        return wire();
-      },
-      run: () => {
-        const e = this.entry(queueName, pid);
-        const before = e.queue.size;
-        const accepted = e.queue.offer(item);
-        // Handed straight to a waiting poll, the item never sits in the queue: no backup needed.
-        stored = e.queue.size > before;
-        this.scheduleDestroyIfEmpty(queueName, e);
-        return accepted;
-      },
-      backup: () => (stored ? this.backupOf(queueName, 'offer', wire()) : undefined),
-    };
+    return new QueueOffer(this, pid, queueName, item);
+  }
+
+  /** @internal */ runOffer(op: QueueOffer): boolean {
+    const e = this.entry(op.queueName, op.pid);
+    const before = e.queue.size;
+    const accepted = e.queue.offer(op.item);
+    // Handed straight to a waiting poll, the item never sits in the queue: no backup needed.
+    op.stored = e.queue.size > before;
+    this.scheduleDestroyIfEmpty(op.queueName, e);
+    return accepted;
   }
 
   private pushFrontOp(pid: number, queueName: string, item: QueueItem): Operation<void> {
@@ -164,36 +212,27 @@ export class QueueService implements QueueFacade {
   }
 
   private pollOp(pid: number, queueName: string, deadline: number, timeoutMs: number, client: Caller): Operation<QueueItem | undefined> {
-    let fromStore = false;
-    const args = [queueName, deadline];
-    return {
-      name: 'queue.poll',
-      service: 'queue',
-      type: 'poll',
-      mutating: true,
-      args,
-      waitMs: timeoutMs,
-      run: (): MaybePromise<QueueItem | undefined> => {
-        fromStore = false;
-        // A poll whose client has already gone (e.g. pipelined behind a long poll on a
-        // connection that closed since) takes nothing.
-        if (!client.alive()) return undefined;
-        const e = this.queues.get(queueName);
-        const item = e?.queue.poll();
-        if (item !== undefined) {
-          fromStore = true;
-          this.scheduleDestroyIfEmpty(queueName, e!);
-          return item;
-        }
-        if (e !== undefined) this.scheduleDestroyIfEmpty(queueName, e);
-        const left = deadline - this.clock.now();
-        if (left <= 0) return undefined;
-        return this.waitForItem(queueName, pid, left, client, () => {
-          fromStore = true;
-        });
-      },
-      backup: (item) => (item !== undefined && fromStore ? this.backupOf(queueName, 'poll', [queueName]) : undefined),
-    };
+    return new QueuePoll(this, pid, queueName, deadline, timeoutMs, client);
+  }
+
+  /** @internal */ runPoll(op: QueuePoll): MaybePromise<QueueItem | undefined> {
+    op.fromStore = false;
+    // A poll whose client has already gone (e.g. pipelined behind a long poll on a
+    // connection that closed since) takes nothing.
+    if (!op.client.alive()) return undefined;
+    const e = this.queues.get(op.queueName);
+    const item = e?.queue.poll();
+    if (item !== undefined) {
+      op.fromStore = true;
+      this.scheduleDestroyIfEmpty(op.queueName, e!);
+      return item;
+    }
+    if (e !== undefined) this.scheduleDestroyIfEmpty(op.queueName, e);
+    const left = op.deadline - this.clock.now();
+    if (left <= 0) return undefined;
+    return this.waitForItem(op.queueName, op.pid, left, op.client, () => {
+      op.fromStore = true;
+    });
   }
 
   /** empty-queue-ttl: forget a queue that stayed empty, here and on its backups. */
