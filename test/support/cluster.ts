@@ -196,6 +196,10 @@ export class Cluster {
   /** Write loads on this cluster, stopped by `destroy` when a test left them running. */
   readonly loads = new Set<{ stop(): Promise<void> }>();
   private destroyed = false;
+  /** Indexes of members stopped with `pause` (SIGSTOP) and not resumed yet. */
+  readonly paused = new Set<number>();
+  /** How many times each member index was restarted (names the saved logs of earlier runs). */
+  private readonly restarts = new Map<number, number>();
 
   private constructor(
     readonly opts: ClusterOptions,
@@ -244,6 +248,14 @@ export class Cluster {
     const raw = extra ? deepMerge(this.configOf(index, port, lite), extra) : this.configOf(index, port, lite);
     const configPath = join(this.dir, `member-${index}.yaml`);
     writeFileSync(configPath, stringify({ hazelcast: raw }));
+    const m = this.launch(index, port, lite, configPath);
+    this.members.push(m);
+    return m;
+  }
+
+  /** Spawns the process of member `index` from its config file (a first start or a restart). */
+  private launch(index: number, port: number, lite: boolean, configPath: string): ClusterMember {
+    this.paused.delete(index);
     const proc = spawnGrid(['start', '--config', configPath]);
     const output = (): string => proc.stdout() + (proc.stderr() ? `\n[stderr]\n${proc.stderr()}` : '');
     const m: ClusterMember = {
@@ -261,7 +273,6 @@ export class Cluster {
     proc.child.once('exit', () => {
       if (m.status === 'running') m.status = 'exited';
     });
-    this.members.push(m);
     return m;
   }
 
@@ -381,15 +392,21 @@ export class Cluster {
   /**
    * Polls /rest/cluster on every live member until all list the same `n` members (same uuids,
    * same order), each marks itself (only) as local, and `onMembers` (if given) accepts the
-   * list. Returns the agreed list, oldest first.
+   * list. Returns the agreed list, oldest first. `among` (member indexes) asks only those
+   * members instead of every live one (e.g. the others while one is paused).
    */
-  async waitForMembers(n: number, onMembers?: (members: readonly MemberView[]) => boolean, timeoutMs = 30_000): Promise<MemberView[]> {
+  async waitForMembers(
+    n: number,
+    onMembers?: (members: readonly MemberView[]) => boolean,
+    timeoutMs = 30_000,
+    among?: readonly number[],
+  ): Promise<MemberView[]> {
     let lastSeen = '';
     try {
       return await waitFor(
-        `every live member to list the same ${n} members`,
+        `every ${among ? `asked (${among.map((i) => `m${i}`).join(', ')})` : 'live'} member to list the same ${n} members`,
         async () => {
-          const live = this.live();
+          const live = among ? among.map((i) => this.member(i)) : this.live();
           const views = await Promise.all(
             live.map(async (m) => ({ m, info: await this.clusterInfo(m.index).catch((e: Error) => e) })),
           );
@@ -428,14 +445,15 @@ export class Cluster {
    * Polls /health on every live member until each says clusterSafe, migrationQueueSize 0,
    * nodeState ACTIVE (so not while the cluster is PASSIVE) and clusterSize = `expectSize`,
    * by default the number of live members (so a kill not yet noticed does not pass for safe).
+   * `among` (member indexes) asks only those members instead of every live one.
    */
-  async waitSafe(timeoutMs = 30_000, expectSize = this.live().length): Promise<void> {
+  async waitSafe(timeoutMs = 30_000, expectSize = this.live().length, among?: readonly number[]): Promise<void> {
     let lastSeen = '';
     try {
       await waitFor(
-        `every live member to report a safe cluster of ${expectSize}`,
+        `every ${among ? `asked (${among.map((i) => `m${i}`).join(', ')})` : 'live'} member to report a safe cluster of ${expectSize}`,
         async () => {
-          const live = this.live();
+          const live = among ? among.map((i) => this.member(i)) : this.live();
           const views = await Promise.all(live.map(async (m) => ({ m, h: await this.health(m.index).catch((e: Error) => e) })));
           lastSeen = views.map(({ m, h }) => `member ${m.index}: ${h instanceof Error ? h.message : JSON.stringify(h)}`).join('; ');
           return views.every(
@@ -476,6 +494,46 @@ export class Cluster {
     const gone = new Promise<void>((r) => c.once('exit', () => r()));
     c.kill('SIGKILL');
     await within(gone, 5_000, `member ${i} (pid ${c.pid ?? '?'}) to die after SIGKILL`);
+  }
+
+  /**
+   * Starts member `i` again on its own port with its own config, after it was killed, stopped
+   * or exited (a new process, so a new uuid: it joins as a new member). The `ClusterMember`
+   * at index `i` is replaced; the output of the earlier process is kept in the cluster's
+   * directory as `member-<i>.run<k>.log`. `wait: 'up'` (default) waits until it answers REST.
+   */
+  async restart(i: number, opts: { wait?: 'up' | 'none'; timeoutMs?: number } = {}): Promise<ClusterMember> {
+    const old = this.member(i);
+    const c = old.process.child;
+    if (c.exitCode === null && c.signalCode === null) throw new Error(`member ${i} still runs (pid ${c.pid ?? '?'}): kill or stop it before restarting it`);
+    const run = this.restarts.get(i) ?? 0;
+    this.restarts.set(i, run + 1);
+    writeFileSync(join(this.dir, `member-${i}.run${run}.log`), old.output());
+    const m = this.launch(i, old.port, old.lite, old.configPath);
+    this.members[i] = m;
+    if ((opts.wait ?? 'up') === 'up') await this.waitUp(i, opts.timeoutMs);
+    return m;
+  }
+
+  /** SIGSTOP member `i` (a frozen VM, a long GC pause): its process stays, silent. */
+  pause(i: number): void {
+    const m = this.member(i);
+    if (m.status !== 'running') throw new Error(`member ${i} is ${m.status}: cannot pause it`);
+    m.process.child.kill('SIGSTOP');
+    this.paused.add(i);
+  }
+
+  /** SIGCONT member `i` after `pause`. */
+  resume(i: number): void {
+    this.member(i).process.child.kill('SIGCONT');
+    this.paused.delete(i);
+  }
+
+  /** The index of the member that member `asking` names as master (first of its list). */
+  async masterIndex(asking: number): Promise<number> {
+    const first = (await this.clusterInfo(asking)).members[0];
+    if (first === undefined) throw new Error(`member ${asking} lists no members`);
+    return this.byUuid(first.uuid).index;
   }
 
   /** SIGTERM member `i` (graceful shutdown) and wait for it to exit; returns how it exited. */
