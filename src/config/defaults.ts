@@ -101,6 +101,16 @@ export const DEFAULT_TUNING: TuningConfig = {
   restMaxBodyBytes: 67108864,
   /** grid.rest.max-header-bytes: 64 KiB for the request line and headers together. */
   restMaxHeaderBytes: 65536,
+  /**
+   * grid.rest.max-buffered-body-bytes: 256 MiB for the bodies of all requests being received
+   * at once, member-wide. A fixed figure, not a share of the heap limit: bodies are Buffers,
+   * outside the V8 heap that --max-old-space-size bounds, so a share of it would measure the
+   * wrong thing; a share of the machine's memory would make refusals depend on the host. 256
+   * MiB holds four bodies of the largest size (max-body-bytes) at once and keeps the worst
+   * case a few hundred MB above an idle member, where 40 slow 30 MiB uploads used to take
+   * 1.2 GB.
+   */
+  restMaxBufferedBodyBytes: 268435456,
   /** hazelcast.logging.level: Hazelcast/JUL level names. */
   logLevel: 'INFO',
   /** hazelcast.heartbeat.interval.seconds. */

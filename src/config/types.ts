@@ -169,6 +169,8 @@ export interface TuningConfig {
   readonly restMaxBodyBytes: number;
   /** grid.rest.max-header-bytes: request line + headers. Default 64 KiB. */
   readonly restMaxHeaderBytes: number;
+  /** grid.rest.max-buffered-body-bytes: member-wide budget for request bodies being received. Default 256 MiB. */
+  readonly restMaxBufferedBodyBytes: number;
   /** hazelcast.logging.level / grid.logging.level: initial log level (Hazelcast names). Default INFO. */
   readonly logLevel: string;
   /** hazelcast.heartbeat.interval.seconds. Default 5. */

@@ -615,6 +615,7 @@ function readProperties(problems: Problems, s: Section): Map<string, string> {
 const TUNING_SUFFIXES = [
   'rest.max-body-bytes',
   'rest.max-header-bytes',
+  'rest.max-buffered-body-bytes',
   'logging.level',
   'heartbeat.interval.seconds',
   'max.no.heartbeat.seconds',
@@ -667,9 +668,19 @@ function readTuning(problems: Problems, props: ReadonlyMap<string, string>): Tun
       `must be greater than the heartbeat interval (${heartbeatIntervalSeconds}), got ${maxNoHeartbeatSeconds}`,
     );
   }
+  const restMaxBodyBytes = int('rest.max-body-bytes', DEFAULT_TUNING.restMaxBodyBytes, 1);
+  const restMaxBufferedBodyBytes = int('rest.max-buffered-body-bytes', DEFAULT_TUNING.restMaxBufferedBodyBytes, 1);
+  if (restMaxBufferedBodyBytes < restMaxBodyBytes) {
+    const name = pick('rest.max-buffered-body-bytes')?.name ?? 'grid.rest.max-buffered-body-bytes';
+    problems.warn(
+      `hazelcast.properties.${name}`,
+      `${restMaxBufferedBodyBytes} is below rest.max-body-bytes (${restMaxBodyBytes}): bodies larger than the budget are refused with 413`,
+    );
+  }
   return {
-    restMaxBodyBytes: int('rest.max-body-bytes', DEFAULT_TUNING.restMaxBodyBytes, 1),
+    restMaxBodyBytes,
     restMaxHeaderBytes: int('rest.max-header-bytes', DEFAULT_TUNING.restMaxHeaderBytes, 1024),
+    restMaxBufferedBodyBytes,
     logLevel,
     heartbeatIntervalSeconds,
     maxNoHeartbeatSeconds,

@@ -11,6 +11,7 @@ export type GridErrorCode =
   | 'CONFLICT' // the operation does not fit the member's state
   | 'PAYLOAD_TOO_LARGE'
   | 'HEADERS_TOO_LARGE'
+  | 'BODY_BUDGET_FULL' // the member's budget for request bodies being received is used up; retry later
   | 'QUEUE_FULL'
   | 'CLUSTER_PASSIVE' // writes refused while the cluster is PASSIVE
   | 'MEMBER_SHUTTING_DOWN'
@@ -34,6 +35,7 @@ const CODES: Readonly<Record<GridErrorCode, true>> = {
   CONFLICT: true,
   PAYLOAD_TOO_LARGE: true,
   HEADERS_TOO_LARGE: true,
+  BODY_BUDGET_FULL: true,
   QUEUE_FULL: true,
   CLUSTER_PASSIVE: true,
   MEMBER_SHUTTING_DOWN: true,

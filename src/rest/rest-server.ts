@@ -2,12 +2,14 @@
 // hand it the connections whose first bytes are HTTP. It enforces limits (headers, body),
 // answers Expect: 100-continue only for requests it will take, reads a body only when the
 // endpoint needs one, and turns every failure into a status with an empty body and an
-// X-Grid-Error reason. A request whose client vanishes mid-body is never applied.
+// X-Grid-Error reason. A request whose client vanishes mid-body is never applied. Bodies
+// being received share one member-wide budget (BodyBudget): past it a new body gets 503.
 
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type net from 'node:net';
 import { GridError, describeError, isGridError } from '../core/errors.js';
 import type { ConnectionSink } from '../net/listener.js';
+import { BodyBudget, type BodyCharge } from './body-budget.js';
 import type { RestDeps } from './context.js';
 import { rawHeader } from './headers.js';
 import { stripPrefix } from './paths.js';
@@ -45,6 +47,13 @@ const REFUSAL_LOG_INTERVAL_MS = 10_000;
 
 /** Pipelined requests that may wait on one connection before it stops reading more. */
 const MAX_QUEUED_PER_CONNECTION = 32;
+/**
+ * A body refused for the budget before it was read keeps its connection when it declared at
+ * most this much: node reads and discards it (no memory kept) and the client's next request
+ * follows. Anything larger, chunked, or behind Expect: 100-continue is answered with
+ * `Connection: close` instead of being drained.
+ */
+const CHEAP_DRAIN_BYTES = 65_536;
 const CONNECTION = Symbol('grid.connection');
 type SocketWithConnection = net.Socket & { [CONNECTION]?: Connection };
 
@@ -65,6 +74,8 @@ function methodOf(m: string | undefined): Method | undefined {
 export class RestServer implements ConnectionSink {
   private readonly server: http.Server;
   private readonly maxBodyBytes: number;
+  /** Bodies being received or handled, member-wide. */
+  private readonly budget: BodyBudget;
   /** Set by close(): answers from now on carry `Connection: close`. */
   private closing = false;
   /** Per refusal code: when it was last logged at INFO and how many came since. */
@@ -74,6 +85,7 @@ export class RestServer implements ConnectionSink {
 
   constructor(private readonly deps: RestDeps) {
     this.maxBodyBytes = deps.config.tuning.restMaxBodyBytes;
+    this.budget = new BodyBudget(deps.config.tuning.restMaxBufferedBodyBytes);
     this.server = http.createServer({
       maxHeaderSize: deps.config.tuning.restMaxHeaderBytes,
       keepAlive: true,
@@ -140,6 +152,15 @@ export class RestServer implements ConnectionSink {
   }
 
   /**
+   * Bytes of request bodies held now against grid.rest.max-buffered-body-bytes: declared
+   * lengths of bodies being received, chunked bodies as far as they arrived, and bodies whose
+   * request is still being handled. 0 when no request with a body is in flight.
+   */
+  get bufferedBodyBytes(): number {
+    return this.budget.usedBytes;
+  }
+
+  /**
    * Requests of one connection run one after the other, in the order they arrived: a
    * pipelined GET behind a POST sees the POST applied. node:http already answers in order;
    * this orders the work. A connection that is not pipelining never waits.
@@ -194,6 +215,9 @@ export class RestServer implements ConnectionSink {
     if (this.closing) res.shouldKeepAlive = false;
     let route: Route;
     let method: Method;
+    let charge: BodyCharge | undefined;
+    /** The Content-Length of a body that is not chunked. */
+    let declaredBytes: number | undefined;
     try {
       if (req.httpVersion === '1.1' && rawHeader(req, 'host') === undefined) {
         throw new GridError('BAD_REQUEST', 'HTTP/1.1 request without Host header');
@@ -213,13 +237,23 @@ export class RestServer implements ConnectionSink {
       }
       if (route.readsBody) {
         const declared = rawHeader(req, 'content-length');
-        if (declared !== undefined && Number(declared) > this.maxBodyBytes) {
+        // node's parser refuses a request with both headers; a Transfer-Encoding body is charged as it arrives.
+        if (declared !== undefined && rawHeader(req, 'transfer-encoding') === undefined) declaredBytes = Number(declared);
+        if (declaredBytes !== undefined && declaredBytes > this.maxBodyBytes) {
           throw new GridError('PAYLOAD_TOO_LARGE', `body of ${declared} bytes exceeds grid.rest.max-body-bytes (${this.maxBodyBytes})`);
         }
+        if (declaredBytes !== undefined && declaredBytes > this.budget.limitBytes) throw this.overWholeBudget(declaredBytes);
+        charge = this.budget.open();
+        // A declared body is reserved whole before anything is read (and before 100 Continue):
+        // once taken, it never fails for the budget halfway.
+        if (declaredBytes !== undefined && !charge.add(declaredBytes)) throw this.budgetFull();
       }
     } catch (e) {
-      // Not taking this request: if its body was announced but not sent yet, close after answering.
-      this.fail(res, e, expectsContinue || hasBody(req));
+      charge?.release();
+      // Not taking this request: if its body was announced but not sent yet, close after
+      // answering, unless it is a small body refused for the budget (node discards it unread).
+      const drainable = isGridError(e) && e.code === 'BODY_BUDGET_FULL' && declaredBytes !== undefined && declaredBytes <= CHEAP_DRAIN_BYTES;
+      this.fail(res, e, expectsContinue || (hasBody(req) && !drainable));
       done();
       return;
     }
@@ -228,11 +262,17 @@ export class RestServer implements ConnectionSink {
       if (route.readsBody) res.writeContinue();
       else res.shouldKeepAlive = false;
     }
-    if (!route.readsBody) {
+    if (charge === undefined) {
       this.run(route, req, res, method, EMPTY, done);
       return;
     }
-    this.readBody(req, res, conn, (body) => this.run(route, req, res, method, body, done), done);
+    const held = charge;
+    // The body's bytes stay charged until its request is handled: they are in use until then.
+    const finish = (): void => {
+      held.release();
+      done();
+    };
+    this.readBody(req, res, conn, held, declaredBytes, (body) => this.run(route, req, res, method, body, finish), finish);
   }
 
   private run(route: Route, req: IncomingMessage, res: ServerResponse, method: Method, body: Buffer, done: () => void): void {
@@ -252,11 +292,35 @@ export class RestServer implements ConnectionSink {
     }
   }
 
-  private readBody(req: IncomingMessage, res: ServerResponse, conn: Connection | undefined, onBody: (body: Buffer) => void, onAbandon: () => void): void {
+  /**
+   * Read a body whose request took `charge`. A declared body is already charged whole and
+   * copied into one buffer of its size as it arrives (no second copy at the end); a chunked
+   * one is charged chunk by chunk and refused with 503 when the budget cannot hold the next.
+   * `onAbandon` runs instead of `onBody` when the body is refused, fails or its client goes.
+   */
+  private readBody(
+    req: IncomingMessage,
+    res: ServerResponse,
+    conn: Connection | undefined,
+    charge: BodyCharge,
+    declaredBytes: number | undefined,
+    onBody: (body: Buffer) => void,
+    onAbandon: () => void,
+  ): void {
     let first: Buffer | undefined;
     let chunks: Buffer[] | undefined;
+    /** The whole declared body, once it arrives in more than one chunk. */
+    let whole: Buffer | undefined;
     let size = 0;
     let failed = false;
+    /** Refuse the body mid-way: answer, close, keep nothing of it, discard the rest unread. */
+    const refuse = (e: GridError): void => {
+      failed = true;
+      first = chunks = whole = undefined;
+      this.fail(res, e, true);
+      req.resume();
+      onAbandon();
+    };
     if (conn !== undefined) {
       // The parser died inside this body (malformed chunk, request timeout): it never completes.
       const abort = (): void => {
@@ -280,12 +344,24 @@ export class RestServer implements ConnectionSink {
     }
     req.on('data', (chunk: Buffer) => {
       if (failed) return;
+      const at = size;
       size += chunk.length;
+      if (declaredBytes !== undefined) {
+        // The parser delivers exactly the declared length: no check, no charge, just a copy.
+        if (at === 0 && chunk.length === declaredBytes) first = chunk;
+        else chunk.copy((whole ??= Buffer.allocUnsafe(declaredBytes)), at);
+        return;
+      }
       if (size > this.maxBodyBytes) {
-        failed = true;
-        this.fail(res, new GridError('PAYLOAD_TOO_LARGE', `body exceeds grid.rest.max-body-bytes (${this.maxBodyBytes})`), true);
-        req.resume();
-        onAbandon();
+        refuse(new GridError('PAYLOAD_TOO_LARGE', `body exceeds grid.rest.max-body-bytes (${this.maxBodyBytes})`));
+        return;
+      }
+      if (size > this.budget.limitBytes) {
+        refuse(this.overWholeBudget(undefined));
+        return;
+      }
+      if (!charge.add(chunk.length)) {
+        refuse(this.budgetFull());
         return;
       }
       if (first === undefined) first = chunk;
@@ -294,15 +370,34 @@ export class RestServer implements ConnectionSink {
     req.once('end', () => {
       if (failed) return;
       // Only a complete body is ever applied; a client that vanishes mid-body never gets here.
-      onBody(chunks !== undefined ? Buffer.concat(chunks, size) : (first ?? EMPTY));
+      const body = whole ?? (chunks !== undefined ? Buffer.concat(chunks, size) : (first ?? EMPTY));
+      first = chunks = whole = undefined;
+      onBody(body);
     });
-    // A client that vanishes mid-body frees the connection's turn (nothing is applied).
+    // A client that vanishes mid-body frees the connection's turn and its budget (nothing is applied).
     req.once('close', () => {
       if (!req.complete && !failed) {
         failed = true;
+        first = chunks = whole = undefined;
         onAbandon();
       }
     });
+  }
+
+  /** 503 for a body that would fit an empty budget but not the budget as it is now. */
+  private budgetFull(): GridError {
+    const b = this.budget;
+    return new GridError(
+      'BODY_BUDGET_FULL',
+      `request bodies being received use the member's budget (${b.usedBytes} of ${b.limitBytes} bytes, ` +
+        'grid.rest.max-buffered-body-bytes); retry later',
+    );
+  }
+
+  /** 413 for a body that would not fit even an empty budget (set below max-body-bytes). */
+  private overWholeBudget(declaredBytes: number | undefined): GridError {
+    const what = declaredBytes === undefined ? 'body' : `body of ${declaredBytes} bytes`;
+    return new GridError('PAYLOAD_TOO_LARGE', `${what} exceeds grid.rest.max-buffered-body-bytes (${this.budget.limitBytes})`);
   }
 
   private fail(res: ServerResponse, e: unknown, closeConnection: boolean): void {

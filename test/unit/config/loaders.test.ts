@@ -67,6 +67,7 @@ describe('shipped config files', () => {
     expect(c.tuning).toEqual({
       restMaxBodyBytes: 1048576,
       restMaxHeaderBytes: 32768,
+      restMaxBufferedBodyBytes: 268435456,
       logLevel: 'FINE',
       heartbeatIntervalSeconds: 5,
       maxNoHeartbeatSeconds: 30,
@@ -134,6 +135,7 @@ describe('defaults', () => {
     expect(config.tuning).toEqual({
       restMaxBodyBytes: 67108864,
       restMaxHeaderBytes: 65536,
+      restMaxBufferedBodyBytes: 268435456,
       logLevel: 'INFO',
       heartbeatIntervalSeconds: 5,
       maxNoHeartbeatSeconds: 60,

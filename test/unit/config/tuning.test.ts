@@ -13,6 +13,8 @@ const CLUSTER_PROPERTIES: readonly [string, keyof TuningConfig, number, number, 
   ['tcp.join.port.try.count', 'tcpJoinPortTryCount', 3, 1, 'an integer 1-65535'],
   ['partition.max.parallel.migrations', 'maxParallelMigrations', 10, 2, 'an integer >= 1'],
   ['max.join.seconds', 'maxJoinSeconds', 300, 30, 'an integer >= 1'],
+  // at or above rest.max-body-bytes (64 MiB) so that no warning is given
+  ['rest.max-buffered-body-bytes', 'restMaxBufferedBodyBytes', 268435456, 134217728, 'an integer >= 1'],
 ];
 
 describe('cluster tuning properties', () => {
@@ -63,6 +65,17 @@ describe('cluster tuning properties', () => {
     expect(configErrorOf(() => tuning({ 'hazelcast.heartbeat.interval.seconds': 10, 'hazelcast.max.no.heartbeat.seconds': 10 })).message).toBe(
       'inline: hazelcast.properties.hazelcast.max.no.heartbeat.seconds: must be greater than the heartbeat interval (10), got 10',
     );
+  });
+
+  it('rest.max-buffered-body-bytes below rest.max-body-bytes is accepted with a warning (larger bodies get 413)', () => {
+    const { config, warnings } = configFromObject({
+      properties: { 'grid.rest.max-buffered-body-bytes': 1048576, 'grid.rest.max-body-bytes': 2097152 },
+    });
+    expect(config.tuning).toMatchObject({ restMaxBufferedBodyBytes: 1048576, restMaxBodyBytes: 2097152 });
+    expect(warnings).toEqual([
+      'inline: hazelcast.properties.grid.rest.max-buffered-body-bytes: 1048576 is below rest.max-body-bytes (2097152): bodies larger than the budget are refused with 413',
+    ]);
+    expect(configFromObject({ properties: { 'hazelcast.rest.max-buffered-body-bytes': 67108864 } }).warnings).toEqual([]);
   });
 
   it('an unknown grid.* property is still reported', () => {
