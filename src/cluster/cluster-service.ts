@@ -11,9 +11,10 @@ import type { Logger } from '../core/logger.js';
 import type { WireValue } from '../protocol/codec.js';
 import * as f from '../protocol/fields.js';
 import { Msg } from '../protocol/messages.js';
-import type { MemberConnection, MemberNet } from '../net/member-net.js';
+import { splitAddress, type MemberConnection, type MemberNet } from '../net/member-net.js';
 import { DeadlineFailureDetector } from './failure-detector.js';
 import { decideJoin, type DiscoverAnswer } from './join-decision.js';
+import { admit, admitStateChange, judgeMemberList, type GateView } from './member-rules.js';
 import { SETTABLE_CLUSTER_STATES, type ClusterEvent, type ClusterState, type MemberInfo, type NodeState } from './types.js';
 
 export interface ClusterView {
@@ -31,6 +32,13 @@ export interface ClusterView {
   master(): MemberInfo | undefined;
   isMaster(): boolean;
   memberByUuid(uuid: string): MemberInfo | undefined;
+  /**
+   * True while this member may hold a stale view (it was paused past the heartbeat deadline,
+   * or a peer refused it as a non-member) and checks with the others: it acts on nothing.
+   */
+  fenced(): boolean;
+  /** A peer refused this member as a non-member or stale: check with the cluster before acting again. */
+  checkMembership(reason: string): void;
 }
 
 /** What the REST layer may do to the cluster: read it, change its state, ask for shutdown. */
@@ -57,6 +65,8 @@ const JOIN_RETRY_MS = 200;
 const MEMBERS_PUSH_TIMEOUT_MS = 5_000;
 const STATE_LOCK_MS = 30_000;
 const ASKED_BY_MEMORY_MS = 3_000;
+/** A non-member that keeps sending heartbeats is told it was removed at most this often. */
+const TELL_NON_MEMBER_EVERY_MS = 2_000;
 /** How long a leaving member waits for the master to take its partitions. */
 const LEAVE_TIMEOUT_MS = 120_000;
 
@@ -118,6 +128,13 @@ export class ClusterService implements ClusterFacade {
   private handOff: ((uuid: string) => Promise<void>) | undefined;
   private leaving = false;
   private takingOver = false;
+  /** Removed from the cluster by its master: this member takes nothing from anyone and stops. */
+  private removed = false;
+  /** Checking, after a pause or a refusal, that this member still belongs to the cluster. */
+  private fencedSince: number | undefined;
+  private verifying = false;
+  private readonly toldNonMember = new Map<string, number>();
+  private readonly gateView: GateView;
 
   constructor(deps: ClusterDeps) {
     this.clusterName = deps.clusterName;
@@ -130,7 +147,24 @@ export class ClusterService implements ClusterFacade {
     this.tuning = deps.tuning;
     this.joinAddresses = deps.joinAddresses;
     this.detector = new DeadlineFailureDetector(deps.tuning.maxNoHeartbeatMs);
-    if (this.net) this.registerHandlers(this.net);
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self = this;
+    this.gateView = {
+      get joined() {
+        return self.joined();
+      },
+      get removed() {
+        return self.removed;
+      },
+      get masterUuid() {
+        return self.memberList[0]?.uuid;
+      },
+      isMember: (uuid) => this.memberList.some((m) => m.uuid === uuid),
+    };
+    if (this.net) {
+      this.net.setGate((type, from) => admit(type, from.peer?.uuid ?? '', this.gateView));
+      this.registerHandlers(this.net);
+    }
   }
 
   // ------------------------------------------------------------------ view
@@ -157,8 +191,71 @@ export class ClusterService implements ClusterFacade {
     return this.memberList[0];
   }
 
+  /** A removed or fenced member never acts as master, whatever its old list says. */
   isMaster(): boolean {
-    return this.joined() && this.memberList[0]?.uuid === this.local.uuid;
+    return this.joined() && this.memberList[0]?.uuid === this.local.uuid && !this.removed && this.fencedSince === undefined;
+  }
+
+  fenced(): boolean {
+    return this.fencedSince !== undefined || this.removed;
+  }
+
+  /** True once the master removed this member (it stops; it hands nothing over). */
+  wasRemoved(): boolean {
+    return this.removed;
+  }
+
+  checkMembership(reason: string): void {
+    if (this.verifying || this.removed || !this.joined() || this.isShuttingDown() || this.net === undefined) return;
+    this.verifying = true;
+    this.fencedSince = this.clock.now();
+    this.logger.warn(`${reason}: checking with the other members that this member still belongs to the cluster before acting again`);
+    this.verifyMembership()
+      .catch((e: unknown) => this.logger.warn(`membership check failed: ${describeError(e)}`))
+      .finally(() => {
+        this.verifying = false;
+        if (!this.removed && this.fencedSince !== undefined) {
+          this.fencedSince = undefined;
+          this.logger.info('membership confirmed: this member acts again');
+          // Anything that waited for a master (this one, say) goes on.
+          if (this.memberList[0]?.uuid === this.local.uuid) this.emit({ type: 'membersChanged', added: [], removed: [], masterChanged: false });
+        }
+      });
+  }
+
+  /**
+   * Ask every member for its list. A newer list without this member, from a master that was a
+   * member of this member's cluster, means it was removed while it could not hear it.
+   */
+  private async verifyMembership(): Promise<void> {
+    const others = this.memberList.filter((m) => m.uuid !== this.local.uuid);
+    const answers = await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.FetchState, [], this.tuning.callTimeoutMs)));
+    for (const a of answers) {
+      if (a.status !== 'fulfilled' || this.removed) continue;
+      let version: number;
+      let list: MemberInfo[];
+      try {
+        const t = f.tuple(a.value, 'state');
+        version = f.int(t, 0, 'version');
+        list = f.arr(t, 1, 'members').map((m, i) => decodeMember(m, `members[${i}]`));
+      } catch (e) {
+        this.logger.warn(`ignoring a malformed member list: ${describeError(e)}`);
+        continue;
+      }
+      const master = list[0];
+      if (version > this.listVersion && master !== undefined && !list.some((m) => m.uuid === this.local.uuid) && this.memberByUuid(master.uuid) !== undefined) {
+        this.becomeRemoved(`master ${master.address} removed this member from the cluster (member list version ${version})`);
+      }
+    }
+  }
+
+  private becomeRemoved(why: string): void {
+    if (this.removed) return;
+    this.removed = true;
+    if (!this.isShuttingDown()) {
+      this.logger.error(`${why} (it was thought dead): shutting down without handing anything over, its data is stale`);
+      this.emit({ type: 'removedFromCluster' });
+    }
   }
 
   memberByUuid(uuid: string): MemberInfo | undefined {
@@ -356,34 +453,31 @@ export class ClusterService implements ClusterFacade {
     const version = f.int(t, 0, 'version');
     const list = f.arr(t, 1, 'members').map((m, i) => decodeMember(m, `members[${i}]`));
     const state = decodeState(f.str(t, 2, 'state'));
-    if (version <= this.listVersion && this.joined()) return;
-    // Lists come from the master they name, or from our master handing over to its successor.
-    if (from?.peer !== undefined && list[0]?.uuid !== from.peer.uuid && this.memberList[0]?.uuid !== from.peer.uuid) {
-      this.logger.debug({ from: from.peer.address }, 'member list from a member that is not its master ignored');
+    if (this.removed) return;
+    const verdict = judgeMemberList(
+      version,
+      list.map((m) => m.uuid),
+      from?.peer?.uuid,
+      {
+        localUuid: this.local.uuid,
+        joined: this.joined(),
+        shuttingDown: this.isShuttingDown(),
+        version: this.listVersion,
+        members: this.memberList.map((m) => m.uuid),
+        isSuspected: (u) => this.suspected.has(u),
+      },
+    );
+    if (verdict.action === 'removed') {
+      this.becomeRemoved(`master ${list[0]?.address ?? '?'} removed this member from the cluster`);
       return;
     }
-    // A member taking over as master must be the oldest one alive as far as we can tell: a
-    // member that only thinks the master is gone (it was paused, say) cannot take the cluster.
-    if (from?.peer !== undefined && this.joined() && from.peer.uuid !== this.memberList[0]?.uuid) {
-      const at = this.memberList.findIndex((m) => m.uuid === from.peer!.uuid);
-      if (at === -1) {
-        // Not a member of our cluster (one we removed, back from a pause): it cannot be our master.
-        this.logger.warn(`member list from ${from.peer.address}, which is not a member of this cluster, ignored`);
-        return;
-      }
-      const olderAlive = this.memberList.slice(0, at).filter((m) => !this.suspected.has(m.uuid) && m.uuid !== this.local.uuid);
-      if (olderAlive.length > 0) {
-        this.logger.warn(`member ${from.peer.address} claims to be master, but ${olderAlive[0]!.address} is older and alive here: its member list is ignored`);
-        return;
-      }
-    }
-    if (!list.some((m) => m.uuid === this.local.uuid)) {
-      if (this.joined() && !this.isShuttingDown()) {
-        this.logger.error(`master ${list[0]?.address ?? '?'} removed this member from the cluster (it was thought dead): shutting down`);
-        this.emit({ type: 'removedFromCluster' });
+    if (verdict.action === 'ignore') {
+      if (from?.peer !== undefined && this.joined() && version > this.listVersion) {
+        this.logger.warn({ from: from.peer.address }, `member list version ${version} ignored: ${verdict.reason}`);
       }
       return;
     }
+    for (const m of list) splitAddress(m.address);
     const before = this.memberList;
     const oldMaster = before[0]?.uuid;
     const wasJoined = this.joined();
@@ -437,6 +531,17 @@ export class ClusterService implements ClusterFacade {
     this.emit({ type: 'membersChanged', added, removed, masterChanged: oldMaster !== next[0]?.uuid });
   }
 
+  /** A member we do not list keeps beating: if it was ours, tell it (it was removed while it could not hear). */
+  private tellNonMember(from: MemberConnection): void {
+    if (!this.isMaster() || from.peer === undefined) return;
+    const now = this.clock.now();
+    const last = this.toldNonMember.get(from.peer.uuid);
+    if (last !== undefined && now - last < TELL_NON_MEMBER_EVERY_MS) return;
+    if (this.toldNonMember.size > 1000) this.toldNonMember.clear();
+    this.toldNonMember.set(from.peer.uuid, now);
+    from.request(Msg.Members, this.encodeList(), MEMBERS_PUSH_TIMEOUT_MS).catch(() => undefined);
+  }
+
   /**
    * Send the new list to members just removed: one that was only paused or cut off (an old
    * master among them) learns from it, when it wakes up, that it must stop.
@@ -463,8 +568,20 @@ export class ClusterService implements ClusterFacade {
   private startHeartbeats(): void {
     if (this.heartbeatTimer !== undefined || this.net === undefined) return;
     const tick = Math.min(this.tuning.heartbeatIntervalMs, 1000);
+    // A tick that comes this late means this process did not run (SIGSTOP, a frozen VM, a long
+    // GC): the others may have removed it meanwhile.
+    const pauseMs = Math.max(this.tuning.maxNoHeartbeatMs / 2, 2 * tick);
     let sinceBeat = Infinity;
+    let lastTick = this.clock.now();
     this.heartbeatTimer = this.clock.setInterval(() => {
+      const now = this.clock.now();
+      const gap = now - lastTick;
+      lastTick = now;
+      if (gap > pauseMs && !this.isShuttingDown()) {
+        // The silence was ours: nobody is suspected for it.
+        for (const m of this.memberList) if (m.uuid !== this.local.uuid) this.detector.heard(m.uuid, now);
+        this.checkMembership(`this member did not run for ${(gap / 1000).toFixed(1)} s (paused?)`);
+      }
       sinceBeat += tick;
       if (sinceBeat >= this.tuning.heartbeatIntervalMs) {
         sinceBeat = 0;
@@ -524,7 +641,7 @@ export class ClusterService implements ClusterFacade {
   }
 
   private suspect(uuid: string, reason: string): void {
-    if (this.suspected.has(uuid) || uuid === this.local.uuid || this.node === 'SHUT_DOWN') return;
+    if (this.suspected.has(uuid) || uuid === this.local.uuid || this.node === 'SHUT_DOWN' || this.fenced()) return;
     const member = this.memberByUuid(uuid);
     if (member === undefined) return;
     this.suspected.add(uuid);
@@ -546,21 +663,26 @@ export class ClusterService implements ClusterFacade {
   private async takeOver(): Promise<void> {
     this.logger.warn('the master is gone: this member is the oldest one left and takes over as master');
     // Another member may have seen a newer list from the old master: adopt the newest.
-    let newest: readonly WireValue[] | undefined;
     let newestVersion = this.listVersion;
     const others = this.memberList.filter((m) => m.uuid !== this.local.uuid && !this.suspected.has(m.uuid));
     const answers = await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.FetchState, [], this.tuning.callTimeoutMs)));
+    let list = this.memberList;
     for (const a of answers) {
       if (a.status !== 'fulfilled') continue;
-      const t = f.tuple(a.value, 'state');
-      const v = f.int(t, 0, 'version');
-      if (v > newestVersion) {
-        newestVersion = v;
-        newest = t;
+      try {
+        const t = f.tuple(a.value, 'state');
+        const v = f.int(t, 0, 'version');
+        if (v > newestVersion) {
+          const decoded = f.arr(t, 1, 'members').map((m, i) => decodeMember(m, `members[${i}]`));
+          if (!decoded.some((m) => m.uuid === this.local.uuid)) continue;
+          newestVersion = v;
+          list = decoded;
+        }
+      } catch (e) {
+        this.logger.warn(`ignoring a malformed member list during take-over: ${describeError(e)}`);
       }
     }
-    let list = this.memberList;
-    if (newest !== undefined) list = f.arr(newest, 1, 'members').map((m, i) => decodeMember(m, `members[${i}]`));
+    if (this.removed || this.fenced()) return;
     // Everyone older than this member is gone (that is why it takes over), and so is every suspect.
     const selfAt = list.findIndex((x) => x.uuid === this.local.uuid);
     const next = list.filter((m, i) => i >= selfAt && !this.suspected.has(m.uuid)).map((m) => (m.uuid === this.local.uuid ? this.local : m));
@@ -581,7 +703,7 @@ export class ClusterService implements ClusterFacade {
       if (!this.joined()) this.askedBy.set(address, this.clock.now());
       return [this.local.uuid, this.local.address, this.joined(), this.joined() ? (this.master()?.address ?? null) : null];
     });
-    net.handle(Msg.Join, (p) => this.onJoin(decodeMember(f.tuple(p, 'join')[0] ?? null, 'member')));
+    net.handle(Msg.Join, (p, from) => this.onJoin(decodeMember(f.tuple(p, 'join')[0] ?? null, 'member'), from));
     net.handle(Msg.Members, (p, from) => {
       this.applyMembers(f.tuple(p, 'members'), from);
       return null;
@@ -591,13 +713,16 @@ export class ClusterService implements ClusterFacade {
       const t = f.tuple(p, 'heartbeat');
       const uuid = f.str(t, 0, 'uuid');
       const theirVersion = f.int(t, 1, 'version');
-      if (this.memberList.some((m) => m.uuid === uuid)) {
-        this.detector.heard(uuid, this.clock.now());
-        // Heard again: whatever made us suspect it has passed (only the master removes members).
-        if (!this.isMaster()) this.suspected.delete(uuid);
+      if (uuid !== from.peer?.uuid) return; // a member beats for itself only
+      if (!this.memberList.some((m) => m.uuid === uuid)) {
+        this.tellNonMember(from);
+        return;
       }
+      this.detector.heard(uuid, this.clock.now());
+      // Heard again: whatever made us suspect it has passed (only the master removes members).
+      if (!this.isMaster()) this.suspected.delete(uuid);
       // A member that missed a push is sent the current list again.
-      if (this.isMaster() && theirVersion < this.listVersion && from.peer !== undefined) {
+      if (this.isMaster() && theirVersion < this.listVersion) {
         const m = this.memberByUuid(uuid);
         if (m !== undefined) void this.net!.request(m.address, Msg.Members, this.encodeList(), MEMBERS_PUSH_TIMEOUT_MS).catch(() => undefined);
       }
@@ -610,12 +735,18 @@ export class ClusterService implements ClusterFacade {
       const t = f.tuple(p, 'prepare');
       const txId = f.str(t, 0, 'txId');
       const to = decodeState(f.str(t, 1, 'state'));
+      const stale = admitStateChange('state change', t[2] === undefined ? undefined : f.int(t, 2, 'member list version'), this.listVersion);
+      if (stale !== undefined) throw stale;
       this.prepareState(txId, to);
       return null;
     });
     net.handle(Msg.StateCommit, (p) => {
       const t = f.tuple(p, 'commit');
-      this.commitState(f.str(t, 0, 'txId'), decodeState(f.str(t, 1, 'state')));
+      const txId = f.str(t, 0, 'txId');
+      const to = decodeState(f.str(t, 1, 'state'));
+      const stale = admitStateChange('state commit', t[2] === undefined ? undefined : f.int(t, 2, 'member list version'), this.listVersion);
+      if (stale !== undefined) throw stale;
+      this.commitState(txId, to);
       return null;
     });
     net.handle(Msg.StateRollback, (p) => {
@@ -623,9 +754,17 @@ export class ClusterService implements ClusterFacade {
       if (this.stateLock?.txId === txId) this.stateLock = undefined;
       return null;
     });
-    net.handle(Msg.LeaveRequest, (p) => this.onLeaveRequest(f.str(f.tuple(p, 'leave'), 0, 'uuid')));
-    net.handleOneWay(Msg.Leave, (p) => {
+    net.handle(Msg.LeaveRequest, (p, from) => {
       const uuid = f.str(f.tuple(p, 'leave'), 0, 'uuid');
+      if (uuid !== from.peer?.uuid) throw new GridError('NOT_MEMBER', `member ${from.peer?.uuid ?? '?'} may not ask for member ${uuid} to leave`);
+      return this.onLeaveRequest(uuid);
+    });
+    net.handleOneWay(Msg.Leave, (p, from) => {
+      const uuid = f.str(f.tuple(p, 'leave'), 0, 'uuid');
+      if (uuid !== from.peer?.uuid) {
+        this.logger.warn(`member ${from.describe()} asked for member ${uuid} to leave: refused (a member leaves for itself only)`);
+        return;
+      }
       if (this.isMaster()) this.removeMembers([uuid], 'it left the cluster');
     });
     net.handleOneWay(Msg.ClusterShutdown, () => {
@@ -634,8 +773,27 @@ export class ClusterService implements ClusterFacade {
     });
   }
 
-  private onJoin(joiner: MemberInfo): WireValue {
-    if (!this.joined() || this.isShuttingDown()) throw new GridError('CONFLICT', 'this member has not joined a cluster yet');
+  private async onJoin(joiner: MemberInfo, from: MemberConnection): Promise<WireValue> {
+    if (!this.joined() || this.isShuttingDown() || this.fenced()) throw new GridError('CONFLICT', 'this member has not joined a cluster yet');
+    if (!this.isMaster()) return [this.master()?.address ?? null, null];
+    if (this.memberList.some((m) => m.uuid === joiner.uuid)) return [null, this.encodeList()];
+    // The joiner is who its connection authenticated as, at an address this member can reach
+    // and that answers with the same uuid: a forged Join cannot add a member nobody can reach.
+    if (joiner.uuid !== from.peer?.uuid || joiner.address !== from.peer.address) {
+      throw new GridError('NOT_MEMBER', `join refused: the joining member's identity differs from its connection's (${from.peer?.uuid ?? '?'} at ${from.peer?.address ?? '?'})`);
+    }
+    splitAddress(joiner.address);
+    let back: MemberConnection;
+    try {
+      back = await this.net!.connect(joiner.address);
+    } catch (e) {
+      throw new GridError('CONFLICT', `join refused: this master cannot reach ${joiner.address}: ${describeError(e)}`);
+    }
+    if (back.peer?.uuid !== joiner.uuid) {
+      back.close();
+      throw new GridError('CONFLICT', `join refused: ${joiner.address} answers as member ${back.peer?.uuid ?? '?'}, not ${joiner.uuid}`);
+    }
+    // The world may have moved while dialling.
     if (!this.isMaster()) return [this.master()?.address ?? null, null];
     if (this.memberList.some((m) => m.uuid === joiner.uuid)) return [null, this.encodeList()];
     const state = this.state();
@@ -671,7 +829,7 @@ export class ClusterService implements ClusterFacade {
     this.prepareState(txId, to);
     const others = this.memberList.filter((m) => m.uuid !== this.local.uuid);
     const prepared = await Promise.allSettled(
-      others.map((m) => this.net!.request(m.address, Msg.StatePrepare, [txId, to], this.tuning.callTimeoutMs)),
+      others.map((m) => this.net!.request(m.address, Msg.StatePrepare, [txId, to, this.listVersion], this.tuning.callTimeoutMs)),
     );
     const refused = prepared.findIndex((p) => p.status === 'rejected');
     if (refused !== -1) {
@@ -680,7 +838,7 @@ export class ClusterService implements ClusterFacade {
       await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.StateRollback, [txId], this.tuning.callTimeoutMs)));
       throw new GridError('CONFLICT', `cluster state not changed: member ${others[refused]!.address} refused: ${reason}`);
     }
-    await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.StateCommit, [txId, to], this.tuning.callTimeoutMs)));
+    await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.StateCommit, [txId, to, this.listVersion], this.tuning.callTimeoutMs)));
     this.commitState(txId, to);
     return true;
   }
@@ -730,6 +888,8 @@ export class ClusterService implements ClusterFacade {
   /** Graceful leave: hand partitions over (unless the cluster state forbids moving them), then leave the member list. */
   async leave(): Promise<void> {
     if (this.net === undefined || this.listVersion === 0 || this.memberList.length <= 1) return;
+    // A removed member's partitions are stale: the cluster already promoted their backups.
+    if (this.removed) return;
     this.leaving = true;
     const moves = this.clusterState === 'ACTIVE' || this.clusterState === 'NO_MIGRATION';
     try {

@@ -19,6 +19,9 @@ export type GridErrorCode =
   | 'WRONG_TARGET' // the member asked is not (or no longer) the partition's owner
   | 'PARTITION_MIGRATING' // the partition is being handed over; retry shortly
   | 'MEMBER_UNREACHABLE' // no connection to the member (it left, died, or is not up yet)
+  | 'NOT_MEMBER' // the sender is not a member of the receiver's cluster (removed, not joined yet) or not entitled to send that message
+  | 'STALE_VIEW' // the sender acted on an older member list or partition table than the receiver's
+  | 'FENCED' // this member's view may be stale (removed while paused): the write was not acknowledged
   | 'TIMEOUT' // an operation or member call took longer than allowed
   | 'NOT_ENABLED' // a subsystem that is not enabled (CP)
   | 'NOT_IMPLEMENTED' // a feature of a later release (WAN, until it lands)
@@ -43,6 +46,9 @@ const CODES: Readonly<Record<GridErrorCode, true>> = {
   WRONG_TARGET: true,
   PARTITION_MIGRATING: true,
   MEMBER_UNREACHABLE: true,
+  NOT_MEMBER: true,
+  STALE_VIEW: true,
+  FENCED: true,
   TIMEOUT: true,
   NOT_ENABLED: true,
   NOT_IMPLEMENTED: true,

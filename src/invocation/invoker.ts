@@ -16,6 +16,7 @@ import type { MemberConnection, MemberNet } from '../net/member-net.js';
 import type { ClusterView } from '../cluster/cluster-service.js';
 import type { PartitionService } from '../partition/partition-service.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
+import { admitPartitionWrite } from '../cluster/member-rules.js';
 
 /** What a replica must apply after a write on the owner. */
 export interface BackupSpec {
@@ -77,7 +78,12 @@ const RETRY_CODES: ReadonlySet<GridErrorCode> = new Set<GridErrorCode>([
   'PARTITION_MIGRATING',
   'MEMBER_UNREACHABLE',
   'PARTITION_UNAVAILABLE',
+  // The owner does not (yet) list this member: it catches up, or this member learns it was removed.
+  'NOT_MEMBER',
 ]);
+
+/** A backup refused for these reasons means this member's view is stale: the write is not acknowledged. */
+const FENCING_CODES: ReadonlySet<GridErrorCode> = new Set<GridErrorCode>(['NOT_MEMBER', 'STALE_VIEW']);
 
 const ALWAYS_THERE: Caller = { alive: () => true, onGone: () => undefined };
 const BACKOFF_MS = [1, 5, 10, 25, 50, 100, 200, 500];
@@ -125,7 +131,7 @@ export class ClusterInvoker implements Invoker {
   invoke<T>(partitionId: number, op: Operation<T>, caller?: Caller): MaybePromise<T> {
     this.checkCaller(op);
     const owner = this.partitions.table.ownerOf(partitionId);
-    if (owner !== undefined && owner === this.cluster.localMember().uuid && !(op.mutating && this.partitions.isBlocked(partitionId))) {
+    if (owner !== undefined && owner === this.cluster.localMember().uuid && !(op.mutating && this.partitions.isBlocked(partitionId)) && !this.cluster.fenced()) {
       const result = this.runHere(partitionId, op);
       // A waiting operation whose partition moves away while it waits is tried again at the new owner.
       if (result instanceof Promise && op.waitMs !== undefined && op.waitMs > 0) {
@@ -162,6 +168,7 @@ export class ClusterInvoker implements Invoker {
           throw new GridError('PARTITION_UNAVAILABLE', `partition ${partitionId} has no owner: ${why}`);
         }
         if (owner === local) {
+          this.checkNotFenced();
           if (op.mutating && this.partitions.isBlocked(partitionId)) {
             throw new GridError('PARTITION_MIGRATING', `partition ${partitionId} is being handed over`);
           }
@@ -170,6 +177,7 @@ export class ClusterInvoker implements Invoker {
         return await this.runRemote(partitionId, op, owner, caller, deadline);
       } catch (e) {
         if (!isGridError(e) || !RETRY_CODES.has(e.code)) throw e;
+        if (e.code === 'NOT_MEMBER') this.cluster.checkMembership(`an owner refused this member: ${e.message}`);
         if (caller !== undefined && !caller.alive()) throw e;
         this.failIfFrozenOut(partitionId);
         const left = deadline - this.clock.now();
@@ -178,6 +186,13 @@ export class ClusterInvoker implements Invoker {
         }
         await sleep(this.clock, Math.min(left, BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!));
       }
+    }
+  }
+
+  /** A member that may hold a stale view (back from a pause) runs nothing as owner until it knows. */
+  private checkNotFenced(): void {
+    if (this.cluster.fenced()) {
+      throw new GridError('MEMBER_UNREACHABLE', `member ${this.cluster.localMember().address} is checking that it still belongs to the cluster`);
     }
   }
 
@@ -234,7 +249,7 @@ export class ClusterInvoker implements Invoker {
     if (spec === undefined) return result;
     const last = Math.min(replicas.length - 1, spec.syncCount + spec.asyncCount);
     if (last < 1) return result;
-    const payload: WireValue = [op.service, spec.type, partitionId, spec.args];
+    const payload: WireValue = [op.service, spec.type, partitionId, spec.args, this.partitions.table.version()];
     let acks: Promise<unknown>[] | undefined;
     for (let i = 1; i <= last; i++) {
       const member = this.cluster.memberByUuid(replicas[i]!);
@@ -250,7 +265,7 @@ export class ClusterInvoker implements Invoker {
                 ? send()
                 : Promise.reject(e),
             )
-            .catch((e: unknown) => this.backupFailed(member.address, op, e)),
+            .catch((e: unknown) => this.backupFailed(member.address, op, e, partitionId)),
         );
       } else {
         this.net.oneWay(member.address, Msg.Backup, payload);
@@ -260,7 +275,14 @@ export class ClusterInvoker implements Invoker {
     return (acks.length === 1 ? acks[0]! : Promise.all(acks)).then(() => result);
   }
 
-  private backupFailed(address: string, op: Operation<unknown>, e: unknown): void {
+  private backupFailed(address: string, op: Operation<unknown>, e: unknown, partitionId: number): void {
+    if (isGridError(e) && FENCING_CODES.has(e.code)) {
+      // The backup refused this member as owner: it was removed, or the partition moved on
+      // without it. The write is not acknowledged (whether it stays here is moot: this
+      // member's copy is stale), and this member checks where it stands.
+      this.cluster.checkMembership(`backup of partition ${partitionId} refused by ${address}`);
+      throw new GridError('FENCED', `${op.name} not acknowledged: member ${address} refused its backup: ${e.message}`);
+    }
     // Hazelcast's rule: a write whose backup ack does not come answers anyway.
     this.backupFailuresLogged++;
     if (this.backupFailuresLogged <= 10 || this.backupFailuresLogged % 1000 === 0) {
@@ -272,19 +294,27 @@ export class ClusterInvoker implements Invoker {
 
   private registerHandlers(net: MemberNet): void {
     net.handle(Msg.Operation, (p, from) => this.onOperation(p, from));
-    const backup = (p: WireValue): null => {
+    const backup = (p: WireValue, from: MemberConnection): null => {
       const t = f.tuple(p, 'backup');
       const service = f.str(t, 0, 'service');
       const handler = this.handlers.get(service);
       if (handler === undefined) throw new GridError('BAD_REQUEST', `unknown service ${service}`);
       const pid = f.int(t, 2, 'partitionId');
       if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
-      handler.applyBackup(pid, f.str(t, 1, 'type'), f.arr(t, 3, 'args'));
+      const type = f.str(t, 1, 'type');
+      const args = f.arr(t, 3, 'args');
+      const stamp = t[4] === undefined || t[4] === null ? undefined : f.int(t, 4, 'table version');
+      const refusal = admitPartitionWrite('backup', pid, from.peer?.uuid ?? '', stamp, {
+        version: this.partitions.table.version(),
+        owner: this.partitions.table.ownerOf(pid),
+      });
+      if (refusal !== undefined) throw refusal;
+      handler.applyBackup(pid, type, args);
       return null;
     };
     net.handle(Msg.Backup, backup);
-    net.handleOneWay(Msg.Backup, (p) => {
-      backup(p);
+    net.handleOneWay(Msg.Backup, (p, from) => {
+      backup(p, from);
     });
     net.handleOneWay(Msg.PollCancel, (p) => {
       const t = f.tuple(p, 'poll cancel');
@@ -317,6 +347,7 @@ export class ClusterInvoker implements Invoker {
     const handler = this.handlers.get(service);
     if (handler === undefined) throw new GridError('BAD_REQUEST', `unknown service ${service}`);
     if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
+    this.checkNotFenced();
     if (this.partitions.table.ownerOf(pid) !== this.cluster.localMember().uuid) {
       throw new GridError('WRONG_TARGET', `partition ${pid} is not owned by ${this.cluster.localMember().address}`);
     }

@@ -17,6 +17,11 @@ import * as f from '../protocol/fields.js';
 
 export type RequestHandler = (payload: WireValue, from: MemberConnection) => MaybePromise<WireValue>;
 export type OneWayHandler = (payload: WireValue, from: MemberConnection) => void;
+/**
+ * Decides whether an authenticated peer may send this message at all (member of the cluster,
+ * master-only messages from the master): the refusal, or undefined to dispatch it.
+ */
+export type MessageGate = (type: number, from: MemberConnection) => GridError | undefined;
 
 export interface PeerIdentity {
   readonly uuid: string;
@@ -186,6 +191,8 @@ export class MemberNet {
   private readonly outboundClosedListeners: ((address: string) => void)[] = [];
   private timer: TimerHandle | undefined;
   private stopped = false;
+  private gate: MessageGate | undefined;
+  private refusalsLogged = 0;
 
   constructor(
     private readonly deps: {
@@ -213,6 +220,11 @@ export class MemberNet {
 
   handleOneWay(type: number, handler: OneWayHandler): void {
     this.oneWayHandlers.set(type, handler);
+  }
+
+  /** Every request and one-way message after Auth passes `gate` before its handler runs. */
+  setGate(gate: MessageGate): void {
+    this.gate = gate;
   }
 
   /** Called with the address of an outbound connection that closed (the peer may be gone). */
@@ -324,8 +336,18 @@ export class MemberNet {
             this.deps.connectTimeoutMs,
           )
           .then((answer) => {
-            const t = f.tuple(answer, 'auth answer');
-            conn.peer = { uuid: f.str(t, 0, 'uuid'), address: f.str(t, 1, 'address') };
+            // A peer that answers Auth with the wrong shape is not a member: fail this dial only.
+            let peer: PeerIdentity;
+            try {
+              const t = f.tuple(answer, 'auth answer');
+              peer = { uuid: f.str(t, 0, 'uuid'), address: f.str(t, 1, 'address') };
+            } catch (e) {
+              this.deps.logger.warn({ remote: address }, `member connection to ${address} closed: ${describeError(e)}`);
+              fail(e);
+              return;
+            }
+            if (settled) return;
+            conn.peer = peer;
             settled = true;
             socket.off('error', fail);
             resolve(conn);
@@ -340,16 +362,19 @@ export class MemberNet {
     conn.reader = reader;
     const socket = conn.socket;
     this.live.add(conn);
+    // The connection's error boundary: whatever a peer sends, a failure to decode or dispatch
+    // it closes this connection (with a log line) and nothing else.
     socket.on('data', (chunk: Buffer) => {
-      let frames: Frame[];
       try {
-        frames = reader.push(chunk);
+        const frames = reader.push(chunk);
+        for (const frame of frames) {
+          if (conn.closed || socket.destroyed) return;
+          this.onFrame(conn, frame);
+        }
       } catch (e) {
         this.deps.logger.warn({ remote: conn.describe() }, `member connection closed: ${describeError(e)}`);
         socket.destroy();
-        return;
       }
-      for (const frame of frames) this.onFrame(conn, frame);
     });
     socket.on('error', (e) => this.deps.logger.debug({ remote: conn.describe(), err: e.message }, 'member connection error'));
     socket.on('close', () => {
@@ -371,6 +396,24 @@ export class MemberNet {
     }
     if (frame.kind === FrameKind.Response || frame.kind === FrameKind.ErrorResponse) {
       conn.handleResponse(frame);
+      return;
+    }
+    if (conn.peer === undefined) {
+      // A member we dialled sends requests before answering our Auth: not a member.
+      this.deps.logger.warn({ remote: conn.describe() }, `member connection closed: ${messageName(frame.type)} before authentication`);
+      conn.close();
+      return;
+    }
+    const refusal = this.gate?.(frame.type, conn);
+    if (refusal !== undefined) {
+      this.refusalsLogged++;
+      if (this.refusalsLogged <= 20 || this.refusalsLogged % 1000 === 0) {
+        this.deps.logger.warn(
+          { remote: conn.describe(), uuid: conn.peer?.uuid, message: messageName(frame.type) },
+          `member message refused (${this.refusalsLogged} so far): ${refusal.message}`,
+        );
+      }
+      if (frame.kind === FrameKind.Request) this.reply(conn, frame.callId, refusal, true);
       return;
     }
     if (frame.kind === FrameKind.OneWay) {
@@ -426,22 +469,26 @@ export class MemberNet {
   }
 
   private authenticate(conn: MemberConnection, frame: Frame): void {
-    let t: readonly WireValue[];
     let clusterName: string;
     let uuid: string;
     let address: string;
+    let username: string | undefined;
+    let password: string | undefined;
     try {
-      t = f.tuple(frame.payload, 'auth');
+      const t = f.tuple(frame.payload, 'auth');
       clusterName = f.str(t, 0, 'cluster name');
       uuid = f.str(t, 1, 'uuid');
       address = f.str(t, 2, 'address');
+      username = f.optStr(t, 3, 'username');
+      password = f.optStr(t, 4, 'password');
+      if (uuid.length === 0 || uuid.length > 64) throw new GridError('BAD_REQUEST', 'malformed member message: auth uuid');
+      splitAddress(address);
     } catch (e) {
-      this.reply(conn, frame.callId, e, true);
+      this.deps.logger.warn({ remote: conn.describe() }, `member connection refused: ${describeError(e)}`);
+      this.reply(conn, frame.callId, isGridError(e) ? e : new GridError('BAD_REQUEST', describeError(e)), true);
       conn.socket.end();
       return;
     }
-    const username = f.optStr(t, 3, 'username');
-    const password = f.optStr(t, 4, 'password');
     const refusal = this.deps.auth.verify(clusterName, username, password);
     if (refusal !== undefined) {
       this.deps.logger.warn({ remote: address, uuid }, `refused member ${address}: ${refusal.reason}`);
@@ -458,8 +505,9 @@ export class MemberNet {
 
 export function splitAddress(address: string): { host: string; port: number } {
   const m = /^\[([^\]]+)\]:(\d+)$/.exec(address) ?? /^([^:]+):(\d+)$/.exec(address);
-  if (!m) throw new GridError('BAD_REQUEST', `not a member address: ${address}`);
-  return { host: m[1]!, port: Number(m[2]) };
+  const port = m === null ? NaN : Number(m[2]);
+  if (m === null || !(port >= 1 && port <= 65535) || m[1]!.length > 255) throw new GridError('BAD_REQUEST', `not a member address: ${address.slice(0, 300)}`);
+  return { host: m[1]!, port };
 }
 
 /** Protocol version this build speaks, for messages. */

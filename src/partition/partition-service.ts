@@ -14,6 +14,7 @@ import { Msg } from '../protocol/messages.js';
 import type { MemberNet } from '../net/member-net.js';
 import type { ClusterService } from '../cluster/cluster-service.js';
 import type { ClusterEvent, MemberInfo } from '../cluster/types.js';
+import { admitPartitionWrite } from '../cluster/member-rules.js';
 import { balance, changedPartitions, copyTargets, promote, type Replicas } from './assignment.js';
 import { PARTITION_COUNT } from './partitioning.js';
 import { PartitionTable } from './partition-table.js';
@@ -289,10 +290,19 @@ export class PartitionService {
       const pid = f.int(f.tuple(p, 'migrate end'), 0, 'partitionId');
       this.unblock(pid);
     });
-    net.handle(Msg.PartitionData, (p) => {
+    net.handle(Msg.PartitionData, (p, from) => {
       const t = f.tuple(p, 'partition data');
       const pid = f.int(t, 0, 'partitionId');
       if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
+      // Only the partition's owner copies it (the migration source the master chose is always
+      // the owner): a member with an older view, or one removed while paused, is refused.
+      const stamp = t[3] === undefined || t[3] === null ? undefined : f.int(t, 3, 'table version');
+      const refusal = admitPartitionWrite('partition copy', pid, from.peer?.uuid ?? '', stamp, {
+        version: this.table.version(),
+        owner: this.table.ownerOf(pid),
+      });
+      if (refusal !== undefined) throw refusal;
+      if (this.cluster.fenced()) throw new GridError('STALE_VIEW', `partition copy for partition ${pid} refused: this member is checking its membership`);
       const data = t[2];
       const perService = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, WireValue>) : {};
       this.incoming.set(pid, this.clock.now());
@@ -304,6 +314,7 @@ export class PartitionService {
   /** Source side of a migration: stop writes, copy the partition to every replica that needs it. */
   private async runMigration(pid: number, next: Replicas, prev: Replicas): Promise<WireValue> {
     const me = this.localUuid;
+    if (this.cluster.fenced()) throw new GridError('STALE_VIEW', `partition ${pid}: this member is checking its membership`);
     const row = this.table.replicas(pid);
     if (row[0] !== me) throw new GridError('WRONG_TARGET', `partition ${pid} is not owned here`);
     // Copies are worked out from the master's row: ours must be the same, or we would skip one.
@@ -320,7 +331,7 @@ export class PartitionService {
             const d = s.snapshot(pid, index);
             if (d !== undefined) data[s.name] = d;
           }
-          return this.net!.request(member.address, Msg.PartitionData, [pid, index, data], this.tuning.callTimeoutMs);
+          return this.net!.request(member.address, Msg.PartitionData, [pid, index, data, this.table.version()], this.tuning.callTimeoutMs);
         }),
       );
       return null;

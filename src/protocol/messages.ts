@@ -18,15 +18,15 @@ export const Msg = {
   PartitionTable: 6,
   /** Caller -> owner: [service, type, partitionId, args[], invocationId|null] -> encoded result. */
   Operation: 7,
-  /** Owner -> backup: [service, type, partitionId, args[]] -> null (sync) or one-way (async). */
+  /** Owner -> backup: [service, type, partitionId, args[], tableVersion] -> null (sync) or one-way (async). Refused unless the sender owns the partition in the receiver's table or its table is newer. */
   Backup: 8,
   /** Master -> owner: [partitionId, replicas[], previousReplicas[]] -> null once every copy is acknowledged (refused when the owner's row differs from previousReplicas). */
   Migrate: 9,
-  /** Owner -> new replica: [partitionId, replicaIndex, data per service {service: data}] -> null. */
+  /** Owner -> new replica: [partitionId, replicaIndex, data per service {service: data}, tableVersion] -> null. Refused unless the sender owns the partition in the receiver's table or its table is newer. */
   PartitionData: 10,
-  /** Master -> all: [txId, state] -> null (the member locks its state for txId). */
+  /** Master -> all: [txId, state, membersVersion] -> null (the member locks its state for txId). */
   StatePrepare: 11,
-  /** Master -> all: [txId, state] -> null. */
+  /** Master -> all: [txId, state, membersVersion] -> null. */
   StateCommit: 12,
   /** Master -> all: [txId] -> null. */
   StateRollback: 13,
