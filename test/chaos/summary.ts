@@ -45,7 +45,7 @@ export interface RunInfo {
 }
 
 /** The run as a Markdown table (faults, then operations), followed by the problems found. */
-export function formatSummary(info: RunInfo, faults: readonly FaultRecord[], report: Report): string {
+export function formatSummary(info: RunInfo, faults: readonly FaultRecord[], report: Report, fatal: readonly string[] = []): string {
   const lines: string[] = [];
   lines.push(
     `Chaos run: seed ${info.seed}, ${info.members} members, ${info.clients} clients, ${info.minutes.toFixed(1)} min, faults ${info.faults.join(',')}, backup-count 1, heartbeat 1 s / max-no-heartbeat 5 s`,
@@ -77,7 +77,7 @@ export function formatSummary(info: RunInfo, faults: readonly FaultRecord[], rep
     `| queue items | ${q.offersAcked} | ${q.offersInDoubt} (${q.inDoubtDelivered} delivered) | ${q.lost} | – | ${q.unknown} | ${q.duplicatedItems} items, ${q.duplicateDeliveries} extra deliveries |`,
     '',
   );
-  const problems = faults.flatMap((f) => f.problems.map((p) => `fault ${f.kind} on m${f.victim} at ${seconds(f.at)}: ${p}`));
+  const problems = [...fatal, ...faults.flatMap((f) => f.problems.map((p) => `fault ${f.kind} on m${f.victim} at ${seconds(f.at)}: ${p}`))];
   const unverified = report.violations.filter((v) => v.kind === 'unverified').length;
   lines.push(`Verdict: ${report.ok && problems.length === 0 ? 'OK' : 'FAILED'}${unverified ? ` (${unverified} unverified)` : ''}`);
   for (const p of problems) lines.push(`- ${p}`);

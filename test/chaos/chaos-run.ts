@@ -1,0 +1,403 @@
+// The chaos driver: a cluster of real member processes (test/support/cluster.ts) under
+// continuous map writes and reads and queue offers and polls from several sequential clients,
+// each request through a random member's REST port, while faults hit one member at a time,
+// the cluster becoming safe again between faults. Everything the clients were told goes into
+// the Ledger; at the end every key is read back through every member and every queue is
+// drained, and the Ledger judges. Runs inside vitest (the harness cleans up after the test):
+// chaos.test.ts is the bounded version in `npm test`, long.chaos.ts the `npm run chaos` one.
+
+import { startCluster, type Cluster, type ClusterOptions } from '../support/cluster.js';
+import { prng } from '../support/prng.js';
+import { Ledger, type Report } from './ledger.js';
+import { formatSummary, type FaultKind, type FaultRecord } from './summary.js';
+
+export interface ChaosOptions {
+  readonly members: number;
+  readonly seed: number;
+  /** No new fault starts after this long (ms from the first fault). */
+  readonly durationMs: number;
+  /** Fault kinds chosen from at random (ignored with a `schedule`). */
+  readonly faults: readonly FaultKind[];
+  /** A fixed sequence of faults instead (the bounded test): kind and which member it hits. */
+  readonly schedule?: readonly { readonly kind: FaultKind; readonly victim: 'master' | 'other' | 'any' }[];
+  readonly clients?: number;
+  /** Keys each client owns per map. */
+  readonly keysPerClient?: number;
+  readonly maps?: number;
+  readonly queues?: number;
+  /** SIGSTOP length of a `pause`, ms, uniform in [min, max]: under the heartbeat deadline. */
+  readonly shortPauseMs?: readonly [number, number];
+  /** Shortest SIGSTOP of a `longpause`, ms (it also lasts until the others removed the member). */
+  readonly longPauseMs?: number;
+  /** Load on a safe cluster before each fault, ms, uniform in [min, max]. */
+  readonly quietMs?: readonly [number, number];
+  /** Extra cluster options (config, properties). */
+  readonly cluster?: Partial<ClusterOptions>;
+  readonly log?: (line: string) => void;
+}
+
+export interface ChaosResult {
+  readonly report: Report;
+  readonly faults: readonly FaultRecord[];
+  /** Markdown summary (faults, operations, verdict and every problem). */
+  readonly summary: string;
+  /** Status counts per operation kind (0 = no answer). */
+  readonly statuses: Record<string, Record<number, number>>;
+  /** True when the checker and every fault found nothing wrong. */
+  readonly ok: boolean;
+  /** Where the members' configs and saved logs are (kept when the test fails). */
+  readonly dir: string;
+}
+
+/**
+ * What a fault does. `partition` is the hook for network partitions (members in separate
+ * network namespaces joined by veth links, the link cut and restored): add an injector here
+ * with the same contract — one member (or one side) hit, the cluster safe again (with every
+ * member) before it returns, a FaultRecord describing the times — and `--faults partition`
+ * works everywhere else unchanged.
+ */
+export type FaultInjector = (ctx: ChaosContext, victim: number, victimWasMaster: boolean) => Promise<FaultRecord>;
+
+export const FAULTS: Partial<Record<FaultKind, FaultInjector>> = {
+  kill: killAndRestart,
+  pause: shortPause,
+  longpause: longPause,
+  // partition: not built yet (see above)
+};
+
+/** Parses `kill,pause,longpause`; refuses unknown kinds and kinds without an injector. */
+export function parseFaults(text: string): FaultKind[] {
+  const kinds = text.split(',').map((s) => s.trim()).filter(Boolean);
+  if (kinds.length === 0) throw new Error('no fault kinds given');
+  for (const k of kinds) {
+    if (!(k in FAULTS)) {
+      throw new Error(
+        k === 'partition'
+          ? 'fault "partition" is not built yet: it needs network namespaces; add an injector to FAULTS in test/chaos/chaos-run.ts'
+          : `unknown fault kind "${k}" (known: ${Object.keys(FAULTS).join(', ')})`,
+      );
+    }
+  }
+  return kinds as FaultKind[];
+}
+
+/** What the fault injectors work with. */
+export interface ChaosContext {
+  readonly c: Cluster;
+  readonly size: number;
+  readonly rnd: () => number;
+  readonly opts: ChaosOptions;
+  /** Members the clients send new requests to (up and not paused). */
+  readonly targets: Set<number>;
+  /** ms since the run started. */
+  now(): number;
+  log(line: string): void;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const between = (rnd: () => number, [lo, hi]: readonly [number, number]): number => lo + rnd() * (hi - lo);
+const others = (ctx: ChaosContext, victim: number): number[] => ctx.c.members.map((m) => m.index).filter((i) => i !== victim);
+
+/** Longer than the cluster's call timeout (60 s), so a request without an answer is one the cluster is done with. */
+const CLIENT_TIMEOUT_MS = 75_000;
+const SAFE_TIMEOUT_MS = 60_000;
+
+// ---------------------------------------------------------------- faults
+
+async function rejoin(ctx: ChaosContext, victim: number): Promise<number> {
+  const t = Date.now();
+  await ctx.c.restart(victim, { timeoutMs: SAFE_TIMEOUT_MS });
+  await ctx.c.waitForMembers(ctx.size, undefined, SAFE_TIMEOUT_MS);
+  await ctx.c.waitSafe(SAFE_TIMEOUT_MS, ctx.size);
+  ctx.targets.add(victim);
+  return Date.now() - t;
+}
+
+async function killAndRestart(ctx: ChaosContext, victim: number, victimWasMaster: boolean): Promise<FaultRecord> {
+  const at = ctx.now();
+  ctx.targets.delete(victim);
+  const t = Date.now();
+  await ctx.c.kill(victim);
+  const rest = others(ctx, victim);
+  await ctx.c.waitForMembers(ctx.size - 1, undefined, SAFE_TIMEOUT_MS, rest);
+  await ctx.c.waitSafe(SAFE_TIMEOUT_MS, ctx.size - 1, rest);
+  const safeMs = Date.now() - t;
+  const rejoinMs = await rejoin(ctx, victim);
+  return { kind: 'kill', victim, victimWasMaster, at, safeMs, rejoinMs, problems: [] };
+}
+
+async function shortPause(ctx: ChaosContext, victim: number, victimWasMaster: boolean): Promise<FaultRecord> {
+  const at = ctx.now();
+  const pausedMs = Math.round(between(ctx.rnd, ctx.opts.shortPauseMs ?? [500, 2500]));
+  ctx.targets.delete(victim);
+  ctx.c.pause(victim);
+  await sleep(pausedMs);
+  ctx.c.resume(victim);
+  const t = Date.now();
+  const problems: string[] = [];
+  try {
+    await ctx.c.waitForMembers(ctx.size, undefined, 20_000);
+    await ctx.c.waitSafe(SAFE_TIMEOUT_MS, ctx.size);
+  } catch (e) {
+    const m = ctx.c.member(victim);
+    if (m.status === 'running') throw e;
+    problems.push(`a ${pausedMs} ms pause got the member removed (it ${m.status}); restarted it`);
+    await ctx.c.waitSafe(SAFE_TIMEOUT_MS, ctx.size - 1);
+    await rejoin(ctx, victim);
+  }
+  const safeMs = Date.now() - t;
+  ctx.targets.add(victim);
+  return { kind: 'pause', victim, victimWasMaster, at, safeMs, pausedMs, problems };
+}
+
+async function longPause(ctx: ChaosContext, victim: number, victimWasMaster: boolean): Promise<FaultRecord> {
+  const at = ctx.now();
+  const problems: string[] = [];
+  ctx.targets.delete(victim);
+  const t = Date.now();
+  ctx.c.pause(victim);
+  const rest = others(ctx, victim);
+  await ctx.c.waitForMembers(ctx.size - 1, undefined, SAFE_TIMEOUT_MS, rest);
+  await ctx.c.waitSafe(SAFE_TIMEOUT_MS, ctx.size - 1, rest);
+  const safeMs = Date.now() - t;
+  const hold = (ctx.opts.longPauseMs ?? 7_000) - (Date.now() - t);
+  if (hold > 0) await sleep(hold);
+  const pausedMs = Date.now() - t;
+  ctx.c.resume(victim);
+  const resumed = Date.now();
+  let exitAfterResumeMs: number | undefined;
+  try {
+    const exit = await ctx.c.waitExit(victim, 30_000);
+    exitAfterResumeMs = Date.now() - resumed;
+    if (exit.code !== 0) problems.push(`the resumed member exited with ${String(exit.code ?? exit.signal)}`);
+  } catch {
+    problems.push('the member removed while paused kept running for 30 s after it resumed; killed it');
+    await ctx.c.kill(victim);
+  }
+  await ctx.c.waitSafe(SAFE_TIMEOUT_MS, ctx.size - 1, rest);
+  const rejoinMs = await rejoin(ctx, victim);
+  return { kind: 'longpause', victim, victimWasMaster, at, safeMs, rejoinMs, pausedMs, ...(exitAfterResumeMs !== undefined ? { exitAfterResumeMs } : {}), problems };
+}
+
+// ---------------------------------------------------------------- clients
+
+interface Answer {
+  readonly status: number;
+  readonly body: string;
+  readonly abandoned: boolean;
+}
+
+async function request(c: Cluster, i: number, method: string, path: string, body?: string): Promise<Answer> {
+  try {
+    const res = await c.http(i, method, path, body, { timeoutMs: CLIENT_TIMEOUT_MS });
+    return { status: res.status, body: res.body, abandoned: false };
+  } catch (e) {
+    return { status: 0, body: '', abandoned: /no answer within/.test((e as Error).message) };
+  }
+}
+
+interface Load {
+  stopping: boolean;
+  readonly statuses: Record<string, Record<number, number>>;
+}
+
+function count(load: Load, op: string, status: number): void {
+  const s = (load.statuses[op] ??= {});
+  s[status] = (s[status] ?? 0) + 1;
+}
+
+/**
+ * One sequential client: one request at a time, each through a random target member. It owns
+ * its keys (`c<id>-k<n>` in every map), so its writes to a key are ordered and its reads of
+ * them see no concurrent write of its own.
+ */
+async function client(ctx: ChaosContext, ledger: Ledger, load: Load, id: number): Promise<void> {
+  const rnd = prng(ctx.opts.seed * 7919 + id);
+  const maps = ctx.opts.maps ?? 2;
+  const queues = ctx.opts.queues ?? 3;
+  const keys = ctx.opts.keysPerClient ?? 50;
+  const written: { map: string; key: string }[] = [];
+  const seen = new Set<string>();
+  while (!load.stopping) {
+    const targets = [...ctx.targets];
+    const through = targets[Math.floor(rnd() * targets.length)];
+    if (through === undefined) {
+      await sleep(50);
+      continue;
+    }
+    const via = `m${through}`;
+    const r = rnd();
+    if (r < 0.45 || written.length === 0) {
+      const map = `chaos-m${Math.floor(rnd() * maps)}`;
+      const key = `c${id}-k${Math.floor(rnd() * keys)}`;
+      const w = ledger.beginPut(id, map, key);
+      const a = await request(ctx.c, through, 'POST', `/hazelcast/rest/maps/${map}/${key}`, w.value);
+      ledger.endPut(w, a.status, { abandoned: a.abandoned });
+      count(load, 'map.put', a.status);
+      if (!seen.has(`${map}/${key}`)) {
+        seen.add(`${map}/${key}`);
+        written.push({ map, key });
+      }
+    } else if (r < 0.65) {
+      const { map, key } = written[Math.floor(rnd() * written.length)]!;
+      const a = await request(ctx.c, through, 'GET', `/hazelcast/rest/maps/${map}/${key}`);
+      count(load, 'map.get', a.status);
+      const v = ledger.read(map, key, 'run', via, a.status, a.body);
+      if (v !== undefined) ctx.log(`VIOLATION ${v.kind} ${v.where}: ${v.detail}`);
+    } else if (r < 0.83) {
+      const queue = `chaos-q${Math.floor(rnd() * queues)}`;
+      const o = ledger.beginOffer(id, queue);
+      const a = await request(ctx.c, through, 'POST', `/hazelcast/rest/queues/${queue}`, o.item);
+      ledger.endOffer(o, a.status);
+      count(load, 'queue.offer', a.status);
+    } else {
+      const queue = `chaos-q${Math.floor(rnd() * queues)}`;
+      // Mostly immediate polls; one in ten waits a second at the owner (the waiting-poll path).
+      const wait = rnd() < 0.1 ? 1 : 0;
+      const a = await request(ctx.c, through, 'GET', `/hazelcast/rest/queues/${queue}/${wait}`);
+      count(load, 'queue.poll', a.status);
+      if (a.status === 200) ledger.polled(queue, a.body);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- the end: read back, drain
+
+async function readBack(ctx: ChaosContext, ledger: Ledger): Promise<void> {
+  const work = ledger.writtenKeys().flatMap((k) => ctx.c.members.map((m) => ({ ...k, i: m.index })));
+  let at = 0;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const item = work[at++];
+      if (item === undefined) return;
+      let a: Answer = { status: 0, body: '', abandoned: false };
+      for (let attempt = 0; attempt < 6; attempt++) {
+        a = await request(ctx.c, item.i, 'GET', `/hazelcast/rest/maps/${item.map}/${item.key}`);
+        if (a.status === 200 || a.status === 204) break;
+        await sleep(200 * (attempt + 1));
+      }
+      const v = ledger.read(item.map, item.key, 'final', `m${item.i}`, a.status, a.body);
+      if (v !== undefined) ctx.log(`VIOLATION ${v.kind} ${v.where}: ${v.detail}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, () => worker()));
+}
+
+/** Polls `queue` through each member in turn until one full round finds it empty everywhere. */
+async function drain(ctx: ChaosContext, ledger: Ledger, queue: string): Promise<number> {
+  let items = 0;
+  for (let round = 0; round < 20; round++) {
+    let emptyEverywhere = true;
+    for (const m of ctx.c.members) {
+      for (;;) {
+        const a = await request(ctx.c, m.index, 'GET', `/hazelcast/rest/queues/${queue}/0`);
+        if (a.status === 200) {
+          ledger.polled(queue, a.body);
+          items++;
+          emptyEverywhere = false;
+          continue;
+        }
+        if (a.status !== 204) {
+          emptyEverywhere = false;
+          await sleep(200);
+        }
+        break;
+      }
+    }
+    if (emptyEverywhere) {
+      ledger.drained(queue);
+      return items;
+    }
+  }
+  ctx.log(`queue ${queue}: not drained after 20 rounds`);
+  return items;
+}
+
+// ---------------------------------------------------------------- the run
+
+export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
+  const log = opts.log ?? ((line: string) => console.log(line));
+  const t0 = Date.now();
+  const stamp = (): string => `[chaos ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s]`;
+  const c = await startCluster({ size: opts.members, spare: 0, timeoutMs: SAFE_TIMEOUT_MS, ...(opts.cluster ?? {}) });
+  const ctx: ChaosContext = {
+    c,
+    size: opts.members,
+    rnd: prng(opts.seed),
+    opts,
+    targets: new Set(c.members.map((m) => m.index)),
+    now: () => Date.now() - t0,
+    log: (line) => log(`${stamp()} ${line}`),
+  };
+  ctx.log(`cluster of ${opts.members} up (configs and logs in ${c.dir}); seed ${opts.seed}`);
+  const ledger = new Ledger();
+  const load: Load = { stopping: false, statuses: {} };
+  const clientCount = opts.clients ?? 4;
+  const clients = Array.from({ length: clientCount }, (_, id) => client(ctx, ledger, load, id));
+  const faults: FaultRecord[] = [];
+  const fatal: string[] = [];
+
+  const started = Date.now();
+  const progress = setInterval(() => ctx.log(`ops so far ${JSON.stringify(load.statuses)}`), 30_000);
+  try {
+    for (let n = 0; ; n++) {
+      const planned = opts.schedule?.[n];
+      if (opts.schedule !== undefined ? planned === undefined : Date.now() - started >= opts.durationMs) break;
+      await sleep(between(ctx.rnd, opts.quietMs ?? [1_000, 3_000]));
+      const kind = planned?.kind ?? opts.faults[Math.floor(ctx.rnd() * opts.faults.length)]!;
+      const inject = FAULTS[kind];
+      if (inject === undefined) throw new Error(`no injector for fault "${kind}"`);
+      const master = await c.masterIndex([...ctx.targets][0] ?? 0);
+      const pick = planned?.victim ?? 'any';
+      const candidates = c.members.map((m) => m.index).filter((i) => (pick === 'master' ? i === master : pick === 'other' ? i !== master : true));
+      const victim = candidates[Math.floor(ctx.rnd() * candidates.length)]!;
+      ctx.log(`fault ${n + 1}: ${kind} on m${victim}${victim === master ? ' (master)' : ''}`);
+      try {
+        const rec = await inject(ctx, victim, victim === master);
+        faults.push(rec);
+        ctx.log(
+          `fault ${n + 1} done: safe after ${rec.safeMs} ms${rec.rejoinMs !== undefined ? `, rejoined and safe after ${rec.rejoinMs} ms` : ''}${rec.pausedMs !== undefined ? `, paused ${rec.pausedMs} ms` : ''}${rec.problems.length ? `; PROBLEMS: ${rec.problems.join('; ')}` : ''}`,
+        );
+      } catch (e) {
+        fatal.push(`fault ${n + 1} (${kind} on m${victim}) did not converge: ${(e as Error).message}`);
+        ctx.log(`FATAL ${fatal[fatal.length - 1]!}`);
+        break;
+      }
+    }
+  } finally {
+    clearInterval(progress);
+    load.stopping = true;
+    await Promise.all(clients);
+  }
+  ctx.log(`load stopped: ${JSON.stringify(load.statuses)}`);
+
+  let readable = fatal.length === 0;
+  if (!readable) {
+    // Try to get back to a full, safe cluster so the read-back can still say what was lost.
+    try {
+      for (const m of c.members) {
+        if (c.paused.has(m.index)) c.resume(m.index);
+        if (m.status !== 'running') await c.restart(m.index, { timeoutMs: SAFE_TIMEOUT_MS });
+      }
+      readable = true;
+    } catch (e) {
+      fatal.push(`could not restart every member for the read-back: ${(e as Error).message}`);
+    }
+  }
+  if (readable) {
+    try {
+      await c.waitForMembers(opts.members, undefined, SAFE_TIMEOUT_MS);
+      await c.waitSafe(SAFE_TIMEOUT_MS, opts.members);
+      await readBack(ctx, ledger);
+      for (const q of ledger.queuesOffered().sort()) ctx.log(`drained ${q}: ${await drain(ctx, ledger, q)} items`);
+    } catch (e) {
+      fatal.push(`final read-back: ${(e as Error).message}`);
+    }
+  }
+  const report = ledger.check();
+  const minutes = (Date.now() - started) / 60_000;
+  const kinds = opts.schedule ? [...new Set(opts.schedule.map((s) => s.kind))] : opts.faults;
+  const summary = formatSummary({ seed: opts.seed, members: opts.members, clients: clientCount, minutes, faults: kinds }, faults, report, fatal);
+  const ok = report.ok && fatal.length === 0 && faults.every((f) => f.problems.length === 0);
+  return { report, faults, summary, statuses: load.statuses, ok, dir: c.dir };
+}
