@@ -1,0 +1,114 @@
+// Fencing: a member paused past the heartbeat deadline (SIGSTOP: a frozen VM, a long GC) is
+// removed and its partitions promoted on the others; when it resumes, it must not act on its
+// old view. Writes acknowledged by the survivors while it slept are read back unchanged through
+// every member afterwards — the old master must neither copy its stale partitions over them nor
+// take writes of its own.
+
+import { expect, it } from 'vitest';
+import { startCluster, type Cluster } from '../support/cluster.js';
+import { waitFor } from '../support/process.js';
+
+async function writeAll(c: Cluster, through: number[], entries: [string, string][], concurrency = 16): Promise<void> {
+  let next = 0;
+  const failures: string[] = [];
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      for (;;) {
+        const i = next++;
+        if (i >= entries.length) return;
+        const [k, v] = entries[i]!;
+        const r = await c.http(through[(i + w) % through.length]!, 'POST', `/hazelcast/rest/maps/m/${k}`, v);
+        if (r.status !== 200) failures.push(`${k}: ${r.status} ${r.body}`);
+      }
+    }),
+  );
+  expect(failures).toEqual([]);
+}
+
+async function readBack(c: Cluster, through: number[], expected: Map<string, string>): Promise<void> {
+  for (const i of through) {
+    const wrong: string[] = [];
+    const keys = [...expected.keys()];
+    for (let j = 0; j < keys.length; j += 50) {
+      const batch = keys.slice(j, j + 50);
+      const got = await Promise.all(batch.map((k) => c.http(i, 'GET', `/hazelcast/rest/maps/m/${k}`)));
+      got.forEach((r, n) => {
+        const k = batch[n]!;
+        if (r.body !== expected.get(k)) wrong.push(`${k}=${r.status === 204 ? '(gone)' : r.body}`);
+      });
+    }
+    expect(wrong.slice(0, 10), `member ${i}: ${wrong.length} of ${keys.length} keys wrong`).toEqual([]);
+  }
+}
+
+async function pauseUntilRemoved(c: Cluster, victim: number, others: number[]): Promise<void> {
+  c.pause(victim);
+  await waitFor(
+    'the others to remove the paused member',
+    async () => {
+      for (const o of others) if ((await c.clusterInfo(o)).members.length !== others.length) return false;
+      return true;
+    },
+    30_000,
+    100,
+  );
+  await c.waitSafe(30_000, others.length, others);
+}
+
+for (const who of ['master', 'member'] as const) {
+  it(`a paused ${who} that comes back overwrites nothing: every write acknowledged meanwhile reads back unchanged through every member`, async () => {
+    const c = await startCluster({ size: 3 });
+    const list = await c.waitForMembers(3);
+    const victim = c.byUuid(list[who === 'master' ? 0 : 2]!.uuid).index;
+    const others = c.members.map((m) => m.index).filter((i) => i !== victim);
+    const expected = new Map<string, string>();
+    const before: [string, string][] = Array.from({ length: 600 }, (_, i) => [`k${i}`, `old${i}`]);
+    await writeAll(c, [0, 1, 2], before);
+    for (const [k, v] of before) expected.set(k, v);
+
+    await pauseUntilRemoved(c, victim, others);
+    // Overwrite half of the old keys, delete some, add new ones: all through the survivors.
+    const during: [string, string][] = [
+      ...Array.from({ length: 400 }, (_, i): [string, string] => [`k${i}`, `new${i}`]),
+      ...Array.from({ length: 400 }, (_, i): [string, string] => [`n${i}`, `fresh${i}`]),
+    ];
+    await writeAll(c, others, during);
+    for (const [k, v] of during) expected.set(k, v);
+    await readBack(c, others, expected);
+
+    const logAt = c.member(victim).logMessages().length;
+    c.resume(victim);
+    const exit = await c.waitExit(victim, 30_000);
+    expect(exit.code).toBe(0);
+    const log = c.member(victim).logMessages().slice(logAt);
+    expect(log.some((l) => l.includes('removed this member from the cluster'))).toBe(true);
+    // Back from the pause it neither moved partitions nor acted as a master.
+    expect(log.filter((l) => /repartitioning|removing member|takes over/.test(l))).toEqual([]);
+
+    await c.waitSafe(30_000, 2);
+    for (const o of others) expect((await c.clusterInfo(o)).members).toHaveLength(2);
+    await readBack(c, others, expected);
+  }, 120_000);
+}
+
+it('a master paused while migrations are in flight comes back and overwrites nothing', async () => {
+  const c = await startCluster({ size: 3, spare: 1 });
+  const list = await c.waitForMembers(3);
+  const master = c.byUuid(list[0]!.uuid).index;
+  const expected = new Map<string, string>();
+  const before: [string, string][] = Array.from({ length: 1500 }, (_, i) => [`k${i}`, `old${i}`]);
+  await writeAll(c, [0, 1, 2], before);
+  for (const [k, v] of before) expected.set(k, v);
+  // A 4th member joins: the master starts moving about a quarter of the partitions, and is paused mid-way.
+  const joiner = await c.addMember();
+  await waitFor('the master to start migrating', async () => (await c.health(master)).migrationQueueSize > 0 || (await c.clusterInfo(joiner.index)).members.length === 4, 10_000, 5);
+  const others = c.members.map((m) => m.index).filter((i) => i !== master);
+  await pauseUntilRemoved(c, master, others);
+  const during: [string, string][] = Array.from({ length: 1500 }, (_, i) => [`k${i}`, `new${i}`]);
+  await writeAll(c, others, during);
+  for (const [k, v] of during) expected.set(k, v);
+  c.resume(master);
+  await c.waitExit(master, 30_000);
+  await c.waitSafe(30_000, 3);
+  await readBack(c, others, expected);
+}, 150_000);
