@@ -474,7 +474,12 @@ function wrongAuth(rng: Rng, ctx: MemberFuzzContext): WireValue {
     case 1:
       return wrongValue(rng, AUTH_SHAPE);
     case 2: // the cluster name right, something else wrong
-      return [ctx.clusterName, ...(wrongValue(rng, S.tuple(S.uuid, S.address, S.optStr, S.optStr, S.str)) as WireValue[])];
+    {
+      const items = (AUTH_SHAPE as { items: readonly Shape[] }).items;
+      const i = 1 + rng.int(items.length - 1);
+      t[i] = wrongLeaf(rng, items[i] as Shape);
+      return rng.chance(0.2) ? t.slice(0, i) : t;
+    }
     default:
       return randomValue(rng, 3);
   }
