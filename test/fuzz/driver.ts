@@ -165,13 +165,7 @@ export class FuzzCluster {
   }
 
   rssMb(i: number): number {
-    const pid = this.cluster.member(i).process.child.pid;
-    try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      return m ? Number(m[1]) / 1024 : 0;
-    } catch {
-      return 0;
-    }
+    return new FuzzClusterRss(this.cluster.member(i).process.child.pid).mb();
   }
 
   /**
@@ -200,6 +194,20 @@ export class FuzzCluster {
       if (why !== undefined) return `wedge: member ${i} protocol: ${why}`;
     }
     return undefined;
+  }
+}
+
+/** The resident set of a process, from /proc (0 where there is none). */
+export class FuzzClusterRss {
+  constructor(private readonly pid: number | undefined) {}
+
+  mb(): number {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'));
+      return m ? Number(m[1]) / 1024 : 0;
+    } catch {
+      return 0;
+    }
   }
 }
 

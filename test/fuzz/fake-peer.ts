@@ -24,10 +24,11 @@ export class FakePeer {
     readonly port: number,
   ) {}
 
-  static async listen(port: number, seed: number, ctx: MemberFuzzContext): Promise<FakePeer> {
+  /** `masters`: addresses a fuzzed Discover answer may name as the cluster's master (other fake peers). */
+  static async listen(port: number, seed: number, ctx: MemberFuzzContext, masters: readonly string[] = []): Promise<FakePeer> {
     const server = net.createServer();
     const peer = new FakePeer(server, port);
-    server.on('connection', (socket: net.Socket) => peer.serve(socket, seed, ctx));
+    server.on('connection', (socket: net.Socket) => peer.serve(socket, seed, ctx, masters));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => resolve());
@@ -35,7 +36,7 @@ export class FakePeer {
     return peer;
   }
 
-  private serve(socket: net.Socket, seed: number, ctx: MemberFuzzContext): void {
+  private serve(socket: net.Socket, seed: number, ctx: MemberFuzzContext, masters: readonly string[]): void {
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
     socket.on('error', () => undefined);
@@ -51,11 +52,13 @@ export class FakePeer {
       for (const f of frames) {
         if (f.kind !== FrameKind.Request) continue;
         const index = this.next++;
-        const answer = fuzzAnswer(new Rng(caseSeed(seed, index)), f, ctx);
+        const answer = fuzzAnswer(new Rng(caseSeed(seed, index)), f, ctx, masters);
         this.answers.push({ index, request: `type ${f.type} call ${f.callId}`, label: answer.label, hex: answer.bytes.toString('hex') });
         if (socket.destroyed) return;
         socket.write(answer.bytes);
-        if (answer.close) {
+        // Only a valid answer keeps the connection (the dialler goes on to its next request);
+        // after anything else it closes, so a call that got no answer fails now, not at its timeout.
+        if (answer.close || !answer.label.startsWith('valid')) {
           socket.end();
           return;
         }

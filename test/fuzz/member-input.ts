@@ -586,23 +586,30 @@ function mentions(v: WireValue, needles: readonly string[]): boolean {
  * answer of the right call id, an error answer of any shape, garbage, or a valid answer
  * (only for Auth and a not-joined Discover, so the dialler goes on to its next request).
  */
-export function fuzzAnswer(rng: Rng, request: Frame, ctx: MemberFuzzContext): { bytes: Buffer; close: boolean; label: string } {
+export function fuzzAnswer(rng: Rng, request: Frame, ctx: MemberFuzzContext, masters: readonly string[] = []): { bytes: Buffer; close: boolean; label: string } {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const a = answerOnce(rng, request, ctx);
+    const a = answerOnce(rng, request, ctx, masters);
     if (checkStream(a.bytes, ctx, { inbound: false }) === undefined) return a;
   }
   return { bytes: Buffer.alloc(0), close: true, label: 'close' };
 }
 
-function answerOnce(rng: Rng, request: Frame, ctx: MemberFuzzContext): { bytes: Buffer; close: boolean; label: string } {
+function answerOnce(rng: Rng, request: Frame, ctx: MemberFuzzContext, masters: readonly string[]): { bytes: Buffer; close: boolean; label: string } {
   const spec = BY_TYPE.get(request.type);
   const id = request.callId;
   const pick = rng.int(10);
-  if (pick <= 1 && spec?.type === Msg.Auth) {
+  if (pick <= 2 && spec?.type === Msg.Auth) {
     return { bytes: frame(FrameKind.Response, 0, id, [fakeUuid(rng), '127.0.0.1:1']), close: false, label: 'valid Auth answer' };
   }
-  if (pick <= 1 && spec?.type === Msg.Discover) {
-    return { bytes: frame(FrameKind.Response, 0, id, [fakeUuid(rng), '127.0.0.1:1', false, null]), close: false, label: 'valid Discover answer' };
+  if (pick <= 2 && spec?.type === Msg.Discover) {
+    // Not joined, from an address lower than the dialler's: it waits and asks again.
+    if (pick <= 1 || masters.length === 0) return { bytes: frame(FrameKind.Response, 0, id, [fakeUuid(rng), '127.0.0.1:1', false, null]), close: false, label: 'valid Discover answer (waiting)' };
+    // Joined, with a fake master: the dialler sends that master a Join.
+    return { bytes: frame(FrameKind.Response, 0, id, [fakeUuid(rng), rng.pick(masters), true, rng.pick(masters)]), close: false, label: 'valid Discover answer (joined)' };
+  }
+  if (pick <= 1 && spec?.type === Msg.Join) {
+    const members = Array.from({ length: 1 + rng.int(3) }, () => validValue(rng, MEMBER));
+    return { bytes: frame(FrameKind.Response, 0, id, [null, [rng.int(10), members, rng.pick(SETTABLE_STATES)], null]), close: false, label: 'valid Join answer with a made-up member list' };
   }
   switch (pick) {
     case 2:
