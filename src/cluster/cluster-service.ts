@@ -10,11 +10,12 @@ import { GridError, describeError, isGridError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { WireValue } from '../protocol/codec.js';
 import * as f from '../protocol/fields.js';
-import { Msg } from '../protocol/messages.js';
+import { Msg, messageName } from '../protocol/messages.js';
 import { splitAddress, type MemberConnection, type MemberNet } from '../net/member-net.js';
 import { DeadlineFailureDetector } from './failure-detector.js';
 import { decideJoin, type DiscoverAnswer } from './join-decision.js';
 import { admit, admitStateChange, judgeMemberList, type GateView } from './member-rules.js';
+import { applyMessageFault, parseMessageFaults } from './message-faults.js';
 import { SETTABLE_CLUSTER_STATES, type ClusterEvent, type ClusterState, type MemberInfo, type NodeState } from './types.js';
 
 export interface ClusterView {
@@ -59,6 +60,8 @@ export interface ClusterTuning {
   readonly maxJoinMs: number;
   /** Timeout of cluster-internal calls (join, member list, state change). */
   readonly callTimeoutMs: number;
+  /** grid.debug.ignore-messages (tests only): member messages to ignore on purpose. */
+  readonly ignoreMessages?: string;
 }
 
 const JOIN_RETRY_MS = 200;
@@ -124,6 +127,8 @@ export class ClusterService implements ClusterFacade {
   private readonly monitors = new Map<string, TimerHandle>();
   private heartbeatTimer: TimerHandle | undefined;
   private stateLock: { txId: string; state: ClusterState; until: number } | undefined;
+  /** Bumped by the master on every committed state change; travels with lists and heartbeats so a member that missed a commit catches up. */
+  private stateVersion = 0;
   /** Set by the partition layer: move every partition replica off `uuid`; resolves when done. */
   private handOff: ((uuid: string) => Promise<void>) | undefined;
   private leaving = false;
@@ -162,7 +167,17 @@ export class ClusterService implements ClusterFacade {
       isMember: (uuid) => this.memberList.some((m) => m.uuid === uuid),
     };
     if (this.net) {
-      this.net.setGate((type, from) => admit(type, from.peer?.uuid ?? '', this.gateView));
+      const faults = parseMessageFaults(deps.tuning.ignoreMessages ?? '');
+      for (const p of faults.problems) this.logger.warn(`grid.debug.ignore-messages: ${p}`);
+      if (faults.rules.length > 0) this.logger.warn(`grid.debug.ignore-messages is set: this member ignores some member messages on purpose (for tests only)`);
+      this.net.setGate((type, from) => {
+        const refusal = admit(type, from.peer?.uuid ?? '', this.gateView);
+        if (refusal !== undefined || faults.rules.length === 0) return refusal;
+        const fault = applyMessageFault(faults.rules, type);
+        if (fault === undefined) return undefined;
+        this.logger.warn(`${messageName(type)} from ${from.describe()} ignored on purpose (grid.debug.ignore-messages)`);
+        return fault === 'drop' ? 'drop' : new GridError('CONFLICT', `${messageName(type)} refused on purpose (grid.debug.ignore-messages)`);
+      });
       this.registerHandlers(this.net);
     }
   }
@@ -445,7 +460,7 @@ export class ClusterService implements ClusterFacade {
   // ------------------------------------------------------------------ member list
 
   private encodeList(): WireValue {
-    return [this.listVersion, this.memberList.map(encodeMember), this.clusterState];
+    return [this.listVersion, this.memberList.map(encodeMember), this.clusterState, this.stateVersion];
   }
 
   /** Apply a member list pushed by the master (or answered to our join). */
@@ -486,6 +501,7 @@ export class ClusterService implements ClusterFacade {
     if (!this.isShuttingDown()) this.node = 'ACTIVE';
     const prevState = this.clusterState;
     this.clusterState = state;
+    if (t[3] !== undefined) this.stateVersion = Math.max(this.stateVersion, f.int(t, 3, 'state version'));
     const now = this.clock.now();
     const added = list.filter((m) => !before.some((b) => b.uuid === m.uuid) || !wasJoined);
     const removed = wasJoined ? before.filter((b) => !list.some((m) => m.uuid === b.uuid)) : [];
@@ -596,7 +612,8 @@ export class ClusterService implements ClusterFacade {
 
   private sendHeartbeats(): void {
     if (this.isShuttingDown() && !this.leaving) return;
-    const payload = [this.local.uuid, this.listVersion];
+    const lock = this.stateLock !== undefined && this.stateLock.until > this.clock.now() ? this.stateLock.txId : null;
+    const payload = [this.local.uuid, this.listVersion, this.clusterState, this.stateVersion, lock];
     for (const m of this.memberList) {
       if (m.uuid !== this.local.uuid) this.net!.oneWay(m.address, Msg.Heartbeat, payload);
     }
@@ -667,11 +684,15 @@ export class ClusterService implements ClusterFacade {
     const others = this.memberList.filter((m) => m.uuid !== this.local.uuid && !this.suspected.has(m.uuid));
     const answers = await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.FetchState, [], this.tuning.callTimeoutMs)));
     let list = this.memberList;
+    let newestState: { state: ClusterState; version: number } | undefined;
     for (const a of answers) {
       if (a.status !== 'fulfilled') continue;
       try {
         const t = f.tuple(a.value, 'state');
         const v = f.int(t, 0, 'version');
+        // The newest committed cluster state any member saw (the old master may have committed on some only).
+        const sv = t[3] === undefined ? 0 : f.int(t, 3, 'state version');
+        if (sv > this.stateVersion && sv > (newestState?.version ?? 0)) newestState = { state: decodeState(f.str(t, 2, 'state')), version: sv };
         if (v > newestVersion) {
           const decoded = f.arr(t, 1, 'members').map((m, i) => decodeMember(m, `members[${i}]`));
           if (!decoded.some((m) => m.uuid === this.local.uuid)) continue;
@@ -683,6 +704,15 @@ export class ClusterService implements ClusterFacade {
       }
     }
     if (this.removed || this.fenced()) return;
+    if (newestState !== undefined) {
+      const from = this.clusterState;
+      this.stateVersion = newestState.version;
+      this.stateLock = undefined;
+      if (from !== newestState.state) {
+        this.clusterState = newestState.state;
+        this.emit({ type: 'stateChanged', from, to: newestState.state });
+      }
+    }
     // Everyone older than this member is gone (that is why it takes over), and so is every suspect.
     const selfAt = list.findIndex((x) => x.uuid === this.local.uuid);
     const next = list.filter((m, i) => i >= selfAt && !this.suspected.has(m.uuid)).map((m) => (m.uuid === this.local.uuid ? this.local : m));
@@ -721,6 +751,9 @@ export class ClusterService implements ClusterFacade {
       this.detector.heard(uuid, this.clock.now());
       // Heard again: whatever made us suspect it has passed (only the master removes members).
       if (!this.isMaster()) this.suspected.delete(uuid);
+      if (uuid === this.memberList[0]?.uuid && uuid !== this.local.uuid && t[3] !== undefined) {
+        this.followMasterState(decodeState(f.str(t, 2, 'state')), f.int(t, 3, 'state version'), f.optStr(t, 4, 'state change'));
+      }
       // A member that missed a push is sent the current list again.
       if (this.isMaster() && theirVersion < this.listVersion) {
         const m = this.memberByUuid(uuid);
@@ -746,7 +779,7 @@ export class ClusterService implements ClusterFacade {
       const to = decodeState(f.str(t, 1, 'state'));
       const stale = admitStateChange('state commit', t[2] === undefined ? undefined : f.int(t, 2, 'member list version'), this.listVersion);
       if (stale !== undefined) throw stale;
-      this.commitState(txId, to);
+      this.commitState(txId, to, t[3] === undefined ? undefined : f.int(t, 3, 'state version'));
       return null;
     });
     net.handle(Msg.StateRollback, (p) => {
@@ -838,9 +871,36 @@ export class ClusterService implements ClusterFacade {
       await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.StateRollback, [txId], this.tuning.callTimeoutMs)));
       throw new GridError('CONFLICT', `cluster state not changed: member ${others[refused]!.address} refused: ${reason}`);
     }
-    await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.StateCommit, [txId, to, this.listVersion], this.tuning.callTimeoutMs)));
-    this.commitState(txId, to);
+    // A member that misses this commit (lost, timed out) catches up from the master's heartbeats.
+    const version = this.stateVersion + 1;
+    await Promise.allSettled(
+      others.map((m) => this.net!.request(m.address, Msg.StateCommit, [txId, to, this.listVersion, version], this.tuning.callTimeoutMs)),
+    );
+    this.commitState(txId, to, version);
     return true;
+  }
+
+  /**
+   * The master's heartbeat says which state it committed last and which change it has in
+   * progress: a member that missed a commit takes the state, one that missed a rollback (or
+   * whose change the master gave up) releases its lock.
+   */
+  private followMasterState(state: ClusterState, version: number, masterTx: string | undefined): void {
+    if (version > this.stateVersion) {
+      this.logger.warn(`cluster state ${state} (version ${version}) taken from the master's heartbeat: this member missed its commit`);
+      this.stateLock = undefined;
+      this.stateVersion = version;
+      const from = this.clusterState;
+      if (from !== state) {
+        this.clusterState = state;
+        this.emit({ type: 'stateChanged', from, to: state });
+      }
+      return;
+    }
+    if (version === this.stateVersion && this.stateLock !== undefined && this.stateLock.txId !== masterTx) {
+      this.logger.warn(`cluster state change ${this.stateLock.txId} released: the master has no such change in progress (its rollback was missed)`);
+      this.stateLock = undefined;
+    }
   }
 
   private prepareState(txId: string, to: ClusterState): void {
@@ -852,9 +912,10 @@ export class ClusterService implements ClusterFacade {
     this.stateLock = { txId, state: to, until: now + STATE_LOCK_MS };
   }
 
-  private commitState(txId: string, to: ClusterState): void {
+  private commitState(txId: string, to: ClusterState, version: number | undefined): void {
     if (this.stateLock !== undefined && this.stateLock.txId !== txId) return;
     this.stateLock = undefined;
+    this.stateVersion = Math.max(this.stateVersion, version ?? this.stateVersion + 1);
     const from = this.clusterState;
     if (from === to) return;
     this.clusterState = to;

@@ -156,6 +156,8 @@ export const DEFAULT_TUNING: TuningConfig = {
    * its cluster before it gives up (start fails).
    */
   maxJoinSeconds: 300,
+  /** grid.debug.ignore-messages: for tests only (simulated message loss); empty = off. */
+  debugIgnoreMessages: '',
 };
 
 /** Log level names accepted by `hazelcast.logging.level` (case-insensitive, stored upper-case). */

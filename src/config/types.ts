@@ -195,6 +195,12 @@ export interface TuningConfig {
   readonly maxParallelMigrations: number;
   /** hazelcast.max.join.seconds: how long a starting member looks for its cluster before start fails. Default 300. */
   readonly maxJoinSeconds: number;
+  /**
+   * grid.debug.ignore-messages: FOR TESTS ONLY. Member messages this member pretends to take but
+   * ignores (`Name[:count][:refuse]`, comma-separated; `refuse` answers an error instead), to
+   * simulate lost messages. Default empty.
+   */
+  readonly debugIgnoreMessages: string;
 }
 
 /** Warnings collected while loading (unknown elements, ignored settings). */

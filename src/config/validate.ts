@@ -628,6 +628,7 @@ const TUNING_SUFFIXES = [
   'tcp.join.port.try.count',
   'partition.max.parallel.migrations',
   'max.join.seconds',
+  'debug.ignore-messages',
 ];
 
 function readTuning(problems: Problems, props: ReadonlyMap<string, string>): TuningConfig {
@@ -693,6 +694,7 @@ function readTuning(problems: Problems, props: ReadonlyMap<string, string>): Tun
     tcpJoinPortTryCount: int('tcp.join.port.try.count', DEFAULT_TUNING.tcpJoinPortTryCount, 1, 65535),
     maxParallelMigrations: int('partition.max.parallel.migrations', DEFAULT_TUNING.maxParallelMigrations, 1),
     maxJoinSeconds: int('max.join.seconds', DEFAULT_TUNING.maxJoinSeconds, 1),
+    debugIgnoreMessages: pick('debug.ignore-messages')?.value ?? DEFAULT_TUNING.debugIgnoreMessages,
   };
 }
 

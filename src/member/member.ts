@@ -104,6 +104,7 @@ export class Member {
         connectionMonitorIntervalMs: t.connectionMonitorIntervalMillis,
         maxJoinMs: t.maxJoinSeconds * 1000,
         callTimeoutMs: Math.min(t.operationCallTimeoutMillis, 10_000),
+        ignoreMessages: t.debugIgnoreMessages,
       },
     });
     this.partitions = new PartitionService({

@@ -21,7 +21,7 @@ export type OneWayHandler = (payload: WireValue, from: MemberConnection) => void
  * Decides whether an authenticated peer may send this message at all (member of the cluster,
  * master-only messages from the master): the refusal, or undefined to dispatch it.
  */
-export type MessageGate = (type: number, from: MemberConnection) => GridError | undefined;
+export type MessageGate = (type: number, from: MemberConnection) => GridError | 'drop' | undefined;
 
 export interface PeerIdentity {
   readonly uuid: string;
@@ -405,6 +405,11 @@ export class MemberNet {
       return;
     }
     const refusal = this.gate?.(frame.type, conn);
+    if (refusal === 'drop') {
+      // Simulated loss (tests): answered as if handled, not handled.
+      if (frame.kind === FrameKind.Request) this.reply(conn, frame.callId, null, false);
+      return;
+    }
     if (refusal !== undefined) {
       this.refusalsLogged++;
       if (this.refusalsLogged <= 20 || this.refusalsLogged % 1000 === 0) {

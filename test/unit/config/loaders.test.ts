@@ -80,6 +80,7 @@ describe('shipped config files', () => {
       tcpJoinPortTryCount: 3,
       maxParallelMigrations: 10,
       maxJoinSeconds: 300,
+      debugIgnoreMessages: '',
     });
   });
 
@@ -148,6 +149,7 @@ describe('defaults', () => {
       tcpJoinPortTryCount: 3,
       maxParallelMigrations: 10,
       maxJoinSeconds: 300,
+      debugIgnoreMessages: '',
     });
   });
 
