@@ -9,7 +9,7 @@ import { ValueReader, encodeValue, type WireValue } from '../../src/protocol/cod
 import * as fields from '../../src/protocol/fields.js';
 import { FrameReader, type Frame } from '../../src/protocol/frame.js';
 import { DEFAULT_SEED, Rng, caseSeed, chunkBytes, mutateMany, randomValue } from './engine.js';
-import { MESSAGES, authPrefix, fuzzFrame, validPayload, wrongValue, type MemberFuzzContext } from './member-input.js';
+import { ALL_MESSAGES, authPrefix, fuzzFrame, validPayload, wrongValue, type MemberFuzzContext } from './member-input.js';
 
 const CASES = Number(process.env.FUZZ_DECODER_CASES ?? 3000);
 const SEED = Number(process.env.FUZZ_SEED ?? DEFAULT_SEED);
@@ -109,7 +109,7 @@ describe('fuzz: pure decoders', () => {
     ];
     for (let i = 0; i < CASES; i++) {
       const rng = new Rng(caseSeed(SEED ^ 0xf1e1d, i));
-      const spec = rng.pick(MESSAGES);
+      const spec = rng.pick(ALL_MESSAGES);
       const payload = rng.chance(0.5) ? wrongValue(rng, spec.request) : validPayload(rng, spec);
       outcome(() => {
         const t = fields.tuple(payload, 'payload');
