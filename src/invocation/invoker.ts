@@ -45,6 +45,8 @@ export interface Operation<T> {
   backup?(result: T): BackupSpec | undefined;
   /** How long the operation may wait on the owner by design (a waiting poll), on top of the call timeout. */
   readonly waitMs?: number;
+  /** Still sent while this member shuts down: it completes work already done (a queue confirm), so refusing it would undo that work. */
+  readonly duringShutdown?: boolean;
 }
 
 /** The client of a waiting operation, as far as the owner can tell. */
@@ -148,7 +150,7 @@ export class ClusterInvoker implements Invoker {
   /** Refusals that depend on the member asking, not on the owner. */
   private checkCaller(op: Operation<unknown>): void {
     const nodeState = this.cluster.nodeState();
-    if (nodeState === 'SHUTTING_DOWN' || nodeState === 'SHUT_DOWN') {
+    if ((nodeState === 'SHUTTING_DOWN' && op.duringShutdown !== true) || nodeState === 'SHUT_DOWN') {
       throw new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down');
     }
     if (op.mutating && this.cluster.state() === 'PASSIVE') {

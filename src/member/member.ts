@@ -128,7 +128,20 @@ export class Member {
     });
     const serviceDeps = { config: this.config, invoker, clock: this.clock, logger: this.logger };
     this.maps = new MapService(serviceDeps);
-    this.queues = new QueueService(serviceDeps);
+    const cluster = this.cluster;
+    const partitions = this.partitions;
+    this.queues = new QueueService({
+      ...serviceDeps,
+      membership: {
+        localUuid: () => cluster.localMember().uuid,
+        isMember: (uuid) => cluster.memberByUuid(uuid) !== undefined,
+        isOwner: (pid) => partitions.table.ownerOf(pid) === cluster.localMember().uuid,
+        onMembersRemoved: (fn) =>
+          cluster.on((e) => {
+            if (e.type === 'membersChanged' && e.removed.length > 0) fn(e.removed.map((m) => m.uuid));
+          }),
+      },
+    });
     invoker.register('map', this.maps.handler);
     invoker.register('queue', this.queues.handler);
     this.partitions.register(this.maps.replicaData);

@@ -1,13 +1,18 @@
 // Distributed queues. A queue lives in the partition of its name; offers, polls and waiting
 // polls run at that partition's owner and are replicated to its backups in order. The REST
 // layer passes a `PollClient` so a poll whose client has gone consumes nothing, without the
-// queue knowing about HTTP; an item handed to a poller that vanished on the way is put back
-// at the head. Waiting polls move with their queue: when the owner changes they are tried
-// again at the new owner for the time they have left.
+// queue knowing about HTTP. Waiting polls move with their queue: when the owner changes they
+// are tried again at the new owner for the time they have left.
+//
+// A polled item is *reserved* at the owner and its backups for the member serving the poll
+// (the holder) until that member says the answer was written (confirm: the item is gone) or
+// not (release: back to the head). When the holder leaves the member list its reservations
+// go back too. So an item is never lost with the member in the middle; it may be delivered
+// twice when the holder dies after writing the answer and before its confirm arrived.
 
 import type { Clock, TimerHandle } from '../core/clock.js';
 import { GridError } from '../core/errors.js';
-import { andThen, type MaybePromise } from '../core/maybe-promise.js';
+import type { MaybePromise } from '../core/maybe-promise.js';
 import type { Logger } from '../core/logger.js';
 import { findQueueConfig } from '../config/index.js';
 import type { GridConfig, QueueConfig } from '../config/types.js';
@@ -16,7 +21,7 @@ import { partitionIdOf } from '../partition/partitioning.js';
 import type { ReplicaData } from '../partition/partition-service.js';
 import { Latin1, type WireValue } from '../protocol/codec.js';
 import * as f from '../protocol/fields.js';
-import { QueueContainer, type QueueItem } from './queue-container.js';
+import { QueueContainer, type ContainerState, type Holder, type QueueItem, type Released, type Reservation } from './queue-container.js';
 
 export type { QueueItem } from './queue-container.js';
 
@@ -26,7 +31,53 @@ export interface PollClient {
   alive(): boolean;
   /** Called once if the client goes away while the poll waits. */
   onGone(fn: () => void): void;
+  /**
+   * Called once with true when the answer carrying the item was written to the client (for
+   * HTTP: the response finished), false when the client went before that. The item stays
+   * reserved until then. Without it the item counts as delivered once it reached this member.
+   */
+  onAnswered?(fn: (written: boolean) => void): void;
 }
+
+/** What the queues need to know about the cluster: who they are, who is still there, what they own. */
+export interface QueueMembership {
+  localUuid(): string;
+  /** The member is in this member's current list. */
+  isMember(uuid: string): boolean;
+  /** This member owns the partition now. */
+  isOwner(partitionId: number): boolean;
+  /** `fn` with the uuids of members that left the list; returns an unsubscribe. */
+  onMembersRemoved(fn: (uuids: readonly string[]) => void): () => void;
+}
+
+/** Everything in one process: the only member, owning everything. */
+const ALONE: QueueMembership = {
+  localUuid: () => 'local',
+  isMember: () => true,
+  isOwner: () => true,
+  onMembersRemoved: () => () => undefined,
+};
+
+/** Counts of this member's reservation work since it started (for tests, logs and operators). */
+export interface ReservationStats {
+  /** Items reserved here as owner (polls and hand-offs). */
+  reserved: number;
+  /** Reservations confirmed here as owner. */
+  confirmed: number;
+  /** Reservations released by their holder (client gone, poll failed). */
+  released: number;
+  /** Reservations returned because their holder left the cluster: the answer may have been written (possible duplicates). */
+  returnedForLeftMember: number;
+  /** Confirms that found their reservation already returned: that item was delivered twice if the answer was read (duplicates). */
+  lateConfirms: number;
+}
+
+/** How often an owner looks for reservations of members that are gone (the removal event does it at once). */
+const SWEEP_INTERVAL_MS = 1_000;
+/** Retries of a confirm or release that could not reach the owner (the last delay repeats). */
+const SETTLE_RETRY_MS = [100, 500, 1_000, 2_000, 5_000];
+/** Attempts at releasing what a failed poll may have reserved (it usually reserved nothing). */
+const FAILED_POLL_RELEASE_ATTEMPTS = 6;
 
 export interface QueueFacade {
   /** False when the queue is full. */
@@ -44,8 +95,8 @@ class QueueOffer implements Operation<boolean> {
   readonly service = 'queue';
   readonly type = 'offer';
   readonly mutating = true;
-  /** Set by run(): the item went into the queue (not straight to a waiting poll). */
-  stored = false;
+  /** Set by run(): what the offer did (stored, or reserved for a waiting poll). */
+  outcome: 'stored' | 'full' | 'handed' | Reservation = 'full';
   private wire: WireValue[] | undefined;
   constructor(
     private readonly svc: QueueService,
@@ -63,7 +114,11 @@ class QueueOffer implements Operation<boolean> {
   }
 
   backup(): BackupSpec | undefined {
-    return this.stored ? this.svc.backupOf(this.queueName, 'offer', this.args) : undefined;
+    const o = this.outcome;
+    if (o === 'stored') return this.svc.backupOf(this.queueName, 'offer', this.args);
+    // Handed straight to a waiting poll: the backups hold the item reserved for that poll.
+    if (typeof o === 'object') return this.svc.backupOf(this.queueName, 'offerReserved', [...this.args, o.holder.member, o.holder.id, o.order]);
+    return undefined;
   }
 }
 
@@ -72,8 +127,8 @@ class QueuePoll implements Operation<QueueItem | undefined> {
   readonly service = 'queue';
   readonly type = 'poll';
   readonly mutating = true;
-  /** Set by run(): the item was taken from the queue (an item handed over by an offer was never in it). */
-  fromStore = false;
+  /** Set by run(): the reservation this poll took from the queue (a hand-off is replicated by its offer instead). */
+  took: Reservation | undefined = undefined;
   constructor(
     private readonly svc: QueueService,
     readonly pid: number,
@@ -82,18 +137,21 @@ class QueuePoll implements Operation<QueueItem | undefined> {
     readonly deadline: number,
     readonly waitMs: number,
     readonly client: Caller,
+    readonly holder: Holder,
   ) {}
 
   get args(): WireValue[] {
-    return [this.queueName, this.deadline];
+    return [this.queueName, this.deadline, this.holder.member, this.holder.id];
   }
 
   run(): MaybePromise<QueueItem | undefined> {
+    // A poll takes an item: a write (as in Hazelcast).
     return this.svc.runPoll(this);
   }
 
   backup(item: QueueItem | undefined): BackupSpec | undefined {
-    return item !== undefined && this.fromStore ? this.svc.backupOf(this.queueName, 'poll', [this.queueName]) : undefined;
+    const r = this.took;
+    return item !== undefined && r !== undefined ? this.svc.backupOf(this.queueName, 'reserve', [this.queueName, r.holder.member, r.holder.id, r.order]) : undefined;
   }
 }
 
@@ -121,13 +179,40 @@ export class QueueService implements QueueFacade {
   private readonly invoker: Invoker;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly membership: QueueMembership;
   private stopped = false;
+  /** Ids of this member's polls: with its uuid, the holder of what they reserve. */
+  private nextPollId = 1;
+  private readonly counts: ReservationStats = { reserved: 0, confirmed: 0, released: 0, returnedForLeftMember: 0, lateConfirms: 0 };
+  /** Members seen leaving the list (bounded, oldest forgotten first): their reservations go back without waiting a sweep. */
+  private readonly departed = new Set<string>();
+  /** Holders found outside the member list by the last sweep: returned if still outside at the next one. */
+  private absentAtLastSweep = new Set<string>();
+  /** `queue\0member` of returns under way, so a sweep does not send the same one twice. */
+  private readonly returning = new Set<string>();
+  private readonly sweepTimer: TimerHandle | undefined;
+  private readonly unsubscribe: () => void;
 
-  constructor(deps: { config: GridConfig; invoker: Invoker; clock: Clock; logger: Logger }) {
+  constructor(deps: {
+    config: GridConfig;
+    invoker: Invoker;
+    clock: Clock;
+    logger: Logger;
+    membership?: QueueMembership;
+  }) {
     this.config = deps.config;
     this.invoker = deps.invoker;
     this.clock = deps.clock;
     this.logger = deps.logger;
+    this.membership = deps.membership ?? ALONE;
+    this.unsubscribe = this.membership.onMembersRemoved((uuids) => {
+      for (const u of uuids) {
+        this.departed.add(u);
+        if (this.departed.size > 1024) this.departed.delete(this.departed.values().next().value!);
+      }
+      this.sweep();
+    });
+    this.sweepTimer = deps.membership === undefined ? undefined : this.clock.setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
   }
 
   offer(queueName: string, item: QueueItem): MaybePromise<boolean> {
@@ -138,15 +223,25 @@ export class QueueService implements QueueFacade {
   poll(queueName: string, timeoutMs: number, client: PollClient): MaybePromise<QueueItem | undefined> {
     const pid = partitionIdOf(queueName);
     const deadline = this.clock.now() + Math.max(0, timeoutMs);
-    const found = this.invoker.invoke(pid, this.pollOp(pid, queueName, deadline, timeoutMs, client), client);
-    // An item that reached us for a client that has gone since goes back to the head of the queue.
-    return andThen(found, (item) => {
-      if (item !== undefined && !client.alive()) {
-        const back = this.invoker.invoke(pid, this.pushFrontOp(pid, queueName, item));
-        if (back instanceof Promise) back.catch((e: unknown) => this.logger.warn({ queue: queueName, err: e }, 'could not put back an item whose poller had gone'));
+    const holder: Holder = { member: this.membership.localUuid(), id: this.nextPollId++ };
+    // Whatever the poll reserved is confirmed once the answer is written, else released.
+    const arrived = (item: QueueItem | undefined): QueueItem | undefined => {
+      if (item === undefined) return undefined;
+      if (!client.alive()) {
+        this.settle(pid, queueName, holder, false);
         return undefined;
       }
+      if (client.onAnswered === undefined) this.settle(pid, queueName, holder, true);
+      else client.onAnswered((written) => this.settle(pid, queueName, holder, written));
       return item;
+    };
+    // A synchronous throw is a refusal before anything ran (shutting down, PASSIVE): nothing reserved.
+    const found = this.invoker.invoke(pid, this.pollOp(pid, queueName, deadline, timeoutMs, client, holder), client);
+    if (!(found instanceof Promise)) return arrived(found);
+    return found.then(arrived, (e: unknown) => {
+      // The owner may have reserved an item whose answer was lost on the way: give it back.
+      this.settle(pid, queueName, holder, false, 0, FAILED_POLL_RELEASE_ATTEMPTS);
+      throw e;
     });
   }
 
@@ -159,9 +254,21 @@ export class QueueService implements QueueFacade {
     return (this.queues.get(queueName)?.config ?? findQueueConfig(this.config, queueName)).maxSize;
   }
 
+  /** Reservation counts of this member since it started. */
+  reservationStats(): ReservationStats {
+    return { ...this.counts };
+  }
+
+  /** Items reserved in this member's copy of the queue (owner or backup), for tests. */
+  reservedCount(queueName: string): number {
+    return this.queues.get(queueName)?.queue.reserved ?? 0;
+  }
+
   /** Answer every waiting poll with a shutdown error. */
   stop(): void {
     this.stopped = true;
+    this.sweepTimer?.cancel();
+    this.unsubscribe();
     const err = new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down');
     for (const e of this.queues.values()) {
       e.destroyTimer?.cancel();
@@ -183,56 +290,121 @@ export class QueueService implements QueueFacade {
 
   /** @internal */ runOffer(op: QueueOffer): boolean {
     const e = this.entry(op.queueName, op.pid);
-    const before = e.queue.size;
-    const accepted = e.queue.offer(op.item);
-    // Handed straight to a waiting poll, the item never sits in the queue: no backup needed.
-    op.stored = e.queue.size > before;
+    const outcome = e.queue.offerItem(op.item);
+    op.outcome = outcome;
+    if (typeof outcome === 'object') this.counts.reserved++;
     this.scheduleDestroyIfEmpty(op.queueName, e);
-    return accepted;
+    return outcome !== 'full';
   }
 
-  private pushFrontOp(pid: number, queueName: string, item: QueueItem): Operation<void> {
-    const args = [queueName, ...encodeItem(item)];
-    let stored = false;
-    return {
-      name: 'queue.pushFront',
-      service: 'queue',
-      type: 'pushFront',
-      mutating: true,
-      args,
-      run: () => {
-        const e = this.entry(queueName, pid);
-        const before = e.queue.size;
-        e.queue.offerFirst(item);
-        stored = e.queue.size > before;
-        this.scheduleDestroyIfEmpty(queueName, e);
-      },
-      backup: () => (stored ? this.backupOf(queueName, 'pushFront', args) : undefined),
-    };
-  }
-
-  private pollOp(pid: number, queueName: string, deadline: number, timeoutMs: number, client: Caller): Operation<QueueItem | undefined> {
-    return new QueuePoll(this, pid, queueName, deadline, timeoutMs, client);
+  private pollOp(pid: number, queueName: string, deadline: number, timeoutMs: number, client: Caller, holder: Holder): Operation<QueueItem | undefined> {
+    return new QueuePoll(this, pid, queueName, deadline, timeoutMs, client, holder);
   }
 
   /** @internal */ runPoll(op: QueuePoll): MaybePromise<QueueItem | undefined> {
-    op.fromStore = false;
+    op.took = undefined;
+    const e = this.queues.get(op.queueName);
+    // The same poll sent again (its answer was lost with a connection or an owner): the same item.
+    const had = e?.queue.reservation(op.holder);
+    if (had !== undefined) return had.item;
     // A poll whose client has already gone (e.g. pipelined behind a long poll on a
     // connection that closed since) takes nothing.
     if (!op.client.alive()) return undefined;
-    const e = this.queues.get(op.queueName);
-    const item = e?.queue.poll();
-    if (item !== undefined) {
-      op.fromStore = true;
+    const r = e?.queue.take(op.holder);
+    if (r !== undefined) {
+      op.took = r;
+      this.counts.reserved++;
       this.scheduleDestroyIfEmpty(op.queueName, e!);
-      return item;
+      return r.item;
     }
     if (e !== undefined) this.scheduleDestroyIfEmpty(op.queueName, e);
     const left = op.deadline - this.clock.now();
     if (left <= 0) return undefined;
-    return this.waitForItem(op.queueName, op.pid, left, op.client, () => {
-      op.fromStore = true;
+    return this.waitForItem(op.queueName, op.pid, left, op.client, op.holder, (took) => {
+      op.took = took;
     });
+  }
+
+  /** The holder wrote the answers of these polls: their items are gone. */
+  private confirmOp(pid: number, queueName: string, member: string, ids: readonly number[]): Operation<number> {
+    const args = [queueName, member, ...ids];
+    let confirmed: number[] = [];
+    return {
+      name: 'queue.confirm',
+      service: 'queue',
+      type: 'confirm',
+      mutating: true,
+      duringShutdown: true,
+      args,
+      run: () => {
+        confirmed = [];
+        const e = this.queues.get(queueName);
+        for (const id of ids) {
+          if (e?.queue.confirm({ member, id }) !== undefined) confirmed.push(id);
+        }
+        this.counts.confirmed += confirmed.length;
+        const late = ids.length - confirmed.length;
+        if (late > 0) {
+          // Sent again after it was applied, or its reservation was returned when the holder
+          // was thought gone: in the second case the item was delivered twice.
+          this.counts.lateConfirms += late;
+          this.logger.info({ queue: queueName, member, late }, 'confirm of a queue reservation that is no longer held (already confirmed, or returned: then delivered twice)');
+        }
+        if (e !== undefined) this.scheduleDestroyIfEmpty(queueName, e);
+        return confirmed.length;
+      },
+      backup: () => (confirmed.length > 0 ? this.backupOf(queueName, 'confirm', [queueName, member, ...confirmed]) : undefined),
+    };
+  }
+
+  /**
+   * Items reserved by `member` go back to the head of the queue (or to waiting polls): the
+   * polls `ids` whose answers were not written, or with `left` every reservation of a member
+   * that is no longer in the list (refused while it still is).
+   */
+  private releaseOp(pid: number, queueName: string, member: string, ids: readonly number[] | 'left'): Operation<number> {
+    const left = ids === 'left';
+    const args = [queueName, member, left, ...(left ? [] : ids)];
+    let done: Released[] = [];
+    return {
+      name: 'queue.release',
+      service: 'queue',
+      type: 'release',
+      mutating: true,
+      duringShutdown: true,
+      args,
+      run: () => {
+        done = [];
+        const e = this.queues.get(queueName);
+        if (e === undefined) return 0;
+        if (ids === 'left') {
+          if (this.membership.isMember(member)) return 0;
+          done = e.queue.releaseMember(member);
+          if (done.length > 0) {
+            this.counts.returnedForLeftMember += done.length;
+            this.logger.info(
+              { queue: queueName, member, items: done.length },
+              'queue items reserved by a member that left are back at the head of the queue (answers it wrote before dying are delivered again)',
+            );
+          }
+        } else {
+          for (const id of ids) {
+            const r = e.queue.release({ member, id });
+            if (r !== undefined) done.push(r);
+          }
+          this.counts.released += done.length;
+        }
+        for (const r of done) if (r.to !== undefined) this.counts.reserved++;
+        this.scheduleDestroyIfEmpty(queueName, e);
+        return done.length;
+      },
+      backup: () => {
+        if (done.length === 0) return undefined;
+        const out: WireValue[] = [queueName];
+        for (const r of done) out.push(r.from.holder.member, r.from.holder.id, r.to?.holder.member ?? null, r.to?.holder.id ?? null);
+        return this.backupOf(queueName, 'release', out);
+      },
+    };
   }
 
   /** empty-queue-ttl: forget a queue that stayed empty, here and on its backups. */
@@ -245,7 +417,7 @@ export class QueueService implements QueueFacade {
       mutating: true,
       args,
       run: () => {
-        if (this.queues.get(queueName) !== e || e.queue.size > 0 || e.queue.waiting > 0) return false;
+        if (this.queues.get(queueName) !== e || !isIdle(e)) return false;
         this.queues.delete(queueName);
         this.logger.debug({ queue: queueName }, 'empty queue destroyed (empty-queue-ttl)');
         return true;
@@ -265,18 +437,26 @@ export class QueueService implements QueueFacade {
     };
   }
 
-  private waitForItem(queueName: string, pid: number, timeoutMs: number, client: Caller, tookStored: () => void): Promise<QueueItem | undefined> {
+  private waitForItem(
+    queueName: string,
+    pid: number,
+    timeoutMs: number,
+    client: Caller,
+    holder: Holder,
+    tookStored: (r: Reservation) => void,
+  ): Promise<QueueItem | undefined> {
     if (this.stopped) return Promise.reject(new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down'));
     return new Promise<QueueItem | undefined>((resolve, reject) => {
       const e = this.entry(queueName, pid);
       // An offer may have run between the empty poll above and now (another request in the
       // same tick): take that item instead of waiting behind it. Checked and registered
       // synchronously, so nothing can slip in between.
-      const ready = e.queue.poll();
+      const ready = e.queue.take(holder);
       if (ready !== undefined) {
-        tookStored();
+        tookStored(ready);
+        this.counts.reserved++;
         this.scheduleDestroyIfEmpty(queueName, e);
-        resolve(ready);
+        resolve(ready.item);
         return;
       }
       e.destroyTimer?.cancel();
@@ -294,7 +474,10 @@ export class QueueService implements QueueFacade {
       const fail = (err: GridError): void => {
         if (finish()) reject(err);
       };
+      // An item handed over here is reserved for `holder` by the container; the offer (or the
+      // release) that handed it replicates that reservation.
       const handle = e.queue.addWaiter({
+        holder,
         deliver: (item) => {
           if (done || !client.alive()) return false;
           finish();
@@ -317,6 +500,76 @@ export class QueueService implements QueueFacade {
     e.waiting.clear();
   }
 
+  // ------------------------------------------------------------------ reservations of the holder
+
+  /**
+   * Tell the owner the answer of a poll was written (confirm) or not (release); tried until it
+   * gets there or this member stops (or `maxAttempts`): a reservation left behind while its
+   * holder lives would keep its item out of the queue.
+   */
+  private settle(pid: number, queueName: string, holder: Holder, written: boolean, attempt = 0, maxAttempts = Infinity): void {
+    const retry = (e: unknown): void => {
+      if (attempt + 1 >= maxAttempts) {
+        this.logger.warn({ queue: queueName, err: e }, 'could not release what a failed poll may have reserved: the owner returns it when this member leaves');
+        return;
+      }
+      if (this.stopped) {
+        this.logger.debug({ queue: queueName, err: e }, `queue reservation not ${written ? 'confirmed' : 'released'} before shutdown: the owner returns it when this member has left`);
+        return;
+      }
+      if (attempt === 0 || attempt % 10 === 0) {
+        this.logger.warn({ queue: queueName, err: e, attempt }, `queue reservation not ${written ? 'confirmed' : 'released'} yet: trying again`);
+      }
+      const delay = SETTLE_RETRY_MS[Math.min(attempt, SETTLE_RETRY_MS.length - 1)]!;
+      this.clock.setTimeout(() => this.settle(pid, queueName, holder, written, attempt + 1, maxAttempts), delay);
+    };
+    try {
+      const op = written ? this.confirmOp(pid, queueName, holder.member, [holder.id]) : this.releaseOp(pid, queueName, holder.member, [holder.id]);
+      const done = this.invoker.invoke(pid, op);
+      if (done instanceof Promise) done.catch(retry);
+    } catch (e) {
+      retry(e);
+    }
+  }
+
+  // ------------------------------------------------------------------ reservations of members that left
+
+  /**
+   * On the owner: reservations whose holder left the member list go back to the queue. A
+   * member seen leaving (membersChanged) is returned at once; a holder that is simply not in
+   * the list (e.g. it left before this member became the owner) once two sweeps saw it missing.
+   */
+  private sweep(): void {
+    if (this.stopped) return;
+    const absent = new Set<string>();
+    for (const [name, e] of this.queues) {
+      if (e.queue.reserved === 0 || !this.membership.isOwner(e.partitionId)) continue;
+      for (const m of e.queue.holders()) {
+        if (this.membership.isMember(m)) continue;
+        absent.add(m);
+        if (this.departed.has(m) || this.absentAtLastSweep.has(m)) this.returnReservationsOf(e.partitionId, name, m);
+      }
+    }
+    this.absentAtLastSweep = absent;
+  }
+
+  private returnReservationsOf(pid: number, queueName: string, member: string): void {
+    const key = `${queueName}\0${member}`;
+    if (this.returning.has(key)) return;
+    this.returning.add(key);
+    const fail = (err: unknown): void => {
+      this.returning.delete(key);
+      this.logger.debug({ queue: queueName, member, err }, 'reservations of a member that left not returned yet (the next sweep tries again)');
+    };
+    try {
+      const done = this.invoker.invoke(pid, this.releaseOp(pid, queueName, member, 'left'));
+      if (done instanceof Promise) done.then(() => this.returning.delete(key), fail);
+      else this.returning.delete(key);
+    } catch (e) {
+      fail(e);
+    }
+  }
+
   // ------------------------------------------------------------------ remote side
 
   readonly handler: OperationHandler = {
@@ -326,11 +579,16 @@ export class QueueService implements QueueFacade {
       switch (type) {
         case 'offer':
           return this.offerOp(pid, name, decodeItem(args, 1));
-        case 'pushFront':
-          return this.pushFrontOp(pid, name, decodeItem(args, 1));
         case 'poll': {
           const deadline = f.num(args, 1, 'deadline');
-          return this.pollOp(pid, name, deadline, Math.max(0, deadline - this.clock.now()), caller);
+          const holder = { member: f.str(args, 2, 'holder'), id: f.int(args, 3, 'poll id') };
+          return this.pollOp(pid, name, deadline, Math.max(0, deadline - this.clock.now()), caller, holder);
+        }
+        case 'confirm':
+          return this.confirmOp(pid, name, f.str(args, 1, 'holder'), ids(args, 2));
+        case 'release': {
+          const member = f.str(args, 1, 'holder');
+          return this.releaseOp(pid, name, member, f.bool(args, 2, 'left') ? 'left' : ids(args, 3));
         }
         case 'size':
           return this.sizeOp(name);
@@ -339,13 +597,13 @@ export class QueueService implements QueueFacade {
     },
     encodeResult: (type: string, result: unknown): WireValue => {
       if (type === 'offer') return result as boolean;
-      if (type === 'size') return result as number;
+      if (type === 'size' || type === 'confirm' || type === 'release') return result as number;
       if (type === 'poll') return result === undefined ? null : encodeItem(result as QueueItem);
       return null;
     },
     decodeResult: (type: string, w: WireValue): unknown => {
       if (type === 'offer') return w === true;
-      if (type === 'size') return typeof w === 'number' ? w : 0;
+      if (type === 'size' || type === 'confirm' || type === 'release') return typeof w === 'number' ? w : 0;
       if (type === 'poll') {
         if (w === null) return undefined;
         return decodeItem(f.tuple(w, 'queue item'), 0);
@@ -358,15 +616,29 @@ export class QueueService implements QueueFacade {
         case 'offer':
           this.entry(name, pid).queue.append(decodeItem(args, 1));
           return;
-        case 'pushFront':
-          this.entry(name, pid).queue.offerFirst(decodeItem(args, 1));
+        case 'offerReserved':
+          this.entry(name, pid).queue.holdOffered(holderAt(args, 3), decodeItem(args, 1), f.int(args, 5, 'order'));
           return;
-        case 'poll':
-          this.queues.get(name)?.queue.poll();
+        case 'reserve':
+          this.entry(name, pid).queue.takeAs(holderAt(args, 1), f.int(args, 3, 'order'));
           return;
+        case 'confirm': {
+          const q = this.queues.get(name)?.queue;
+          const member = f.str(args, 1, 'holder');
+          for (const id of ids(args, 2)) q?.confirm({ member, id });
+          return;
+        }
+        case 'release': {
+          const q = this.entry(name, pid).queue;
+          for (let i = 1; i + 3 < args.length; i += 4) {
+            const to = args[i + 2] === null ? undefined : holderAt(args, i + 2);
+            q.releaseAs(holderAt(args, i), to);
+          }
+          return;
+        }
         case 'destroy': {
           const e = this.queues.get(name);
-          if (e !== undefined && e.queue.size === 0) this.queues.delete(name);
+          if (e !== undefined && e.queue.size === 0 && e.queue.reserved === 0) this.queues.delete(name);
           return;
         }
       }
@@ -381,9 +653,7 @@ export class QueueService implements QueueFacade {
       for (const [name, e] of this.queues) {
         if (e.partitionId !== pid) continue;
         if (replicaIndex > e.config.backupCount + e.config.asyncBackupCount) continue;
-        const items: WireValue[] = [];
-        for (const it of e.queue.snapshot()) items.push(new Latin1(it.value), it.contentType ?? null);
-        out.push(name, items);
+        out.push(name, ...encodeState(e.queue.state()));
       }
       return out.length === 0 ? undefined : out;
     },
@@ -391,13 +661,9 @@ export class QueueService implements QueueFacade {
       this.dropPartition(pid);
       if (data === undefined) return;
       const t = f.tuple(data, 'queue data');
-      for (let i = 0; i + 1 < t.length; i += 2) {
+      for (let i = 0; i + STATE_FIELDS < t.length; i += STATE_FIELDS + 1) {
         const name = f.str(t, i, 'queue name');
-        const items = f.arr(t, i + 1, 'items');
-        const e = this.entry(name, pid);
-        for (let j = 0; j + 1 < items.length; j += 2) {
-          e.queue.append(decodeItem(items, j));
-        }
+        this.entry(name, pid).queue.restore(decodeState(t, i + 1));
       }
     },
     drop: (pid: number): void => this.dropPartition(pid),
@@ -439,11 +705,11 @@ export class QueueService implements QueueFacade {
     return e;
   }
 
-  /** empty-queue-ttl: an empty queue nobody waits on is destroyed after the TTL. */
+  /** empty-queue-ttl: an empty queue nobody waits on (and with nothing reserved) is destroyed after the TTL. */
   private scheduleDestroyIfEmpty(queueName: string, e: Entry): void {
     const ttl = e.config.emptyQueueTtlSeconds;
     if (ttl < 0) return;
-    if (e.queue.size > 0 || e.queue.waiting > 0) {
+    if (!isIdle(e)) {
       e.destroyTimer?.cancel();
       e.destroyTimer = undefined;
       return;
@@ -460,4 +726,46 @@ export class QueueService implements QueueFacade {
       }
     }, ttl * 1000);
   }
+}
+
+function isIdle(e: Entry): boolean {
+  return e.queue.size === 0 && e.queue.waiting === 0 && e.queue.reserved === 0;
+}
+
+function holderAt(t: readonly WireValue[], at: number): Holder {
+  return { member: f.str(t, at, 'holder'), id: f.int(t, at + 1, 'poll id') };
+}
+
+function ids(t: readonly WireValue[], from: number): number[] {
+  const out: number[] = [];
+  for (let i = from; i < t.length; i++) out.push(f.int(t, i, 'poll id'));
+  return out;
+}
+
+/** Fields after the queue name in a replica snapshot: items, returned, reservations, next order. */
+const STATE_FIELDS = 4;
+
+function encodeState(s: ContainerState): WireValue[] {
+  const items: WireValue[] = [];
+  for (const it of s.items) items.push(new Latin1(it.value), it.contentType ?? null);
+  const returned: WireValue[] = [];
+  for (const r of s.returned) returned.push(r.order, new Latin1(r.item.value), r.item.contentType ?? null);
+  const held: WireValue[] = [];
+  for (const r of s.reservations) held.push(r.holder.member, r.holder.id, r.order, new Latin1(r.item.value), r.item.contentType ?? null);
+  return [items, returned, held, s.nextOrder];
+}
+
+function decodeState(t: readonly WireValue[], at: number): ContainerState {
+  const items: QueueItem[] = [];
+  const rawItems = f.arr(t, at, 'items');
+  for (let j = 0; j + 1 < rawItems.length; j += 2) items.push(decodeItem(rawItems, j));
+  const returned: { item: QueueItem; order: number }[] = [];
+  const rawReturned = f.arr(t, at + 1, 'returned items');
+  for (let j = 0; j + 2 < rawReturned.length; j += 3) returned.push({ order: f.int(rawReturned, j, 'order'), item: decodeItem(rawReturned, j + 1) });
+  const reservations: Reservation[] = [];
+  const rawHeld = f.arr(t, at + 2, 'reservations');
+  for (let j = 0; j + 4 < rawHeld.length; j += 5) {
+    reservations.push({ holder: holderAt(rawHeld, j), order: f.int(rawHeld, j + 2, 'order'), item: decodeItem(rawHeld, j + 3) });
+  }
+  return { items, returned, reservations, nextOrder: f.int(t, at + 3, 'next order') };
 }

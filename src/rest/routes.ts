@@ -194,6 +194,20 @@ function poll(r: Request, d: RestDeps, queueName: string, timeoutSeconds: number
         if (!res.writableFinished) fn();
       });
     },
+    // The item stays reserved at the owner until the answer is handed to the socket ('finish');
+    // a response closed before that (client gone) returns it to the queue.
+    onAnswered: (fn) => {
+      if (res.writableFinished) return fn(true);
+      if (res.destroyed) return fn(false);
+      let told = false;
+      const tell = (written: boolean): void => {
+        if (told) return;
+        told = true;
+        fn(written);
+      };
+      res.once('finish', () => tell(true));
+      res.once('close', () => tell(res.writableFinished));
+    },
   });
   return andThen(item, (it) => {
     if (res.destroyed || res.writableEnded) return;

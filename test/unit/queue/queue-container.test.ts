@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { QueueContainer, type PollWaiter, type QueueItem, type WaiterHandle } from '../../../src/queue/queue-container.js';
+import { QueueContainer, type ContainerState, type Holder, type PollWaiter, type QueueItem, type Reservation, type WaiterHandle } from '../../../src/queue/queue-container.js';
 
 const item = (value: string, contentType?: string): QueueItem => ({ value, contentType });
 const values = (items: readonly (QueueItem | undefined)[]): (string | undefined)[] => items.map((i) => i?.value);
@@ -317,41 +317,171 @@ describe('QueueContainer: waiters', () => {
   });
 });
 
-describe('QueueContainer: putting items back and backups', () => {
-  it('offerFirst puts an item back at the head, also after polls moved the head', () => {
+describe('QueueContainer: reservations', () => {
+  const h = (member: string, id: number): Holder => ({ member, id });
+  const filled = (...vs: string[]): QueueContainer => {
     const q = new QueueContainer(0);
-    for (const v of ['a', 'b', 'c']) q.offer(item(v));
-    const taken = q.poll()!;
-    q.offerFirst(taken);
-    expect(drain(q)).toEqual(['a', 'b', 'c']);
-    q.offerFirst(item('z'));
-    expect(drain(q)).toEqual(['z']);
+    for (const v of vs) q.offer(item(v));
+    return q;
+  };
+
+  it('a taken item is reserved: out of size and peek, gone once confirmed', () => {
+    const q = filled('a', 'b');
+    const r = q.take(h('m1', 1))!;
+    expect(r.item.value).toBe('a');
+    expect([q.size, q.reserved, q.peek()?.value]).toEqual([1, 1, 'b']);
+    expect(q.confirm(h('m1', 1))).toBe(r);
+    expect([q.size, q.reserved]).toEqual([1, 0]);
+    expect(q.confirm(h('m1', 1))).toBeUndefined();
+    expect(drain(q)).toEqual(['b']);
   });
 
-  it('offerFirst hands the item to a live waiter first, skipping gone ones', () => {
+  it('taking again for the same holder returns the same reservation and takes nothing more', () => {
+    const q = filled('a', 'b');
+    const r = q.take(h('m1', 7));
+    expect(q.take(h('m1', 7))).toBe(r);
+    expect(q.reservation(h('m1', 7))).toBe(r);
+    expect([q.size, q.reserved]).toEqual([1, 1]);
+    expect(q.take(h('m2', 7))?.item.value).toBe('b');
+  });
+
+  it('released items go back to the head in the order they were taken, whatever the release order', () => {
+    const q = filled('a', 'b', 'c', 'd', 'e');
+    for (let i = 1; i <= 4; i++) q.take(h('m', i)); // a b c d reserved
+    q.release(h('m', 3)); // c
+    q.confirm(h('m', 2)); // b is gone
+    q.release(h('m', 4)); // d
+    q.release(h('m', 1)); // a
+    expect(values(q.snapshot())).toEqual(['a', 'c', 'd', 'e']);
+    expect(q.reserved).toBe(0);
+    // Taken and released again, an item keeps its place among the returned ones.
+    q.take(h('m', 5)); // a
+    q.take(h('m', 6)); // c
+    q.release(h('m', 6));
+    q.release(h('m', 5));
+    expect(drain(q)).toEqual(['a', 'c', 'd', 'e']);
+  });
+
+  it('a returned item is polled before items offered later, and does not count against max-size', () => {
+    const q = new QueueContainer(2);
+    q.offer(item('a'));
+    q.offer(item('b'));
+    q.take(h('m', 1));
+    expect(q.offer(item('c'))).toBe(true);
+    expect(q.isFull()).toBe(true);
+    q.release(h('m', 1));
+    expect(q.size).toBe(3); // back over the bound: the item was in the queue before
+    expect(q.offer(item('d'))).toBe(false);
+    expect(drain(q)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('releaseMember returns every reservation of that member, oldest first, and leaves the others', () => {
+    const q = filled('a', 'b', 'c', 'd');
+    q.take(h('dead', 2)); // a
+    q.take(h('live', 1)); // b
+    q.take(h('dead', 1)); // c
+    expect(q.holders().sort()).toEqual(['dead', 'live']);
+    const back = q.releaseMember('dead');
+    expect(back.map((r) => [r.from.item.value, r.to])).toEqual([
+      ['a', undefined],
+      ['c', undefined],
+    ]);
+    expect(values(q.snapshot())).toEqual(['a', 'c', 'd']);
+    expect(q.holders()).toEqual(['live']);
+    expect(q.releaseMember('dead')).toEqual([]);
+  });
+
+  it('an offer handed to a waiting poll with a holder is reserved for it', () => {
     const q = new QueueContainer(0);
-    const gone = new TestWaiter(false);
-    const live = new TestWaiter();
+    const w = { got: [] as string[], holder: h('m', 9), deliver(i: QueueItem): boolean { this.got.push(i.value); return true; } };
+    q.addWaiter(w);
+    const out = q.offerItem(item('x'));
+    expect(typeof out === 'object' && out.holder).toEqual(h('m', 9));
+    expect(w.got).toEqual(['x']);
+    expect([q.size, q.reserved]).toEqual([0, 1]);
+    expect(q.offerItem(item('y'))).toBe('stored');
+    const plain = new TestWaiter();
+    q.poll();
+    q.addWaiter(plain);
+    expect(q.offerItem(item('z'))).toBe('handed');
+    expect(new QueueContainer(1).offerItem(item('p'))).toBe('stored');
+  });
+
+  it('a released item goes to the oldest live waiter first, as a reservation of that waiter', () => {
+    const q = filled('a', 'b');
+    q.take(h('m', 1));
+    q.take(h('m', 2));
+    const gone = { holder: h('w', 1), deliver: (): boolean => false };
+    const live = { holder: h('w', 2), deliver: (): boolean => true };
     q.addWaiter(gone);
     q.addWaiter(live);
-    q.offerFirst(item('x'));
-    expect(values(live.got)).toEqual(['x']);
-    expect(q.size).toBe(0);
-    expect(q.waiting).toBe(0);
+    const r = q.release(h('m', 1))!;
+    expect(r.from.item.value).toBe('a');
+    expect(r.to?.holder).toEqual(h('w', 2));
+    expect(r.to?.order).toBe(r.from.order);
+    expect(q.reservation(h('w', 2))?.item.value).toBe('a');
+    expect([q.size, q.reserved, q.waiting]).toEqual([0, 2, 0]);
+    // Returned again later, it still goes before b.
+    q.release(h('m', 2));
+    q.release(h('w', 2));
+    expect(drain(q)).toEqual(['a', 'b']);
   });
 
-  it('offerFirst ignores max-size (the item was in the queue before); append ignores it and waiters', () => {
-    const q = new QueueContainer(1);
-    q.offer(item('a'));
-    expect(q.offer(item('b'))).toBe(false);
-    q.offerFirst(item('first'));
-    expect(q.size).toBe(2);
-    const w = new TestWaiter();
-    const e = new QueueContainer(1);
-    e.addWaiter(w);
-    e.append(item('x'));
-    e.append(item('y'));
-    expect(w.got).toEqual([]);
-    expect(drain(e)).toEqual(['x', 'y']);
+  it('a backup replaying the owner (takeAs, holdOffered, releaseAs, confirm) ends in the same state', () => {
+    const owner = new QueueContainer(0);
+    const backup = new QueueContainer(0);
+    const log: ((q: QueueContainer) => void)[] = [];
+    const both = (f: (q: QueueContainer) => void): void => {
+      f(owner);
+      log.push(f);
+    };
+    for (const v of ['a', 'b', 'c']) both((q) => q.append(item(v)));
+    const r1 = owner.take(h('m', 1))!;
+    log.push((q) => q.takeAs(h('m', 1), r1.order));
+    const r2 = owner.take(h('n', 1))!;
+    log.push((q) => q.takeAs(h('n', 1), r2.order));
+    owner.poll(); // c, consumed on the owner ... and on the backup
+    log.push((q) => q.poll());
+    owner.addWaiter({ holder: h('w', 1), deliver: () => true });
+    const handed = owner.offerItem(item('d')) as Reservation;
+    log.push((q) => q.holdOffered(h('w', 1), item('d'), handed.order));
+    owner.addWaiter({ holder: h('w', 2), deliver: () => true });
+    const moved = owner.release(h('n', 1))!; // b to waiter w:2
+    log.push((q) => q.releaseAs(moved.from.holder, moved.to?.holder));
+    owner.release(h('m', 1)); // a back
+    log.push((q) => q.releaseAs(h('m', 1), undefined));
+    owner.confirm(h('w', 1));
+    log.push((q) => q.confirm(h('w', 1)));
+    for (const f of log) f(backup);
+    expect(backup.state()).toEqual(owner.state());
+    expect(values(backup.snapshot())).toEqual(['a']);
+    expect(backup.reservation(h('w', 2))?.item.value).toBe('b');
+    // Replaying a take twice (a duplicated backup) takes nothing more.
+    expect(backup.takeAs(h('w', 2), 99)).toBeUndefined();
+    expect(backup.size).toBe(1);
+  });
+
+  it('state/restore carries items, returned items with their order, reservations and the next take order', () => {
+    const q = filled('a', 'b', 'c', 'd');
+    q.take(h('m', 1)); // a
+    q.take(h('m', 2)); // b
+    q.take(h('m', 3)); // c
+    q.release(h('m', 2)); // b returned
+    const copy = new QueueContainer(0);
+    copy.offer(item('stale'));
+    copy.restore(JSON.parse(JSON.stringify(q.state())) as ContainerState);
+    expect(copy.state()).toEqual(q.state());
+    expect([copy.size, copy.reserved]).toEqual([2, 2]);
+    // Order survives the copy: a returned after b goes before it; c after it.
+    copy.release(h('m', 3));
+    copy.release(h('m', 1));
+    expect(drain(copy)).toEqual(['a', 'b', 'c', 'd']);
+    // New takes continue after the copied order.
+    const n = filled();
+    n.restore(q.state());
+    n.offer(item('e'));
+    n.poll();
+    n.poll();
+    expect(n.take(h('x', 1))!.order).toBeGreaterThan(q.state().reservations.at(-1)!.order);
   });
 });

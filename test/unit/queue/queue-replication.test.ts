@@ -60,15 +60,22 @@ describe('QueueService replication', () => {
     expect(await b.size('q0')).toBe(0);
   });
 
-  it('backups replay offer, poll and pushFront in owner order', async () => {
+  it('backups replay offer, reserve, offerReserved, release and confirm in owner order', async () => {
     const backup = service().svc;
     const pid = partitionIdOf('q');
     const h = backup.handler;
     h.applyBackup(pid, 'offer', ['q', new Latin1('a'), null]);
     h.applyBackup(pid, 'offer', ['q', new Latin1('b'), 'text/plain']);
-    h.applyBackup(pid, 'poll', ['q']);
-    h.applyBackup(pid, 'pushFront', ['q', new Latin1('a2'), null]);
-    expect(await drain(backup, 'q')).toEqual(['a2', 'b']);
+    h.applyBackup(pid, 'offer', ['q', new Latin1('c'), null]);
+    h.applyBackup(pid, 'reserve', ['q', 'm1', 1, 0]); // a
+    h.applyBackup(pid, 'reserve', ['q', 'm1', 2, 1]); // b
+    h.applyBackup(pid, 'offerReserved', ['q', new Latin1('x'), null, 'm2', 5, 2]);
+    expect([await backup.size('q'), backup.reservedCount('q')]).toEqual([1, 3]);
+    h.applyBackup(pid, 'confirm', ['q', 'm2', 5]);
+    h.applyBackup(pid, 'release', ['q', 'm1', 2, null, null, 'm1', 1, 'm3', 1]); // b back; a over to m3:1
+    expect([await backup.size('q'), backup.reservedCount('q')]).toEqual([2, 1]);
+    h.applyBackup(pid, 'release', ['q', 'm3', 1, null, null]);
+    expect(await drain(backup, 'q')).toEqual(['a', 'b', 'c']);
     expect(() => h.applyBackup(pid, 'nonsense', ['q'])).toThrow(GridError);
   });
 
@@ -90,7 +97,7 @@ describe('QueueService replication', () => {
   it('a waiting poll is answered WRONG_TARGET when the partition moves away, and dropping forgets the queue', async () => {
     const { svc, clock } = service();
     const pid = partitionIdOf('w');
-    const op = svc.handler.operation(pid, 'poll', ['w', clock.now() + 10_000], client);
+    const op = svc.handler.operation(pid, 'poll', ['w', clock.now() + 10_000, 'm', 1], client);
     const waiting = op.run() as Promise<unknown>;
     expect(waiting).toBeInstanceOf(Promise);
     svc.replicaData.ownershipLost(pid);
@@ -103,7 +110,7 @@ describe('QueueService replication', () => {
   it('a poll whose deadline has passed answers at once without waiting', () => {
     const { svc, clock } = service();
     const pid = partitionIdOf('late');
-    const op = svc.handler.operation(pid, 'poll', ['late', clock.now() - 1], client);
+    const op = svc.handler.operation(pid, 'poll', ['late', clock.now() - 1, 'm', 1], client);
     expect(op.run()).toBeUndefined();
   });
 
@@ -120,7 +127,10 @@ describe('QueueService replication', () => {
     backup.handler.applyBackup(pid, 'offer', ['temp', new Latin1('kept'), null]);
     backup.handler.applyBackup(pid, 'destroy', ['temp']);
     expect(await backup.size('temp')).toBe(1);
-    backup.handler.applyBackup(pid, 'poll', ['temp']);
+    backup.handler.applyBackup(pid, 'reserve', ['temp', 'm', 1, 0]);
+    backup.handler.applyBackup(pid, 'destroy', ['temp']);
+    expect(backup.reservedCount('temp')).toBe(1); // a reserved item keeps the queue
+    backup.handler.applyBackup(pid, 'confirm', ['temp', 'm', 1]);
     backup.handler.applyBackup(pid, 'destroy', ['temp']);
     expect(backup.replicaData.snapshot(pid, 0)).toBeUndefined();
   });
