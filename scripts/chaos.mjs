@@ -2,11 +2,12 @@
 // `npm run chaos -- [--minutes 10] [--members 3] [--seed N] [--faults kill,pause,longpause] [--clients 4]`:
 // builds dist/ (the members run `node bin/grid.js start`), then runs the long chaos test
 // (test/chaos/long.chaos.ts) under vitest with the flags as CHAOS_* variables, and prints its
-// summary table. Exit status 1 when anything acknowledged was lost or reverted. See the
+// summary table. The members run from a copy of the build in test-results/chaos-build/.
+// Exit status 1 when anything acknowledged was lost or reverted. See the
 // "Chaos suite" section of docs/clustering.md.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -41,6 +42,12 @@ env.CHAOS_SUMMARY = join(mkdtempSync(join(tmpdir(), 'grid-chaos-')), 'summary.md
 
 const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
+// Members run from a snapshot of this build (inside the checkout, so node_modules resolves):
+// rebuilding during the run does not put two versions in one cluster.
+const snapshot = join(root, 'test-results', 'chaos-build');
+rmSync(snapshot, { recursive: true, force: true });
+for (const part of ['bin', 'dist', 'package.json']) cpSync(join(root, part), join(snapshot, part), { recursive: true });
+env.TEST_GRID_BIN = join(snapshot, 'bin', 'grid.js');
 
 console.error(`chaos: seed ${env.CHAOS_SEED} (replay the same fault sequence with --seed ${env.CHAOS_SEED})`);
 const run = spawnSync(

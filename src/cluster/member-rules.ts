@@ -30,6 +30,11 @@ export const AUTHORITY: Readonly<Record<number, Authority>> = {
   [Msg.Leave]: 'member',
   [Msg.ClusterShutdown]: 'member',
   [Msg.PollCancel]: 'member',
+  // Anti-entropy: each partition in the payload is checked against the receiver's table
+  // (versions and copies only from the partition's owner, copies sent only by the owner).
+  [Msg.ReplicaVersions]: 'member',
+  [Msg.ReplicaSyncRequest]: 'member',
+  [Msg.ReplicaSyncData]: 'member',
   [Msg.PartitionTable]: 'master',
   [Msg.Migrate]: 'master',
   [Msg.MigrateEnd]: 'master',

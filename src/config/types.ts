@@ -195,6 +195,14 @@ export interface TuningConfig {
   readonly maxParallelMigrations: number;
   /** hazelcast.max.join.seconds: how long a starting member looks for its cluster before start fails. Default 300. */
   readonly maxJoinSeconds: number;
+  /** grid.partition.replica-sync-interval-seconds: anti-entropy round of the partition owners; 0 = off. Default 5. */
+  readonly replicaSyncIntervalSeconds: number;
+  /**
+   * grid.debug.drop-backups: FOR TESTS ONLY. The fraction (0-1) of the backups this member
+   * receives that it acknowledges but does not apply, evenly spread (0.1: every tenth), to
+   * simulate lost backups. Default 0.
+   */
+  readonly debugDropBackups: number;
   /**
    * grid.debug.ignore-messages: FOR TESTS ONLY. Member messages this member pretends to take but
    * ignores (`Name[:count][:refuse]`, comma-separated; `refuse` answers an error instead), to

@@ -628,6 +628,8 @@ const TUNING_SUFFIXES = [
   'tcp.join.port.try.count',
   'partition.max.parallel.migrations',
   'max.join.seconds',
+  'partition.replica-sync-interval-seconds',
+  'debug.drop-backups',
   'debug.ignore-messages',
 ];
 
@@ -678,6 +680,13 @@ function readTuning(problems: Problems, props: ReadonlyMap<string, string>): Tun
       `${restMaxBufferedBodyBytes} is below rest.max-body-bytes (${restMaxBodyBytes}): bodies larger than the budget are refused with 413`,
     );
   }
+  let debugDropBackups = DEFAULT_TUNING.debugDropBackups;
+  const drop = pick('debug.drop-backups');
+  if (drop !== undefined) {
+    const n = /^\d+(\.\d+)?$/.test(drop.value) ? Number(drop.value) : NaN;
+    if (n >= 0 && n <= 1) debugDropBackups = n;
+    else problems.error(`hazelcast.properties.${drop.name}`, `must be a fraction from 0 to 1, got ${show(drop.value)}`);
+  }
   return {
     restMaxBodyBytes,
     restMaxHeaderBytes: int('rest.max-header-bytes', DEFAULT_TUNING.restMaxHeaderBytes, 1024),
@@ -694,6 +703,8 @@ function readTuning(problems: Problems, props: ReadonlyMap<string, string>): Tun
     tcpJoinPortTryCount: int('tcp.join.port.try.count', DEFAULT_TUNING.tcpJoinPortTryCount, 1, 65535),
     maxParallelMigrations: int('partition.max.parallel.migrations', DEFAULT_TUNING.maxParallelMigrations, 1),
     maxJoinSeconds: int('max.join.seconds', DEFAULT_TUNING.maxJoinSeconds, 1),
+    replicaSyncIntervalSeconds: int('partition.replica-sync-interval-seconds', DEFAULT_TUNING.replicaSyncIntervalSeconds, 0),
+    debugDropBackups,
     debugIgnoreMessages: pick('debug.ignore-messages')?.value ?? DEFAULT_TUNING.debugIgnoreMessages,
   };
 }

@@ -17,6 +17,7 @@ import type { ClusterView } from '../cluster/cluster-service.js';
 import type { PartitionService } from '../partition/partition-service.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
 import { admitPartitionWrite } from '../cluster/member-rules.js';
+import { BackupDropper } from '../partition/replica-versions.js';
 
 /** What a replica must apply after a write on the owner. */
 export interface BackupSpec {
@@ -72,6 +73,8 @@ export interface Invoker {
 export interface InvokerTuning {
   readonly callTimeoutMs: number;
   readonly backupTimeoutMs: number;
+  /** grid.debug.drop-backups (tests only): the fraction of received backups silently not applied. */
+  readonly debugDropBackups?: number;
 }
 
 /** Errors after which the invocation is tried again (against the newest table). */
@@ -108,6 +111,7 @@ export class ClusterInvoker implements Invoker {
   /** Waiting operations run here for other members, by `callerUuid:invocationId`. */
   private readonly remoteCallers = new Map<string, { gone: boolean; listeners: (() => void)[]; unsubscribe: () => void }>();
   private backupFailuresLogged = 0;
+  private readonly dropper: BackupDropper;
 
   constructor(deps: {
     cluster: ClusterView;
@@ -123,6 +127,10 @@ export class ClusterInvoker implements Invoker {
     this.clock = deps.clock;
     this.logger = deps.logger;
     this.tuning = deps.tuning;
+    this.dropper = new BackupDropper(deps.tuning.debugDropBackups ?? 0);
+    if (this.dropper.active) {
+      this.logger.warn(`grid.debug.drop-backups is set: this member skips ${deps.tuning.debugDropBackups} of the backups it receives on purpose (for tests only)`);
+    }
     if (this.net) this.registerHandlers(this.net);
   }
 
@@ -251,11 +259,14 @@ export class ClusterInvoker implements Invoker {
     if (spec === undefined) return result;
     const last = Math.min(replicas.length - 1, spec.syncCount + spec.asyncCount);
     if (last < 1) return result;
-    const payload: WireValue = [op.service, spec.type, partitionId, spec.args, this.partitions.table.version()];
+    const tableVersion = this.partitions.table.version();
+    // Anti-entropy: each replica index counts the backups sent to it; the backup checks the sequence.
+    const versions = this.partitions.replicaSync.stampBackup(partitionId, last);
     let acks: Promise<unknown>[] | undefined;
     for (let i = 1; i <= last; i++) {
       const member = this.cluster.memberByUuid(replicas[i]!);
       if (member === undefined) continue;
+      const payload: WireValue = [op.service, spec.type, partitionId, spec.args, tableVersion, i, versions[i]!];
       if (i <= spec.syncCount) {
         const net = this.net;
         const send = (): Promise<unknown> => net.request(member.address, Msg.Backup, payload, this.tuning.backupTimeoutMs);
@@ -311,6 +322,14 @@ export class ClusterInvoker implements Invoker {
         owner: this.partitions.table.ownerOf(pid),
       });
       if (refusal !== undefined) throw refusal;
+      // Test hook: lost on the way, as far as this member's versions can tell (the ack still goes).
+      if (this.dropper.active && this.dropper.next()) return null;
+      if (t[5] !== undefined && t[5] !== null) {
+        const index = f.int(t, 5, 'replicaIndex');
+        const version = f.int(t, 6, 'version');
+        // A duplicate (resent after a broken connection) is skipped; one out of sequence is applied and repaired.
+        if (!this.partitions.replicaSync.onBackup(pid, index, version, from.peer?.uuid ?? '')) return null;
+      }
       handler.applyBackup(pid, type, args);
       return null;
     };

@@ -116,6 +116,7 @@ export class Member {
         replicaCount: replicaCountFor(opts.config),
         maxParallelMigrations: t.maxParallelMigrations,
         callTimeoutMs: Math.max(t.operationCallTimeoutMillis, 60_000),
+        replicaSyncIntervalMs: t.replicaSyncIntervalSeconds * 1000,
       },
     });
     const invoker = new ClusterInvoker({
@@ -124,7 +125,11 @@ export class Member {
       net: this.net,
       clock: this.clock,
       logger: this.logger,
-      tuning: { callTimeoutMs: t.operationCallTimeoutMillis, backupTimeoutMs: t.operationBackupTimeoutMillis },
+      tuning: {
+        callTimeoutMs: t.operationCallTimeoutMillis,
+        backupTimeoutMs: t.operationBackupTimeoutMillis,
+        debugDropBackups: t.debugDropBackups,
+      },
     });
     const serviceDeps = { config: this.config, invoker, clock: this.clock, logger: this.logger };
     this.maps = new MapService(serviceDeps);
@@ -212,6 +217,7 @@ export class Member {
         replicaCount: this.partitions.replicaCount,
         version: () => this.partitions.table.version(),
         replicas: (pid: number) => this.partitions.table.replicas(pid),
+        replicaSync: () => this.partitions.replicaSync.counters(),
       },
       connections: () => this.connectionCounts(),
       enabledGroups: groups,

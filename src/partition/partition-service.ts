@@ -18,6 +18,7 @@ import { admitPartitionWrite } from '../cluster/member-rules.js';
 import { balance, changedPartitions, copyTargets, promote, type Replicas } from './assignment.js';
 import { PARTITION_COUNT } from './partitioning.js';
 import { PartitionTable } from './partition-table.js';
+import { ReplicaSync } from './replica-sync.js';
 
 /** What a data service (maps, queues) gives the partition layer so its data can move. */
 export interface ReplicaData {
@@ -38,6 +39,8 @@ export interface PartitionTuning {
   readonly replicaCount: number;
   readonly maxParallelMigrations: number;
   readonly callTimeoutMs: number;
+  /** grid.partition.replica-sync-interval-seconds in ms: the owners' anti-entropy round; 0 = off. */
+  readonly replicaSyncIntervalMs: number;
 }
 
 /** A partition source gives up waiting for the master's commit after this long. */
@@ -57,6 +60,8 @@ function rowsEqual(a: Replicas, b: Replicas): boolean {
 
 export class PartitionService {
   readonly table = new PartitionTable();
+  /** Anti-entropy: per-partition backup versions, and the round that repairs backups that differ. */
+  readonly replicaSync: ReplicaSync;
   private readonly services: ReplicaData[] = [];
   private readonly cluster: ClusterService;
   private readonly net: MemberNet | undefined;
@@ -86,6 +91,19 @@ export class PartitionService {
     this.clock = deps.clock;
     this.logger = deps.logger;
     this.tuning = deps.tuning;
+    this.replicaSync = new ReplicaSync({
+      table: this.table,
+      cluster: this.cluster,
+      net: this.net,
+      clock: this.clock,
+      logger: this.logger,
+      copies: {
+        snapshot: (pid, index) => this.snapshotAll(pid, index),
+        install: (pid, perService) => this.forEachService((s) => s.install(pid, perService[s.name])),
+      },
+      isBlocked: (pid) => this.isBlocked(pid),
+      tuning: { intervalMs: this.tuning.replicaSyncIntervalMs, callTimeoutMs: this.tuning.callTimeoutMs },
+    });
     if (this.net) this.registerHandlers(this.net);
     this.cluster.on((e) => this.onClusterEvent(e));
     this.cluster.setHandOff((uuid) => this.handOff(uuid));
@@ -142,6 +160,7 @@ export class PartitionService {
   }
 
   stop(): void {
+    this.replicaSync.stop();
     this.retryTimer?.cancel();
     this.repeatTimer?.cancel();
     for (const b of this.blocked.values()) b.timer.cancel();
@@ -187,6 +206,7 @@ export class PartitionService {
   /** Install a newer table and act on what changed for this member. */
   private apply(rows: readonly Replicas[], version: number): void {
     const old = this.table.snapshot();
+    const oldVersion = this.table.version();
     this.table.set(rows, version);
     const me = this.localUuid;
     const now = this.clock.now();
@@ -197,6 +217,7 @@ export class PartitionService {
       const block = this.blocked.get(pid);
       if (block !== undefined && !rowsEqual(block.row, after)) this.unblock(pid);
       if (same) continue;
+      this.replicaSync.versions.rowChanged(pid, before, after, me, oldVersion > 0);
       if (before[0] === me && after[0] !== me) this.forEachService((s) => s.ownershipLost(pid));
       const was = before.indexOf(me);
       const now = after.indexOf(me);
@@ -205,17 +226,32 @@ export class PartitionService {
         this.incoming.delete(pid);
       } else if (before.includes(me)) {
         const arrived = this.incoming.get(pid);
-        if (arrived === undefined || now - arrived > INCOMING_TTL_MS) this.forEachService((s) => s.drop(pid));
+        if (arrived === undefined || now - arrived > INCOMING_TTL_MS) this.dropData(pid);
       }
     }
     // Data of migrations that were never committed.
     for (const [pid, arrived] of this.incoming) {
       if (now - arrived > INCOMING_TTL_MS && !(rows[pid] ?? []).includes(me)) {
         this.incoming.delete(pid);
-        this.forEachService((s) => s.drop(pid));
+        this.dropData(pid);
       }
     }
     if (version > 0) for (const w of this.tableWaiters.splice(0)) w();
+  }
+
+  private dropData(pid: number): void {
+    this.forEachService((s) => s.drop(pid));
+    this.replicaSync.versions.drop(pid);
+  }
+
+  /** Every service's data of the partition for a replica at `index`. */
+  private snapshotAll(pid: number, index: number): Record<string, WireValue> {
+    const data: Record<string, WireValue> = {};
+    for (const s of this.services) {
+      const d = s.snapshot(pid, index);
+      if (d !== undefined) data[s.name] = d;
+    }
+    return data;
   }
 
   private forEachService(fn: (s: ReplicaData) => void): void {
@@ -303,10 +339,15 @@ export class PartitionService {
       });
       if (refusal !== undefined) throw refusal;
       if (this.cluster.fenced()) throw new GridError('STALE_VIEW', `partition copy for partition ${pid} refused: this member is checking its membership`);
+      const index = f.int(t, 1, 'replicaIndex');
+      const versions = t[4] === undefined || t[4] === null ? undefined : f.arr(t, 4, 'versions').map((_, j, a) => f.int(a, j, `versions[${j}]`));
       const data = t[2];
       const perService = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, WireValue>) : {};
       this.incoming.set(pid, this.clock.now());
       this.forEachService((s) => s.install(pid, perService[s.name]));
+      // The replica starts at the copy's versions (from an older sender: unknown, so anti-entropy copies it again).
+      if (versions !== undefined && index >= 0) this.replicaSync.versions.install(pid, index, versions);
+      else this.replicaSync.versions.markUnknown(pid);
       return null;
     });
   }
@@ -326,12 +367,10 @@ export class PartitionService {
         targets.map(({ uuid, index }) => {
           const member = this.cluster.memberByUuid(uuid);
           if (member === undefined) throw new GridError('MEMBER_UNREACHABLE', `member ${uuid} is not in the cluster`);
-          const data: Record<string, WireValue> = {};
-          for (const s of this.services) {
-            const d = s.snapshot(pid, index);
-            if (d !== undefined) data[s.name] = d;
-          }
-          return this.net!.request(member.address, Msg.PartitionData, [pid, index, data, this.table.version()], this.tuning.callTimeoutMs);
+          // The copy and the backup versions it is exact for, in one synchronous step.
+          const data = this.snapshotAll(pid, index);
+          const versions = this.replicaSync.versions.copyVersions(pid);
+          return this.net!.request(member.address, Msg.PartitionData, [pid, index, data, this.table.version(), versions], this.tuning.callTimeoutMs);
         }),
       );
       return null;

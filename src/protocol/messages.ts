@@ -18,11 +18,11 @@ export const Msg = {
   PartitionTable: 6,
   /** Caller -> owner: [service, type, partitionId, args[], invocationId|null] -> encoded result. */
   Operation: 7,
-  /** Owner -> backup: [service, type, partitionId, args[], tableVersion] -> null (sync) or one-way (async). Refused unless the sender owns the partition in the receiver's table or its table is newer. */
+  /** Owner -> backup: [service, type, partitionId, args[], tableVersion, replicaIndex?, version?] -> null (sync) or one-way (async); version: the owner's count of backups sent to that replica index of the partition (absent from older senders). Refused unless the sender owns the partition in the receiver's table or its table is newer. */
   Backup: 8,
   /** Master -> owner: [partitionId, replicas[], previousReplicas[]] -> null once every copy is acknowledged (refused when the owner's row differs from previousReplicas). */
   Migrate: 9,
-  /** Owner -> new replica: [partitionId, replicaIndex, data per service {service: data}, tableVersion] -> null. Refused unless the sender owns the partition in the receiver's table or its table is newer. */
+  /** Owner -> new replica: [partitionId, replicaIndex, data per service {service: data}, tableVersion, versions[]?] -> null (versions: the owner's backup counters taken with the copy; absent from older senders). Refused unless the sender owns the partition in the receiver's table or its table is newer. */
   PartitionData: 10,
   /** Master -> all: [txId, state, membersVersion] -> null (the member locks its state for txId). */
   StatePrepare: 11,
@@ -46,6 +46,13 @@ export const Msg = {
   FetchTable: 20,
   /** Master -> migration source, one-way: [partitionId]: the migration will not be committed; take writes again. */
   MigrateEnd: 21,
+  // 22-29 left for messages being added alongside anti-entropy; numbers need not be contiguous.
+  /** Owner -> backup, one-way, on the connection that carries its backups: [tableVersion, [[partitionId, replicaIndex, version], ...]]: the backup operations sent so far per partition it owns there (anti-entropy round). */
+  ReplicaVersions: 30,
+  /** Backup -> owner, one-way: [tableVersion, [partitionId, ...]]: send full copies of these partitions (their backups here differ from the owner). */
+  ReplicaSyncRequest: 31,
+  /** Owner -> backup: [partitionId, replicaIndex, data per service {service: data}, versions[], tableVersion] -> null. The copy and its versions were taken together; refused unless the sender owns the partition in the receiver's table or its table is newer. */
+  ReplicaSyncData: 32,
 } as const;
 
 export type MessageType = (typeof Msg)[keyof typeof Msg];

@@ -18,6 +18,17 @@ export interface PartitionsView {
   readonly replicaCount: number;
   version(): number;
   replicas(partitionId: number): readonly string[];
+  /** Anti-entropy counters of this member (copies requested, installed, sent, ...). */
+  replicaSync?(): {
+    readonly rounds: number;
+    readonly requested: number;
+    readonly done: number;
+    readonly served: number;
+    readonly gaps: number;
+    readonly stale: number;
+    readonly checks: number;
+    readonly outstanding: number;
+  };
 }
 
 export interface RestDeps {

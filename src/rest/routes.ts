@@ -259,6 +259,7 @@ function partitionsInfo(r: Request, d: RestDeps): void {
     clusterSafe: d.health.clusterSafe(),
     members: [...counts].map(([uuid, c]) => ({ uuid, address: addressOf.get(uuid) ?? null, owned: c.owned, backups: c.backups })),
     partitions,
+    ...(p.replicaSync === undefined ? {} : { replicaSync: p.replicaSync() }),
   });
 }
 

@@ -21,6 +21,12 @@ export interface ChaosOptions {
   /** A fixed sequence of faults instead (the bounded test): kind and which member it hits. */
   readonly schedule?: readonly { readonly kind: FaultKind; readonly victim: 'master' | 'other' | 'any' }[];
   readonly clients?: number;
+  /**
+   * Extra clients that only poll the hand-off queue (`chaos-handoff`), waiting 2 s at the owner
+   * each time, while the other clients offer to it rarely: its items mostly go straight to a
+   * waiting poll, through whichever member forwarded it. Default 1.
+   */
+  readonly waitingPollers?: number;
   /** Keys each client owns per map. */
   readonly keysPerClient?: number;
   readonly maps?: number;
@@ -89,6 +95,8 @@ export interface ChaosContext {
   readonly opts: ChaosOptions;
   /** Members the clients send new requests to (up and not paused). */
   readonly targets: Set<number>;
+  /** The fault under way (`fault 3: kill on m1`), or what happened last, for the incident log. */
+  fault: string;
   /** ms since the run started. */
   now(): number;
   log(line: string): void;
@@ -185,25 +193,38 @@ interface Answer {
   readonly status: number;
   readonly body: string;
   readonly abandoned: boolean;
+  /** The connection error, or the X-Grid-Error of an error answer. */
+  readonly error: string;
 }
 
 async function request(c: Cluster, i: number, method: string, path: string, body?: string): Promise<Answer> {
   try {
     const res = await c.http(i, method, path, body, { timeoutMs: CLIENT_TIMEOUT_MS });
-    return { status: res.status, body: res.body, abandoned: false };
+    return { status: res.status, body: res.body, abandoned: false, error: String(res.headers['x-grid-error'] ?? '') };
   } catch (e) {
-    return { status: 0, body: '', abandoned: /no answer within/.test((e as Error).message) };
+    const error = (e as Error).message;
+    return { status: 0, body: '', abandoned: /no answer within/.test(error), error };
   }
 }
 
 interface Load {
   stopping: boolean;
   readonly statuses: Record<string, Record<number, number>>;
+  /** Every request without a 200/204 answer: when, what, through whom, during which fault. */
+  readonly incidents: string[];
 }
 
-function count(load: Load, op: string, status: number): void {
+/** Counts the answer; logs it as an incident unless it is 200/204. Returns a note for the ledger. */
+function record(ctx: ChaosContext, load: Load, op: string, path: string, through: number, sentAt: number, a: Answer): string {
   const s = (load.statuses[op] ??= {});
-  s[status] = (s[status] ?? 0) + 1;
+  s[a.status] = (s[a.status] ?? 0) + 1;
+  const note = `sent ${(sentAt / 1000).toFixed(2)} s, answered ${(ctx.now() / 1000).toFixed(2)} s via m${through} during ${ctx.fault}`;
+  if (a.status !== 200 && a.status !== 204) {
+    const line = `${op} ${path}: ${a.status === 0 ? 'no answer' : a.status}${a.error ? ` (${a.error.slice(0, 120)})` : ''}, ${note}`;
+    load.incidents.push(line);
+    ctx.log(`incident: ${line}`);
+  }
+  return note;
 }
 
 /**
@@ -231,33 +252,62 @@ async function client(ctx: ChaosContext, ledger: Ledger, load: Load, id: number)
       const map = `chaos-m${Math.floor(rnd() * maps)}`;
       const key = `c${id}-k${Math.floor(rnd() * keys)}`;
       const w = ledger.beginPut(id, map, key);
-      const a = await request(ctx.c, through, 'POST', `/hazelcast/rest/maps/${map}/${key}`, w.value);
+      const path = `/hazelcast/rest/maps/${map}/${key}`;
+      const sentAt = ctx.now();
+      const a = await request(ctx.c, through, 'POST', path, w.value);
       ledger.endPut(w, a.status, { abandoned: a.abandoned });
-      count(load, 'map.put', a.status);
+      record(ctx, load, 'map.put', `${path} = ${w.value}`, through, sentAt, a);
       if (!seen.has(`${map}/${key}`)) {
         seen.add(`${map}/${key}`);
         written.push({ map, key });
       }
     } else if (r < 0.65) {
       const { map, key } = written[Math.floor(rnd() * written.length)]!;
-      const a = await request(ctx.c, through, 'GET', `/hazelcast/rest/maps/${map}/${key}`);
-      count(load, 'map.get', a.status);
+      const path = `/hazelcast/rest/maps/${map}/${key}`;
+      const sentAt = ctx.now();
+      const a = await request(ctx.c, through, 'GET', path);
+      record(ctx, load, 'map.get', path, through, sentAt, a);
       const v = ledger.read(map, key, 'run', via, a.status, a.body);
       if (v !== undefined) ctx.log(`VIOLATION ${v.kind} ${v.where}: ${v.detail}`);
     } else if (r < 0.83) {
-      const queue = `chaos-q${Math.floor(rnd() * queues)}`;
+      // One offer in twenty goes to the hand-off queue, which the waiting pollers keep empty.
+      const queue = rnd() < 0.05 ? HANDOFF_QUEUE : `chaos-q${Math.floor(rnd() * queues)}`;
       const o = ledger.beginOffer(id, queue);
-      const a = await request(ctx.c, through, 'POST', `/hazelcast/rest/queues/${queue}`, o.item);
-      ledger.endOffer(o, a.status);
-      count(load, 'queue.offer', a.status);
+      const path = `/hazelcast/rest/queues/${queue}`;
+      const sentAt = ctx.now();
+      const a = await request(ctx.c, through, 'POST', path, o.item);
+      ledger.endOffer(o, a.status, record(ctx, load, 'queue.offer', `${path} ${o.item}`, through, sentAt, a));
     } else {
       const queue = `chaos-q${Math.floor(rnd() * queues)}`;
       // Mostly immediate polls; one in ten waits a second at the owner (the waiting-poll path).
       const wait = rnd() < 0.1 ? 1 : 0;
-      const a = await request(ctx.c, through, 'GET', `/hazelcast/rest/queues/${queue}/${wait}`);
-      count(load, 'queue.poll', a.status);
+      const path = `/hazelcast/rest/queues/${queue}/${wait}`;
+      const sentAt = ctx.now();
+      const a = await request(ctx.c, through, 'GET', path);
+      record(ctx, load, 'queue.poll', path, through, sentAt, a);
       if (a.status === 200) ledger.polled(queue, a.body);
     }
+  }
+}
+
+const HANDOFF_QUEUE = 'chaos-handoff';
+
+/** A client that only polls the hand-off queue, each poll waiting up to 2 s at the owner. */
+async function waitingPoller(ctx: ChaosContext, ledger: Ledger, load: Load, id: number): Promise<void> {
+  const rnd = prng(ctx.opts.seed * 7919 + id);
+  while (!load.stopping) {
+    const targets = [...ctx.targets];
+    const through = targets[Math.floor(rnd() * targets.length)];
+    if (through === undefined) {
+      await sleep(50);
+      continue;
+    }
+    const path = `/hazelcast/rest/queues/${HANDOFF_QUEUE}/2`;
+    const sentAt = ctx.now();
+    const a = await request(ctx.c, through, 'GET', path);
+    record(ctx, load, 'queue.poll (waiting)', path, through, sentAt, a);
+    if (a.status === 200) ledger.polled(HANDOFF_QUEUE, a.body);
+    else if (a.status !== 204) await sleep(50);
   }
 }
 
@@ -270,7 +320,7 @@ async function readBack(ctx: ChaosContext, ledger: Ledger): Promise<void> {
     for (;;) {
       const item = work[at++];
       if (item === undefined) return;
-      let a: Answer = { status: 0, body: '', abandoned: false };
+      let a: Answer = { status: 0, body: '', abandoned: false, error: '' };
       for (let attempt = 0; attempt < 6; attempt++) {
         a = await request(ctx.c, item.i, 'GET', `/hazelcast/rest/maps/${item.map}/${item.key}`);
         if (a.status === 200 || a.status === 204) break;
@@ -326,14 +376,19 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     rnd: prng(opts.seed),
     opts,
     targets: new Set(c.members.map((m) => m.index)),
+    fault: 'no fault yet',
     now: () => Date.now() - t0,
     log: (line) => log(`${stamp()} ${line}`),
   };
   ctx.log(`cluster of ${opts.members} up (configs and logs in ${c.dir}); seed ${opts.seed}`);
   const ledger = new Ledger();
-  const load: Load = { stopping: false, statuses: {} };
+  const load: Load = { stopping: false, statuses: {}, incidents: [] };
   const clientCount = opts.clients ?? 4;
-  const clients = Array.from({ length: clientCount }, (_, id) => client(ctx, ledger, load, id));
+  const pollers = opts.waitingPollers ?? 1;
+  const clients = [
+    ...Array.from({ length: clientCount }, (_, id) => client(ctx, ledger, load, id)),
+    ...Array.from({ length: pollers }, (_, n) => waitingPoller(ctx, ledger, load, clientCount + n)),
+  ];
   const faults: FaultRecord[] = [];
   const fatal: string[] = [];
 
@@ -351,10 +406,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       const pick = planned?.victim ?? 'any';
       const candidates = c.members.map((m) => m.index).filter((i) => (pick === 'master' ? i === master : pick === 'other' ? i !== master : true));
       const victim = candidates[Math.floor(ctx.rnd() * candidates.length)]!;
+      ctx.fault = `fault ${n + 1} (${kind} on m${victim}${victim === master ? ', the master' : ''}, from ${(ctx.now() / 1000).toFixed(2)} s)`;
       ctx.log(`fault ${n + 1}: ${kind} on m${victim}${victim === master ? ' (master)' : ''}`);
       try {
         const rec = await inject(ctx, victim, victim === master);
         faults.push(rec);
+        ctx.fault = `the quiet time after ${ctx.fault}`;
         ctx.log(
           `fault ${n + 1} done: safe after ${rec.safeMs} ms${rec.rejoinMs !== undefined ? `, rejoined and safe after ${rec.rejoinMs} ms` : ''}${rec.pausedMs !== undefined ? `, paused ${rec.pausedMs} ms` : ''}${rec.problems.length ? `; PROBLEMS: ${rec.problems.join('; ')}` : ''}`,
         );
@@ -369,6 +426,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     load.stopping = true;
     await Promise.all(clients);
   }
+  ctx.fault = 'the final read-back';
   ctx.log(`load stopped: ${JSON.stringify(load.statuses)}`);
 
   let readable = fatal.length === 0;
@@ -397,7 +455,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
   const report = ledger.check();
   const minutes = (Date.now() - started) / 60_000;
   const kinds = opts.schedule ? [...new Set(opts.schedule.map((s) => s.kind))] : opts.faults;
-  const summary = formatSummary({ seed: opts.seed, members: opts.members, clients: clientCount, minutes, faults: kinds }, faults, report, fatal);
+  const summary = formatSummary({ seed: opts.seed, members: opts.members, clients: clientCount, minutes, faults: kinds }, faults, report, fatal, load.incidents);
   const ok = report.ok && fatal.length === 0 && faults.every((f) => f.problems.length === 0);
   return { report, faults, summary, statuses: load.statuses, ok, dir: c.dir };
 }

@@ -61,6 +61,8 @@ interface OfferState {
   readonly queue: string;
   readonly item: string;
   status: number | undefined;
+  /** The driver's words on the answer (when, through which member), shown with a violation. */
+  note: string | undefined;
 }
 
 export interface Violation {
@@ -231,15 +233,17 @@ export class Ledger {
   beginOffer(client: number, queue: string): QueueOffer {
     const seq = this.seq(client);
     const item = `${client}.${seq}`;
-    this.offers.set(item, { queue, item, status: undefined });
+    this.offers.set(item, { queue, item, status: undefined, note: undefined });
     return { client, queue, seq, item };
   }
 
-  endOffer(o: QueueOffer, status: number): void {
+  /** The answer to an offer (0 = none); `note` (when, through which member) is shown if the item goes missing. */
+  endOffer(o: QueueOffer, status: number, note?: string): void {
     const s = this.offers.get(o.item);
     if (s === undefined) throw new Error(`unknown offer ${o.item}`);
     if (s.status !== undefined) throw new Error(`offer ${o.item} ended twice`);
     s.status = status;
+    s.note = note;
   }
 
   /** A poll on `queue` returned `item` (any 200 poll, during the run or the drain). */
@@ -301,7 +305,7 @@ export class Ledger {
       const got = this.deliveries.get(o.item)?.filter((q) => q === o.queue).length ?? 0;
       if (o.status === 200) {
         offersAcked++;
-        if (got === 0) queueViolations.push({ subject: 'queue', kind: 'lost', phase: 'check', where: `${o.queue}/${o.item}`, detail: 'offer answered 200, no poll ever returned the item' });
+        if (got === 0) queueViolations.push({ subject: 'queue', kind: 'lost', phase: 'check', where: `${o.queue}/${o.item}`, detail: `offer answered 200${o.note ? ` (${o.note})` : ''}, no poll ever returned the item` });
       } else {
         offersInDoubt++;
         if (got > 0) inDoubtDelivered++;

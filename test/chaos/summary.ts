@@ -45,7 +45,14 @@ export interface RunInfo {
 }
 
 /** The run as a Markdown table (faults, then operations), followed by the problems found. */
-export function formatSummary(info: RunInfo, faults: readonly FaultRecord[], report: Report, fatal: readonly string[] = []): string {
+export function formatSummary(
+  info: RunInfo,
+  faults: readonly FaultRecord[],
+  report: Report,
+  fatal: readonly string[] = [],
+  /** Requests that got no answer or an error, as the driver describes them (shown after the violations). */
+  incidents: readonly string[] = [],
+): string {
   const lines: string[] = [];
   lines.push(
     `Chaos run: seed ${info.seed}, ${info.members} members, ${info.clients} clients, ${info.minutes.toFixed(1)} min, faults ${info.faults.join(',')}, backup-count 1, heartbeat 1 s / max-no-heartbeat 5 s`,
@@ -84,5 +91,10 @@ export function formatSummary(info: RunInfo, faults: readonly FaultRecord[], rep
   const shown = report.violations.slice(0, 40);
   for (const v of shown) lines.push(`- ${v.subject} ${v.kind} (${v.phase}) ${v.where}: ${v.detail}`);
   if (report.violations.length > shown.length) lines.push(`- … and ${report.violations.length - shown.length} more`);
+  if (incidents.length > 0) {
+    lines.push('', `Requests without a 200/204 answer (${incidents.length}):`);
+    for (const i of incidents.slice(0, 30)) lines.push(`- ${i}`);
+    if (incidents.length > 30) lines.push(`- … and ${incidents.length - 30} more`);
+  }
   return lines.join('\n');
 }

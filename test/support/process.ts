@@ -9,7 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const GRID_BIN = resolve(REPO_ROOT, 'bin/grid.js');
+/**
+ * The `grid` launcher the tests spawn: this checkout's bin/grid.js, or TEST_GRID_BIN when set
+ * (`npm run chaos` points it at a snapshot of the build, so a rebuild during a long run does
+ * not mix versions in one cluster).
+ */
+export const GRID_BIN = process.env.TEST_GRID_BIN ? resolve(process.env.TEST_GRID_BIN) : resolve(REPO_ROOT, 'bin/grid.js');
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -262,8 +267,10 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
 }
 
 /** Spawns `node bin/grid.js <args>`; killed after the test if still running. */
-export function spawnGrid(args: readonly string[], opts: { env?: Record<string, string>; cwd?: string } = {}): GridProcess {
-  const child = spawn(process.execPath, [GRID_BIN, ...args], {
+export function spawnGrid(args: readonly string[], opts: { env?: Record<string, string>; cwd?: string; prefix?: readonly string[] } = {}): GridProcess {
+  // A prefix that execs its command (`ip netns exec <ns>`) keeps the member's pid.
+  const argv = [...(opts.prefix ?? []), process.execPath, GRID_BIN, ...args];
+  const child = spawn(argv[0]!, argv.slice(1), {
     cwd: opts.cwd ?? REPO_ROOT,
     env: opts.env ?? cleanEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -28,6 +28,9 @@ const PINNED: Readonly<Record<string, number>> = {
   Leave: 19,
   FetchTable: 20,
   MigrateEnd: 21,
+  ReplicaVersions: 30,
+  ReplicaSyncRequest: 31,
+  ReplicaSyncData: 32,
 };
 
 describe('member protocol message table', () => {

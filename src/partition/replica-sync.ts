@@ -1,0 +1,330 @@
+// Anti-entropy (the shell around replica-versions.ts): every owner tells each backup member,
+// on the ordered connection that carries its backups, how many backup operations it has sent
+// for each partition it owns there; a backup whose count differs (a lost or refused backup,
+// a copy made for another replica index) asks for a full copy, which the owner takes together
+// with its counters in one synchronous step. A backup that sees a version jump asks at once.
+
+import type { Clock, TimerHandle } from '../core/clock.js';
+import { GridError, describeError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { WireValue } from '../protocol/codec.js';
+import * as f from '../protocol/fields.js';
+import { Msg } from '../protocol/messages.js';
+import type { MemberConnection, MemberNet } from '../net/member-net.js';
+import type { ClusterView } from '../cluster/cluster-service.js';
+import { admitPartitionWrite } from '../cluster/member-rules.js';
+import { PARTITION_COUNT } from './partitioning.js';
+import type { PartitionTable } from './partition-table.js';
+import { ReplicaVersions, partitionsToSync, type BackupVerdict } from './replica-versions.js';
+
+/** Copies asked for and not yet installed, per member: more wait for the next ones. */
+const MAX_PENDING_SYNCS = 16;
+/** A copy asked for and not arrived after this long is asked for again (the owner moved, the connection broke). */
+const MIN_PENDING_TIMEOUT_MS = 10_000;
+/** At most one summary log line this often. */
+const REPORT_EVERY_MS = 10_000;
+
+/** The partition data of every service, as PartitionService moves it. */
+export interface PartitionCopies {
+  snapshot(partitionId: number, replicaIndex: number): Record<string, WireValue>;
+  install(partitionId: number, perService: Readonly<Record<string, WireValue>>): void;
+}
+
+/** Counters of this member's anti-entropy, for logs, tests and /rest/partitions. */
+export interface ReplicaSyncStats {
+  /** Rounds this member ran as an owner. */
+  readonly rounds: number;
+  /** Partition copies this member asked its owners for. */
+  readonly requested: number;
+  /** Partition copies it installed. */
+  readonly done: number;
+  /** Copies it sent to its backups as owner. */
+  readonly served: number;
+  /** Backup operations that arrived out of sequence (each asks for a copy). */
+  readonly gaps: number;
+  /** Duplicate backup operations skipped. */
+  readonly stale: number;
+  /** Owners' version lists this member compared its backups with. */
+  readonly checks: number;
+  /** Partitions whose backup here is known to differ and whose copy has not arrived yet. */
+  readonly outstanding: number;
+}
+
+export interface ReplicaSyncTuning {
+  /** grid.partition.replica-sync-interval-seconds in ms; 0 = anti-entropy off. */
+  readonly intervalMs: number;
+  readonly callTimeoutMs: number;
+}
+
+export class ReplicaSync {
+  readonly versions = new ReplicaVersions();
+  private readonly table: PartitionTable;
+  private readonly cluster: ClusterView;
+  private readonly net: MemberNet | undefined;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly copies: PartitionCopies;
+  private readonly isBlocked: (pid: number) => boolean;
+  private readonly tuning: ReplicaSyncTuning;
+  private timer: TimerHandle | undefined;
+  /** Partitions whose backup here is not exact, by the owner uuid to ask. */
+  private readonly wanted = new Map<number, string>();
+  /** Partitions asked for, with the time. */
+  private readonly pending = new Map<number, { owner: string; at: number }>();
+  private pumpScheduled = false;
+  private stats = { rounds: 0, requested: 0, done: 0, served: 0, gaps: 0, stale: 0, checks: 0 };
+  private reported = { requested: 0, done: 0, served: 0, gaps: 0 };
+  private lastReportAt = 0;
+
+  constructor(deps: {
+    table: PartitionTable;
+    cluster: ClusterView;
+    net: MemberNet | undefined;
+    clock: Clock;
+    logger: Logger;
+    copies: PartitionCopies;
+    isBlocked: (pid: number) => boolean;
+    tuning: ReplicaSyncTuning;
+  }) {
+    this.table = deps.table;
+    this.cluster = deps.cluster;
+    this.net = deps.net;
+    this.clock = deps.clock;
+    this.logger = deps.logger;
+    this.copies = deps.copies;
+    this.isBlocked = deps.isBlocked;
+    this.tuning = deps.tuning;
+    if (this.net !== undefined) this.registerHandlers(this.net);
+    if (this.enabled) this.timer = this.clock.setInterval(() => this.tick(), this.tuning.intervalMs);
+  }
+
+  get enabled(): boolean {
+    return this.tuning.intervalMs > 0 && this.net !== undefined;
+  }
+
+  counters(): ReplicaSyncStats {
+    const outstanding = new Set([...this.wanted.keys(), ...this.pending.keys()]).size;
+    return { ...this.stats, outstanding };
+  }
+
+  stop(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+  }
+
+  private get localUuid(): string {
+    return this.cluster.localMember().uuid;
+  }
+
+  // ------------------------------------------------------------------ hooks for the backup path
+
+  /** Owner: count a backup operation to replicas 1..last; read `[i]` of the answer for replica i's version. */
+  stampBackup(partitionId: number, last: number): readonly number[] {
+    return this.versions.stamp(partitionId, last);
+  }
+
+  /** Backup: a backup operation arrived from `owner`; whether to apply it. */
+  onBackup(partitionId: number, index: number, version: number, owner: string): boolean {
+    const verdict: BackupVerdict = this.versions.receive(partitionId, index, version);
+    if (verdict === 'apply') return true;
+    if (verdict === 'stale') {
+      this.stats.stale++;
+      return false;
+    }
+    this.stats.gaps++;
+    if (this.enabled) {
+      this.wanted.set(partitionId, owner);
+      this.schedulePump();
+    }
+    // Applied anyway: the copy is not exact any more, but closer than without it.
+    return true;
+  }
+
+  // ------------------------------------------------------------------ the owner's round
+
+  private tick(): void {
+    this.expirePending();
+    this.round();
+    this.pump();
+    this.report();
+  }
+
+  /** Tell every backup member the versions of the partitions this member owns there. */
+  round(): void {
+    if (!this.enabled || this.cluster.fenced() || !this.cluster.joined()) return;
+    const me = this.localUuid;
+    const byMember = new Map<string, WireValue[]>();
+    for (let pid = 0; pid < PARTITION_COUNT; pid++) {
+      const row = this.table.replicas(pid);
+      // A partition being handed over gets its copies from the migration.
+      if (row.length < 2 || row[0] !== me || this.isBlocked(pid)) continue;
+      for (let i = 1; i < row.length; i++) {
+        let list = byMember.get(row[i]!);
+        if (list === undefined) byMember.set(row[i]!, (list = []));
+        list.push([pid, i, this.versions.ownerVersion(pid, i)]);
+      }
+    }
+    const stamp = this.table.version();
+    for (const [uuid, entries] of byMember) {
+      const member = this.cluster.memberByUuid(uuid);
+      if (member === undefined) continue;
+      this.net!.oneWay(member.address, Msg.ReplicaVersions, [stamp, entries]);
+    }
+    this.stats.rounds++;
+  }
+
+  // ------------------------------------------------------------------ the backup's side
+
+  private want(pid: number, owner: string): void {
+    this.wanted.set(pid, owner);
+  }
+
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Ask owners for the partitions wanted, at most MAX_PENDING_SYNCS outstanding. */
+  private pump(): void {
+    if (!this.enabled || this.wanted.size === 0 || this.pending.size >= MAX_PENDING_SYNCS) return;
+    const byOwner = new Map<string, number[]>();
+    const now = this.clock.now();
+    for (const [pid, owner] of this.wanted) {
+      if (this.pending.size >= MAX_PENDING_SYNCS) break;
+      if (this.pending.has(pid)) continue;
+      this.pending.set(pid, { owner, at: now });
+      let list = byOwner.get(owner);
+      if (list === undefined) byOwner.set(owner, (list = []));
+      list.push(pid);
+    }
+    for (const [owner, pids] of byOwner) {
+      const member = this.cluster.memberByUuid(owner);
+      if (member === undefined) {
+        for (const pid of pids) {
+          this.pending.delete(pid);
+          this.wanted.delete(pid);
+        }
+        continue;
+      }
+      this.stats.requested += pids.length;
+      this.logger.debug(`anti-entropy: asking ${member.address} for ${pids.length} partition copies (${pids.join(', ')})`);
+      this.net!.oneWay(member.address, Msg.ReplicaSyncRequest, [this.table.version(), pids]);
+    }
+  }
+
+  private expirePending(): void {
+    const timeout = Math.max(MIN_PENDING_TIMEOUT_MS, 3 * this.tuning.intervalMs);
+    const now = this.clock.now();
+    for (const [pid, p] of this.pending) {
+      if (now - p.at < timeout) continue;
+      // The next round (or gap) asks again if the copy is still needed.
+      this.pending.delete(pid);
+      this.wanted.delete(pid);
+    }
+  }
+
+  private report(): void {
+    const s = this.stats;
+    const r = this.reported;
+    if (s.requested === r.requested && s.done === r.done && s.served === r.served && s.gaps === r.gaps) return;
+    const now = this.clock.now();
+    if (now - this.lastReportAt < REPORT_EVERY_MS) return;
+    this.lastReportAt = now;
+    this.logger.info(
+      `anti-entropy: ${s.requested - r.requested} partition copies requested, ${s.done - r.done} installed, ${s.served - r.served} sent to backups, ` +
+        `${s.gaps - r.gaps} backups out of sequence since the last report (totals: requested ${s.requested}, installed ${s.done}, sent ${s.served})`,
+    );
+    this.reported = { requested: s.requested, done: s.done, served: s.served, gaps: s.gaps };
+  }
+
+  // ------------------------------------------------------------------ member protocol
+
+  private registerHandlers(net: MemberNet): void {
+    net.handleOneWay(Msg.ReplicaVersions, (p, from) => this.onVersions(p, from));
+    net.handleOneWay(Msg.ReplicaSyncRequest, (p, from) => this.onSyncRequest(p, from));
+    net.handle(Msg.ReplicaSyncData, (p, from) => this.onSyncData(p, from));
+  }
+
+  private onVersions(p: WireValue, from: MemberConnection): void {
+    if (!this.enabled || this.cluster.fenced()) return;
+    const t = f.tuple(p, 'replica versions');
+    const stamp = f.int(t, 0, 'table version');
+    const list = f.arr(t, 1, 'entries');
+    const sender = from.peer?.uuid ?? '';
+    const me = this.localUuid;
+    const mine = this.table.version();
+    const entries: [number, number, number][] = [];
+    for (let j = 0; j < list.length; j++) {
+      const e = f.tuple(list[j]!, `entries[${j}]`);
+      const pid = f.int(e, 0, 'partitionId');
+      if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
+      // Only the owner in our table (or one whose table is newer) speaks for a partition.
+      if (admitPartitionWrite('replica versions', pid, sender, stamp, { version: mine, owner: this.table.ownerOf(pid) }) !== undefined) continue;
+      // A partition this member left needs no copy (unless the sender knows a newer table).
+      if (stamp <= mine && !this.table.replicas(pid).includes(me)) continue;
+      entries.push([pid, f.int(e, 1, 'replicaIndex'), f.int(e, 2, 'version')]);
+    }
+    for (const pid of partitionsToSync(this.versions, entries)) this.want(pid, sender);
+    this.stats.checks++;
+    this.pump();
+  }
+
+  private onSyncRequest(p: WireValue, from: MemberConnection): void {
+    if (!this.enabled || this.cluster.fenced() || from.peer === undefined) return;
+    const t = f.tuple(p, 'replica sync request');
+    const pids = f.arr(t, 1, 'partitions').map((_, j, a) => f.int(a, j, `partitions[${j}]`));
+    const peer = from.peer;
+    // After the microtasks of this turn: a write whose backup is sent in a promise callback
+    // (a poll that waited) has been counted by then, so the copy and its versions agree.
+    setImmediate(() => {
+      for (const pid of pids) this.serve(pid, peer.uuid);
+    });
+  }
+
+  /** Owner: send a full copy of `pid` to backup `uuid`, with the versions it is exact for. */
+  private serve(pid: number, uuid: string): void {
+    if (pid < 0 || pid >= PARTITION_COUNT || this.cluster.fenced()) return;
+    const row = this.table.replicas(pid);
+    const index = row.indexOf(uuid);
+    // Not (or no longer) this member's to copy; the asker gets versions from the right owner.
+    if (row[0] !== this.localUuid || index < 1 || this.isBlocked(pid)) return;
+    const member = this.cluster.memberByUuid(uuid);
+    if (member === undefined) return;
+    // One synchronous step: the copy and the counters it is exact for.
+    const data = this.copies.snapshot(pid, index);
+    const versions = this.versions.copyVersions(pid);
+    this.stats.served++;
+    this.net!.request(member.address, Msg.ReplicaSyncData, [pid, index, data, versions, this.table.version()], this.tuning.callTimeoutMs).catch(
+      (e: unknown) => this.logger.warn(`anti-entropy: copy of partition ${pid} to ${member.address} failed: ${describeError(e)}`),
+    );
+  }
+
+  private onSyncData(p: WireValue, from: MemberConnection): null {
+    const t = f.tuple(p, 'replica sync data');
+    const pid = f.int(t, 0, 'partitionId');
+    if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
+    const index = f.int(t, 1, 'replicaIndex');
+    const versions = f.arr(t, 3, 'versions').map((_, j, a) => f.int(a, j, `versions[${j}]`));
+    const stamp = f.int(t, 4, 'table version');
+    const refusal = admitPartitionWrite('replica sync copy', pid, from.peer?.uuid ?? '', stamp, {
+      version: this.table.version(),
+      owner: this.table.ownerOf(pid),
+    });
+    if (refusal !== undefined) throw refusal;
+    if (this.cluster.fenced()) throw new GridError('STALE_VIEW', `replica sync copy for partition ${pid} refused: this member is checking its membership`);
+    if (index < 1) throw new GridError('BAD_REQUEST', `replica sync copy for replica index ${index}`);
+    const data = t[2];
+    const perService = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, WireValue>) : {};
+    this.copies.install(pid, perService);
+    this.versions.install(pid, index, versions);
+    this.pending.delete(pid);
+    this.wanted.delete(pid);
+    this.stats.done++;
+    this.schedulePump();
+    return null;
+  }
+}
