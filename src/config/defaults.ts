@@ -56,6 +56,8 @@ export const DEFAULT_MAP: Omit<MapConfig, 'name'> = {
   /** 0 = no idle expiry. */
   maxIdleSeconds: 0,
   wanReplicationRef: undefined,
+  /** No split-brain protection. */
+  splitBrainProtectionRef: undefined,
 };
 
 /** `wan-replication-ref merge-policy-class-name`: the incoming entry wins. */
@@ -71,7 +73,20 @@ export const DEFAULT_QUEUE: Omit<QueueConfig, 'name'> = {
   asyncBackupCount: 0,
   /** -1 = an empty queue is never destroyed. */
   emptyQueueTtlSeconds: -1,
+  /** No split-brain protection. */
+  splitBrainProtectionRef: undefined,
 };
+
+/**
+ * `split-brain-protection` settings left out. `enabled` is Hazelcast's reading of a missing
+ * attribute (its schema requires it): off, with a warning. `minimum-cluster-size` is
+ * Hazelcast's smallest allowed value; `protect-on` its default.
+ */
+export const DEFAULT_SPLIT_BRAIN_PROTECTION = {
+  enabled: false,
+  minimumClusterSize: 2,
+  protectOn: 'READ_WRITE',
+} as const;
 
 /** `security enabled`: off; REST then checks only the cluster name where it asks for credentials. */
 export const DEFAULT_SECURITY_ENABLED = false;

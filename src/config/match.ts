@@ -3,7 +3,7 @@
 // A `@partitionKey` suffix is not part of the name.
 
 import { DEFAULT_MAP, DEFAULT_QUEUE } from './defaults.js';
-import type { GridConfig, MapConfig, QueueConfig } from './types.js';
+import type { GridConfig, MapConfig, QueueConfig, SplitBrainProtectionConfig } from './types.js';
 
 /** `name@partitionKey` -> `name`. */
 export function baseName(name: string): string {
@@ -40,4 +40,11 @@ export function findMapConfig(config: GridConfig, name: string): MapConfig {
 export function findQueueConfig(config: GridConfig, name: string): QueueConfig {
   const base = baseName(name);
   return find(config.queues, base) ?? Object.freeze({ ...DEFAULT_QUEUE, name: base });
+}
+
+/** The enabled split-brain protection a map or queue config refers to; undefined = unprotected. */
+export function findSplitBrainProtection(config: GridConfig, ref: string | undefined): SplitBrainProtectionConfig | undefined {
+  if (ref === undefined) return undefined;
+  const p = config.splitBrainProtections.find((x) => x.name === ref);
+  return p?.enabled === true ? p : undefined;
 }

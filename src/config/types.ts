@@ -83,6 +83,8 @@ export interface MapConfig {
   readonly maxIdleSeconds: number;
   /** Names of wan-replication configs this map publishes to (from `wan-replication-ref`). */
   readonly wanReplicationRef: WanReplicationRef | undefined;
+  /** `split-brain-protection-ref`: name of a top-level `split-brain-protection` (checked to exist). */
+  readonly splitBrainProtectionRef: string | undefined;
 }
 
 export interface WanReplicationRef {
@@ -99,6 +101,26 @@ export interface QueueConfig {
   readonly asyncBackupCount: number;
   /** Seconds an empty queue lives before it is destroyed; -1 = never. */
   readonly emptyQueueTtlSeconds: number;
+  /** `split-brain-protection-ref`: name of a top-level `split-brain-protection` (checked to exist). */
+  readonly splitBrainProtectionRef: string | undefined;
+}
+
+/** Which operations a split-brain protection guards (`protect-on`). */
+export type SplitBrainProtectionOn = 'READ' | 'WRITE' | 'READ_WRITE';
+
+export const SPLIT_BRAIN_PROTECTION_ON: readonly SplitBrainProtectionOn[] = ['READ', 'WRITE', 'READ_WRITE'];
+
+/**
+ * A top-level `split-brain-protection`: maps and queues that refer to it refuse the guarded
+ * operations while the member running them sees fewer than `minimumClusterSize` data members.
+ */
+export interface SplitBrainProtectionConfig {
+  readonly name: string;
+  /** A disabled protection guards nothing (a ref to it is still valid). */
+  readonly enabled: boolean;
+  /** >= 2. Lite members are not counted (as in Hazelcast). */
+  readonly minimumClusterSize: number;
+  readonly protectOn: SplitBrainProtectionOn;
 }
 
 export interface SimpleUser {
@@ -157,6 +179,8 @@ export interface GridConfig {
   readonly queues: readonly QueueConfig[];
   readonly security: SecurityConfig;
   readonly wanReplication: readonly WanReplicationConfig[];
+  /** Top-level `split-brain-protection` entries, enabled or not, in file order. */
+  readonly splitBrainProtections: readonly SplitBrainProtectionConfig[];
   readonly liteMember: boolean;
   /** Derived settings read from `properties` (grid.* wins over hazelcast.*), typed. */
   readonly tuning: TuningConfig;

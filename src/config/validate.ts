@@ -18,6 +18,7 @@ import {
   DEFAULT_QUEUE,
   DEFAULT_REST_ENABLED,
   DEFAULT_SECURITY_ENABLED,
+  DEFAULT_SPLIT_BRAIN_PROTECTION,
   DEFAULT_TCP_IP_CONNECTION_TIMEOUT_SECONDS,
   DEFAULT_TCP_IP_ENABLED,
   DEFAULT_TUNING,
@@ -32,6 +33,7 @@ import { isHost, parseMemberEntry, splitMemberEntries } from './member-list.js';
 import { childPath, isRecord, show, type Problems } from './problems.js';
 import {
   ENDPOINT_GROUPS,
+  SPLIT_BRAIN_PROTECTION_ON,
   type AdvancedNetworkConfig,
   type EndpointGroupName,
   type GridConfig,
@@ -44,6 +46,7 @@ import {
   type RestApiConfig,
   type SecurityConfig,
   type SimpleUser,
+  type SplitBrainProtectionConfig,
   type TuningConfig,
   type WanBatchPublisherConfig,
   type WanReplicationConfig,
@@ -57,7 +60,7 @@ const IGNORED_TOP_LEVEL = [
   'import', 'config-replacers', 'license-key', 'management-center', 'cp-subsystem', 'metrics', 'jet', 'sql',
   'serialization', 'partition-group', 'listeners', 'executor-service', 'durable-executor-service',
   'scheduled-executor-service', 'multimap', 'replicatedmap', 'list', 'set', 'topic', 'reliable-topic', 'ringbuffer',
-  'cardinality-estimator', 'flake-id-generator', 'pn-counter', 'cache', 'split-brain-protection', 'native-memory',
+  'cardinality-estimator', 'flake-id-generator', 'pn-counter', 'cache', 'native-memory',
   'persistence', 'hot-restart-persistence', 'crdt-replication', 'user-code-deployment', 'instance-tracking',
   'integrity-checker', 'auditlog', 'dynamic-configuration', 'local-device', 'tpc', 'member-attributes',
   'data-connection', 'user-code-namespaces', 'vector-collection', 'rest', 'event-journal', 'merkle-tree',
@@ -72,11 +75,11 @@ const IGNORED_MAP = [
   'in-memory-format', 'statistics-enabled', 'per-entry-stats-enabled', 'cache-deserialized-values', 'eviction',
   'merge-policy', 'read-backup-data', 'hot-restart', 'data-persistence', 'merkle-tree', 'event-journal', 'map-store',
   'near-cache', 'indexes', 'attributes', 'entry-listeners', 'partition-lost-listeners', 'partition-strategy',
-  'query-caches', 'split-brain-protection-ref', 'metadata-policy', 'tiered-store', 'partition-attributes',
+  'query-caches', 'metadata-policy', 'tiered-store', 'partition-attributes',
   'user-code-namespace', 'max-size', 'eviction-policy', 'optimize-queries', 'quorum-ref',
 ];
 const IGNORED_QUEUE = [
-  'statistics-enabled', 'item-listeners', 'queue-store', 'split-brain-protection-ref', 'merge-policy',
+  'statistics-enabled', 'item-listeners', 'queue-store', 'merge-policy',
   'priority-comparator-class-name', 'user-code-namespace', 'quorum-ref',
 ];
 const IGNORED_SECURITY = [
@@ -433,8 +436,9 @@ function readMaps(problems: Problems, s: Section): MapConfig[] {
       }
       refs.finish();
     }
+    const splitBrainProtectionRef = readProtectionRef(m);
     m.finish(IGNORED_MAP);
-    maps.push({ name, backupCount, asyncBackupCount, timeToLiveSeconds, maxIdleSeconds, wanReplicationRef });
+    maps.push({ name, backupCount, asyncBackupCount, timeToLiveSeconds, maxIdleSeconds, wanReplicationRef, splitBrainProtectionRef });
   }
   return maps;
 }
@@ -449,10 +453,64 @@ function readQueues(problems: Problems, s: Section): QueueConfig[] {
     const asyncBackupCount = q.int('async-backup-count', DEFAULT_QUEUE.asyncBackupCount, 0, MAX_BACKUP_COUNT);
     checkBackupSum(problems, q, backupCount, asyncBackupCount);
     const emptyQueueTtlSeconds = q.int('empty-queue-ttl', DEFAULT_QUEUE.emptyQueueTtlSeconds, -1);
+    const splitBrainProtectionRef = readProtectionRef(q);
     q.finish(IGNORED_QUEUE);
-    queues.push({ name, maxSize, backupCount, asyncBackupCount, emptyQueueTtlSeconds });
+    queues.push({ name, maxSize, backupCount, asyncBackupCount, emptyQueueTtlSeconds, splitBrainProtectionRef });
   }
   return queues;
+}
+
+/** `split-brain-protection-ref` of a map or queue (that the name exists is checked once all are read). */
+function readProtectionRef(s: Section): string | undefined {
+  return s.optStr('split-brain-protection-ref') || undefined;
+}
+
+/** Split-brain protection functions Hazelcast offers besides member counting; Grid only counts members. */
+const OTHER_PROTECTION_FUNCTIONS = ['function-class-name', 'probabilistic-split-brain-protection', 'recently-active-split-brain-protection'];
+
+function readSplitBrainProtections(problems: Problems, s: Section): SplitBrainProtectionConfig[] {
+  const out: SplitBrainProtectionConfig[] = [];
+  for (const name of Object.keys(s.obj)) {
+    const p = s.child(name);
+    if (name.trim() === '') problems.error(p.path, 'a name must not be empty');
+    if (!p.has('enabled')) {
+      problems.warn(p.at('enabled'), 'not set: Hazelcast reads a split-brain-protection without enabled="true" as disabled, so this one protects nothing');
+    }
+    const enabled = p.bool('enabled', DEFAULT_SPLIT_BRAIN_PROTECTION.enabled);
+    const minimumClusterSize = p.int('minimum-cluster-size', DEFAULT_SPLIT_BRAIN_PROTECTION.minimumClusterSize, 2);
+    let protectOn: SplitBrainProtectionConfig['protectOn'] = DEFAULT_SPLIT_BRAIN_PROTECTION.protectOn;
+    const on = p.optStr('protect-on');
+    if (on !== undefined) {
+      const found = SPLIT_BRAIN_PROTECTION_ON.find((x) => x === on.toUpperCase());
+      if (found === undefined) problems.error(p.at('protect-on'), `must be one of ${SPLIT_BRAIN_PROTECTION_ON.join(', ')}, got ${show(on)}`);
+      else protectOn = found;
+    }
+    for (const key of OTHER_PROTECTION_FUNCTIONS) {
+      if (!p.has(key)) continue;
+      p.raw(key);
+      problems.warn(p.at(key), `not supported: Grid's split-brain protection counts the data members this member sees against minimum-cluster-size (${minimumClusterSize}), as member-count-split-brain-protection does`);
+    }
+    // The default function, named: nothing to configure.
+    p.raw('member-count-split-brain-protection');
+    p.finish(['listeners']);
+    out.push({ name, enabled, minimumClusterSize, protectOn });
+  }
+  return out;
+}
+
+/** Every `split-brain-protection-ref` names a declared `split-brain-protection`. */
+function checkProtectionRefs(
+  problems: Problems,
+  protections: readonly SplitBrainProtectionConfig[],
+  kind: 'map' | 'queue',
+  entries: readonly { readonly name: string; readonly splitBrainProtectionRef: string | undefined }[],
+): void {
+  for (const e of entries) {
+    const ref = e.splitBrainProtectionRef;
+    if (ref !== undefined && !protections.some((p) => p.name === ref)) {
+      problems.error(`hazelcast.${kind}.${e.name}.split-brain-protection-ref`, `split-brain-protection "${ref}" is not defined`);
+    }
+  }
 }
 
 function checkConfigName(problems: Problems, path: string, name: string): void {
@@ -739,6 +797,9 @@ export function validateConfig(raw: Raw, source: string, problems: Problems): Gr
   const queues = readQueues(problems, root.child('queue'));
   const security = readSecurity(problems, root.child('security'));
   const wanReplication = readWan(problems, root.child('wan-replication'));
+  const splitBrainProtections = readSplitBrainProtections(problems, root.child('split-brain-protection'));
+  checkProtectionRefs(problems, splitBrainProtections, 'map', maps);
+  checkProtectionRefs(problems, splitBrainProtections, 'queue', queues);
   for (const m of maps) {
     const ref = m.wanReplicationRef;
     if (ref !== undefined && !wanReplication.some((w) => w.name === ref.name)) {
@@ -757,6 +818,7 @@ export function validateConfig(raw: Raw, source: string, problems: Problems): Gr
     queues,
     security,
     wanReplication,
+    splitBrainProtections,
     liteMember,
     tuning,
     source,

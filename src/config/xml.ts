@@ -17,7 +17,7 @@ const TEXT_KEYS: Readonly<Record<string, string>> = { port: 'port' };
 
 /** Elements written in XML as `<x name="n">` and in YAML as `x: {n: {...}}`; value = the YAML key holding them. */
 const NAMED_CHILDREN: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  hazelcast: { map: 'map', queue: 'queue', 'wan-replication': 'wan-replication' },
+  hazelcast: { map: 'map', queue: 'queue', 'wan-replication': 'wan-replication', 'split-brain-protection': 'split-brain-protection' },
   map: { 'wan-replication-ref': 'wan-replication-ref' },
   'rest-api': { 'endpoint-group': 'endpoint-groups' },
   'rest-server-socket-endpoint-config': { 'endpoint-group': 'endpoint-groups' },

@@ -22,6 +22,7 @@ export type GridErrorCode =
   | 'NOT_MEMBER' // the sender is not a member of the receiver's cluster (removed, not joined yet) or not entitled to send that message
   | 'STALE_VIEW' // the sender acted on an older member list or partition table than the receiver's
   | 'FENCED' // this member's view may be stale (removed while paused): the write was not acknowledged
+  | 'SPLIT_BRAIN_PROTECTION' // a split-brain protection of the map or queue refuses: the member running it sees too few members
   | 'TIMEOUT' // an operation or member call took longer than allowed
   | 'NOT_ENABLED' // a subsystem that is not enabled (CP)
   | 'NOT_IMPLEMENTED' // a feature of a later release (WAN, until it lands)
@@ -49,6 +50,7 @@ const CODES: Readonly<Record<GridErrorCode, true>> = {
   NOT_MEMBER: true,
   STALE_VIEW: true,
   FENCED: true,
+  SPLIT_BRAIN_PROTECTION: true,
   TIMEOUT: true,
   NOT_ENABLED: true,
   NOT_IMPLEMENTED: true,

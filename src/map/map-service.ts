@@ -8,6 +8,7 @@ import type { GridConfig, MapConfig } from '../config/types.js';
 import { findMapConfig } from '../config/index.js';
 import { GridError } from '../core/errors.js';
 import type { BackupSpec, Caller, Invoker, Operation, OperationHandler } from '../invocation/invoker.js';
+import { ALONE_SIZE, PARTITION_OWNER, SplitBrainGuard, THIS_MEMBER, type ProtectedAccess } from '../invocation/split-brain-protection.js';
 import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
 import type { ReplicaData } from '../partition/partition-service.js';
 import { Latin1, type WireValue } from '../protocol/codec.js';
@@ -40,6 +41,7 @@ class MapGet implements Operation<StoredValue | undefined> {
   }
 
   run(): StoredValue | undefined {
+    this.svc.guardOwner(this.mapName, 'READ');
     return this.svc.runGet(this.pid, this.mapName, this.key);
   }
 }
@@ -65,6 +67,7 @@ class MapPut implements Operation<void> {
   }
 
   run(): void {
+    this.svc.guardOwner(this.mapName, 'WRITE');
     this.svc.runPut(this.pid, this.mapName, this.key, this.value, this.ct);
   }
 
@@ -112,42 +115,76 @@ export class MapService implements MapFacade {
   private readonly logger: Logger;
   private sweeper: TimerHandle | undefined;
   private sweepCursor = 0;
+  /** Set when some map config refers to an enabled split-brain protection. */
+  private readonly guard: SplitBrainGuard | undefined;
 
-  constructor(deps: { config: GridConfig; invoker: Invoker; clock: Clock; logger: Logger }) {
+  constructor(deps: {
+    config: GridConfig;
+    invoker: Invoker;
+    clock: Clock;
+    logger: Logger;
+    /** Data members in this member's list (lite members do not count), for split-brain protection. Default: 1. */
+    clusterSize?: () => number;
+  }) {
     this.config = deps.config;
     this.invoker = deps.invoker;
     this.clock = deps.clock;
     this.logger = deps.logger;
+    this.guard = SplitBrainGuard.of(deps.config, deps.config.maps, deps.clusterSize ?? ALONE_SIZE);
   }
 
   get(mapName: string, key: string): MaybePromise<StoredValue | undefined> {
+    this.guardHere(mapName, 'READ');
     const pid = partitionIdOf(key);
     return this.invoker.invoke(pid, this.getOp(pid, mapName, key));
   }
 
   put(mapName: string, key: string, value: string, contentType: string | undefined): MaybePromise<void> {
+    this.guardHere(mapName, 'WRITE');
     const pid = partitionIdOf(key);
     const ct = contentType === undefined ? undefined : this.intern(contentType);
     return this.invoker.invoke(pid, this.putOp(pid, mapName, key, value, ct));
   }
 
   remove(mapName: string, key: string): MaybePromise<boolean> {
+    this.guardHere(mapName, 'WRITE');
     const pid = partitionIdOf(key);
     return this.invoker.invoke(pid, this.removeOp(pid, mapName, key));
   }
 
   async clear(mapName: string): Promise<void> {
+    this.guardHere(mapName, 'WRITE');
     const all: MaybePromise<void>[] = [];
     for (let pid = 0; pid < PARTITION_COUNT; pid++) all.push(this.invoker.invoke(pid, this.clearOp(pid, mapName)));
     await Promise.all(all);
   }
 
   async size(mapName: string): Promise<number> {
+    this.guardHere(mapName, 'READ');
     const all: MaybePromise<number>[] = [];
     for (let pid = 0; pid < PARTITION_COUNT; pid++) all.push(this.invoker.invoke(pid, this.sizeOp(pid, mapName)));
     let n = 0;
     for (const v of await Promise.all(all)) n += v;
     return n;
+  }
+
+  // ------------------------------------------------------------------ split-brain protection
+
+  /**
+   * Checked twice: here, on the member that received the request (a member in a minority
+   * refuses at once instead of waiting for owners it cannot reach), and on the owner that
+   * runs the operation (Hazelcast's check). Backups are never refused.
+   */
+  private guardHere(mapName: string, access: ProtectedAccess): void {
+    if (this.guard !== undefined) this.guard.check(this.protectionRefOf(mapName), access, `map '${mapName}'`, THIS_MEMBER);
+  }
+
+  /** @internal */ guardOwner(mapName: string, access: ProtectedAccess): void {
+    if (this.guard !== undefined) this.guard.check(this.protectionRefOf(mapName), access, `map '${mapName}'`, PARTITION_OWNER);
+  }
+
+  private protectionRefOf(mapName: string): string | undefined {
+    return (this.containers.get(mapName)?.config ?? findMapConfig(this.config, mapName)).splitBrainProtectionRef;
   }
 
   // ------------------------------------------------------------------ operations
@@ -185,7 +222,10 @@ export class MapService implements MapFacade {
       type: 'remove',
       mutating: true,
       args,
-      run: () => this.containers.get(mapName)?.stores[pid]?.remove(key, this.clock.now()) ?? false,
+      run: () => {
+        this.guardOwner(mapName, 'WRITE');
+        return this.containers.get(mapName)?.stores[pid]?.remove(key, this.clock.now()) ?? false;
+      },
       backup: (removed) => (removed ? this.backupOf(mapName, 'remove', args) : undefined),
     };
   }
@@ -198,7 +238,10 @@ export class MapService implements MapFacade {
       type: 'clear',
       mutating: true,
       args,
-      run: () => this.containers.get(mapName)?.stores[pid]?.clear(),
+      run: () => {
+        this.guardOwner(mapName, 'WRITE');
+        this.containers.get(mapName)?.stores[pid]?.clear();
+      },
       backup: () => (this.containers.get(mapName)?.stores[pid] === undefined ? undefined : this.backupOf(mapName, 'clear', args)),
     };
   }
@@ -211,6 +254,7 @@ export class MapService implements MapFacade {
       mutating: false,
       args: [mapName],
       run: () => {
+        this.guardOwner(mapName, 'READ');
         const c = this.containers.get(mapName);
         const s = c?.stores[pid];
         if (c === undefined || s === undefined) return 0;

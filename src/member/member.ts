@@ -131,7 +131,13 @@ export class Member {
         debugDropBackups: t.debugDropBackups,
       },
     });
-    const serviceDeps = { config: this.config, invoker, clock: this.clock, logger: this.logger };
+    // Split-brain protection counts the data members this member sees (Hazelcast leaves lite members out).
+    const clusterSize = (): number => {
+      let n = 0;
+      for (const m of this.cluster.members()) if (!m.liteMember) n++;
+      return n;
+    };
+    const serviceDeps = { config: this.config, invoker, clock: this.clock, logger: this.logger, clusterSize };
     this.maps = new MapService(serviceDeps);
     const cluster = this.cluster;
     const partitions = this.partitions;

@@ -17,6 +17,7 @@ import type { Logger } from '../core/logger.js';
 import { findQueueConfig } from '../config/index.js';
 import type { GridConfig, QueueConfig } from '../config/types.js';
 import type { BackupSpec, Caller, Invoker, Operation, OperationHandler } from '../invocation/invoker.js';
+import { ALONE_SIZE, PARTITION_OWNER, SplitBrainGuard, THIS_MEMBER, type ProtectedAccess } from '../invocation/split-brain-protection.js';
 import { partitionIdOf } from '../partition/partitioning.js';
 import type { ReplicaData } from '../partition/partition-service.js';
 import { Latin1, type WireValue } from '../protocol/codec.js';
@@ -110,6 +111,7 @@ class QueueOffer implements Operation<boolean> {
   }
 
   run(): boolean {
+    this.svc.guardOwner(this.queueName, 'WRITE');
     return this.svc.runOffer(this);
   }
 
@@ -146,6 +148,7 @@ class QueuePoll implements Operation<QueueItem | undefined> {
 
   run(): MaybePromise<QueueItem | undefined> {
     // A poll takes an item: a write (as in Hazelcast).
+    this.svc.guardOwner(this.queueName, 'WRITE');
     return this.svc.runPoll(this);
   }
 
@@ -181,6 +184,8 @@ export class QueueService implements QueueFacade {
   private readonly logger: Logger;
   private readonly membership: QueueMembership;
   private stopped = false;
+  /** Set when some queue config refers to an enabled split-brain protection. */
+  private readonly guard: SplitBrainGuard | undefined;
   /** Ids of this member's polls: with its uuid, the holder of what they reserve. */
   private nextPollId = 1;
   private readonly counts: ReservationStats = { reserved: 0, confirmed: 0, released: 0, returnedForLeftMember: 0, lateConfirms: 0 };
@@ -199,11 +204,14 @@ export class QueueService implements QueueFacade {
     clock: Clock;
     logger: Logger;
     membership?: QueueMembership;
+    /** Data members in this member's list (lite members do not count), for split-brain protection. Default: 1. */
+    clusterSize?: () => number;
   }) {
     this.config = deps.config;
     this.invoker = deps.invoker;
     this.clock = deps.clock;
     this.logger = deps.logger;
+    this.guard = SplitBrainGuard.of(deps.config, deps.config.queues, deps.clusterSize ?? ALONE_SIZE);
     this.membership = deps.membership ?? ALONE;
     this.unsubscribe = this.membership.onMembersRemoved((uuids) => {
       for (const u of uuids) {
@@ -216,11 +224,13 @@ export class QueueService implements QueueFacade {
   }
 
   offer(queueName: string, item: QueueItem): MaybePromise<boolean> {
+    this.guardHere(queueName, 'WRITE');
     const pid = partitionIdOf(queueName);
     return this.invoker.invoke(pid, this.offerOp(pid, queueName, item));
   }
 
   poll(queueName: string, timeoutMs: number, client: PollClient): MaybePromise<QueueItem | undefined> {
+    this.guardHere(queueName, 'WRITE');
     const pid = partitionIdOf(queueName);
     const deadline = this.clock.now() + Math.max(0, timeoutMs);
     const holder: Holder = { member: this.membership.localUuid(), id: this.nextPollId++ };
@@ -246,6 +256,7 @@ export class QueueService implements QueueFacade {
   }
 
   size(queueName: string): MaybePromise<number> {
+    this.guardHere(queueName, 'READ');
     const pid = partitionIdOf(queueName);
     return this.invoker.invoke(pid, this.sizeOp(queueName));
   }
@@ -275,6 +286,25 @@ export class QueueService implements QueueFacade {
       this.failWaiters(e, err);
       e.queue.drainWaiters();
     }
+  }
+
+  // ------------------------------------------------------------------ split-brain protection
+
+  /**
+   * Checked on the member that received the request and again on the owner that runs the
+   * operation, like maps. Confirms and releases of poll reservations, backups and
+   * empty-queue-ttl destroys are never refused: they finish work already allowed.
+   */
+  private guardHere(queueName: string, access: ProtectedAccess): void {
+    if (this.guard !== undefined) this.guard.check(this.protectionRefOf(queueName), access, `queue '${queueName}'`, THIS_MEMBER);
+  }
+
+  /** @internal */ guardOwner(queueName: string, access: ProtectedAccess): void {
+    if (this.guard !== undefined) this.guard.check(this.protectionRefOf(queueName), access, `queue '${queueName}'`, PARTITION_OWNER);
+  }
+
+  private protectionRefOf(queueName: string): string | undefined {
+    return (this.queues.get(queueName)?.config ?? findQueueConfig(this.config, queueName)).splitBrainProtectionRef;
   }
 
   // ------------------------------------------------------------------ operations
@@ -433,7 +463,10 @@ export class QueueService implements QueueFacade {
       type: 'size',
       mutating: false,
       args: [queueName],
-      run: () => this.queues.get(queueName)?.queue.size ?? 0,
+      run: () => {
+        this.guardOwner(queueName, 'READ');
+        return this.queues.get(queueName)?.queue.size ?? 0;
+      },
     };
   }
 

@@ -22,6 +22,7 @@ export const STATUS_OF: Readonly<Record<GridErrorCode, number>> = {
   NOT_MEMBER: 503,
   STALE_VIEW: 503,
   FENCED: 503,
+  SPLIT_BRAIN_PROTECTION: 503,
   TIMEOUT: 503,
   NOT_ENABLED: 500,
   NOT_IMPLEMENTED: 501,

@@ -46,7 +46,13 @@ describe('shipped config files', () => {
       mergePolicyClassName: 'PassThroughMergePolicy',
       republishingEnabled: false,
     });
-    expect(c.queues[1]).toEqual({ name: 'jobs', maxSize: 1000, backupCount: 2, asyncBackupCount: 0, emptyQueueTtlSeconds: 60 });
+    expect(c.queues[1]).toMatchObject({ name: 'jobs', maxSize: 1000, backupCount: 2, asyncBackupCount: 0, emptyQueueTtlSeconds: 60 });
+    expect(c.maps[1]?.splitBrainProtectionRef).toBe('three-members');
+    expect(c.queues[1]?.splitBrainProtectionRef).toBe('writes-need-two');
+    expect(c.splitBrainProtections).toEqual([
+      { name: 'three-members', enabled: true, minimumClusterSize: 3, protectOn: 'READ_WRITE' },
+      { name: 'writes-need-two', enabled: true, minimumClusterSize: 2, protectOn: 'WRITE' },
+    ]);
     expect(c.security.realms.map((r) => r.name)).toEqual(['memberRealm', 'clientRealm']);
     expect(c.security.realms[1]?.users[0]).toEqual({ username: 'admin', password: 'admin-secret', roles: ['admin', 'monitor'] });
     expect(c.security.realms[0]?.identity).toEqual({ username: 'member', password: 'member-secret' });
