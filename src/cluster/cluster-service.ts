@@ -16,6 +16,7 @@ import { DeadlineFailureDetector } from './failure-detector.js';
 import { decideJoin, type DiscoverAnswer } from './join-decision.js';
 import { admit, admitStateChange, judgeMemberList, type GateView } from './member-rules.js';
 import { applyMessageFault, parseMessageFaults } from './message-faults.js';
+import { shouldMergeInto, type ClusterSide } from './merge-policies.js';
 import { SETTABLE_CLUSTER_STATES, type ClusterEvent, type ClusterState, type MemberInfo, type NodeState } from './types.js';
 
 export interface ClusterView {
@@ -62,6 +63,10 @@ export interface ClusterTuning {
   readonly callTimeoutMs: number;
   /** grid.debug.ignore-messages (tests only): member messages to ignore on purpose. */
   readonly ignoreMessages?: string;
+  /** hazelcast.merge.first.run.delay.seconds: when the master first looks for another cluster of the same name (split brain). */
+  readonly mergeFirstRunDelayMs?: number;
+  /** hazelcast.merge.next.run.delay.seconds: how often it looks again. */
+  readonly mergeNextRunDelayMs?: number;
 }
 
 const JOIN_RETRY_MS = 200;
@@ -139,6 +144,10 @@ export class ClusterService implements ClusterFacade {
   private fencedSince: number | undefined;
   private verifying = false;
   private readonly toldNonMember = new Map<string, number>();
+  /** Wall-clock ms since which this member is master (compared with another cluster's after a split brain). */
+  private masterSince: number | undefined;
+  private merging = false;
+  private mergeTimer: TimerHandle | undefined;
   private readonly gateView: GateView;
 
   constructor(deps: ClusterDeps) {
@@ -350,6 +359,8 @@ export class ClusterService implements ClusterFacade {
   private stopTimers(): void {
     this.heartbeatTimer?.cancel();
     this.heartbeatTimer = undefined;
+    this.mergeTimer?.cancel();
+    this.mergeTimer = undefined;
     for (const t of this.monitors.values()) t.cancel();
     this.monitors.clear();
   }
@@ -394,6 +405,7 @@ export class ClusterService implements ClusterFacade {
     this.memberList = [this.local];
     this.listVersion = 1;
     this.node = 'ACTIVE';
+    this.noteMaster();
     this.startHeartbeats();
     this.logger.info(`formed cluster "${this.clusterName}" as its first member (master)`);
     this.emit({ type: 'membersChanged', added: [this.local], removed: [], masterChanged: true });
@@ -460,7 +472,7 @@ export class ClusterService implements ClusterFacade {
   // ------------------------------------------------------------------ member list
 
   private encodeList(): WireValue {
-    return [this.listVersion, this.memberList.map(encodeMember), this.clusterState, this.stateVersion];
+    return [this.listVersion, this.memberList.map(encodeMember), this.clusterState, this.stateVersion, this.masterSince ?? null];
   }
 
   /** Apply a member list pushed by the master (or answered to our join). */
@@ -498,6 +510,7 @@ export class ClusterService implements ClusterFacade {
     const wasJoined = this.joined();
     this.memberList = list.map((m) => (m.uuid === this.local.uuid ? this.local : m));
     this.listVersion = version;
+    this.noteMaster();
     if (!this.isShuttingDown()) this.node = 'ACTIVE';
     const prevState = this.clusterState;
     this.clusterState = state;
@@ -510,6 +523,11 @@ export class ClusterService implements ClusterFacade {
     if (wasJoined && (added.length > 0 || removed.length > 0)) this.logMembers();
     this.emit({ type: 'membersChanged', added, removed, masterChanged: oldMaster !== list[0]?.uuid || !wasJoined });
     if (prevState !== state) this.emit({ type: 'stateChanged', from: prevState, to: state });
+  }
+
+  private noteMaster(): void {
+    if (this.memberList[0]?.uuid !== this.local.uuid) this.masterSince = undefined;
+    else this.masterSince ??= Date.now();
   }
 
   private forgetMember(m: MemberInfo): void {
@@ -539,6 +557,7 @@ export class ClusterService implements ClusterFacade {
     const oldMaster = this.memberList[0]?.uuid;
     this.memberList = next;
     this.listVersion++;
+    this.noteMaster();
     const now = this.clock.now();
     for (const m of added) this.detector.heard(m.uuid, now);
     for (const m of removed) this.forgetMember(m);
@@ -608,6 +627,107 @@ export class ClusterService implements ClusterFacade {
       setImmediate(() => this.checkSilence());
     }, tick);
     this.net.onOutboundClosed((address) => this.monitor(address));
+    this.scheduleMergeSearch(this.tuning.mergeFirstRunDelayMs ?? 300_000);
+  }
+
+  // ------------------------------------------------------------------ split brain: find and merge
+
+  private scheduleMergeSearch(delayMs: number): void {
+    this.mergeTimer?.cancel();
+    this.mergeTimer = this.clock.setTimeout(() => {
+      this.searchOtherClusters()
+        .catch((e: unknown) => this.logger.warn(`looking for another cluster of this name failed: ${describeError(e)}`))
+        .finally(() => {
+          if (this.node !== 'SHUT_DOWN') this.scheduleMergeSearch(this.tuning.mergeNextRunDelayMs ?? 120_000);
+        });
+    }, delayMs);
+  }
+
+  /**
+   * The master asks the tcp-ip addresses that are not members whether they belong to another
+   * cluster of this name (the other side of a healed split brain). If so, the smaller cluster
+   * (then the one with the younger master) merges into the other: its master tells its members,
+   * and each of them joins the other cluster and merges the data it owned, entry by entry.
+   */
+  private async searchOtherClusters(): Promise<void> {
+    if (!this.isMaster() || this.merging || this.isShuttingDown() || this.state() !== 'ACTIVE' || this.net === undefined) return;
+    const mine = new Set(this.memberList.map((m) => m.address));
+    const seen = new Set<string>();
+    for (const address of this.joinAddresses()) {
+      if (mine.has(address) || address === this.local.address) continue;
+      const answer = await this.discover(address);
+      if (answer === undefined || !answer.joined || answer.masterAddress === undefined) continue;
+      const theirMaster = answer.masterAddress;
+      if (mine.has(theirMaster) || seen.has(theirMaster)) continue;
+      seen.add(theirMaster);
+      let t: readonly WireValue[];
+      try {
+        t = f.tuple(await this.net.request(theirMaster, Msg.FetchState, [], this.tuning.callTimeoutMs), 'state');
+      } catch (e) {
+        this.logger.debug(`another cluster's master ${theirMaster} did not answer: ${describeError(e)}`);
+        continue;
+      }
+      const members = f.arr(t, 1, 'members').map((m, i) => decodeMember(m, `members[${i}]`));
+      const theirState = f.str(t, 2, 'state');
+      if (members[0]?.address !== theirMaster || members.some((m) => m.uuid === this.local.uuid)) continue;
+      if (theirState !== 'ACTIVE' || !this.isMaster() || this.merging) continue;
+      const theirs: ClusterSide = { memberCount: members.length, masterSince: t[4] === null || t[4] === undefined ? 0 : f.num(t, 4, 'master since'), masterAddress: theirMaster };
+      const ours: ClusterSide = { memberCount: this.memberList.length, masterSince: this.masterSince ?? Date.now(), masterAddress: this.local.address };
+      if (!shouldMergeInto(ours, theirs)) {
+        this.logger.warn(`split brain: another cluster "${this.clusterName}" (master ${theirMaster}, ${theirs.memberCount} members) was found; it will merge into this one (${ours.memberCount} members)`);
+        continue;
+      }
+      this.logger.warn(
+        `split brain healed: another cluster "${this.clusterName}" (master ${theirMaster}, ${theirs.memberCount} members) was found; this cluster (${ours.memberCount} members) merges into it`,
+      );
+      const others = this.memberList.filter((m) => m.uuid !== this.local.uuid);
+      await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.MergeTo, [theirMaster], this.tuning.callTimeoutMs)));
+      await this.mergeInto(theirMaster);
+      return;
+    }
+  }
+
+  /**
+   * Leave this cluster and join the one whose master is at `target`: the data services take
+   * what this member owns first (event `merge`/`collect`), then forget this cluster (members,
+   * table, state), join the other like a new member, and merge what they took (`joined`).
+   */
+  private async mergeInto(target: string): Promise<void> {
+    if (this.merging || this.isShuttingDown()) return;
+    this.merging = true;
+    try {
+      this.emit({ type: 'merge', phase: 'collect', target });
+      const before = this.memberList.filter((m) => m.uuid !== this.local.uuid);
+      for (const m of before) this.forgetMember(m);
+      this.memberList = [this.local];
+      this.listVersion = 0;
+      this.node = 'STARTING';
+      this.clusterState = 'ACTIVE';
+      this.stateVersion = 0;
+      this.stateLock = undefined;
+      this.suspected.clear();
+      this.masterSince = undefined;
+      this.fencedSince = undefined;
+      const deadline = this.clock.now() + this.tuning.maxJoinMs;
+      let joined = false;
+      while (!joined && !this.isShuttingDown() && this.clock.now() < deadline) {
+        joined = await this.tryJoin(target).catch((e: unknown) => {
+          this.logger.warn(`merging into the cluster of ${target}: ${describeError(e)}`);
+          return false;
+        });
+        if (!joined) await new Promise<void>((resolve) => this.clock.setTimeout(resolve, JOIN_RETRY_MS));
+      }
+      if (!joined) {
+        this.logger.error(`could not join the cluster of ${target} to merge into it: this member stays a cluster of its own`);
+        this.form();
+        this.emit({ type: 'merge', phase: 'failed', target });
+        return;
+      }
+      this.logger.warn(`merged into the cluster of ${target}: merging the data this member owned`);
+      this.emit({ type: 'merge', phase: 'joined', target });
+    } finally {
+      this.merging = false;
+    }
   }
 
   private sendHeartbeats(): void {
@@ -799,6 +919,13 @@ export class ClusterService implements ClusterFacade {
         return;
       }
       if (this.isMaster()) this.removeMembers([uuid], 'it left the cluster');
+    });
+    net.handle(Msg.MergeTo, (p) => {
+      const target = f.str(f.tuple(p, 'merge to'), 0, 'target');
+      splitAddress(target);
+      this.logger.warn(`split brain healed: the master asks this member to merge into the cluster of ${target}`);
+      void this.mergeInto(target);
+      return null;
     });
     net.handleOneWay(Msg.ClusterShutdown, () => {
       this.logger.info('cluster shutdown requested by another member');

@@ -41,6 +41,7 @@ export const AUTHORITY: Readonly<Record<number, Authority>> = {
   [Msg.StatePrepare]: 'master',
   [Msg.StateCommit]: 'master',
   [Msg.StateRollback]: 'master',
+  [Msg.MergeTo]: 'master',
 };
 
 export interface GateView {

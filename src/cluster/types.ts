@@ -27,4 +27,10 @@ export type ClusterEvent =
       readonly masterChanged: boolean;
     }
   /** This member was removed from the cluster by the master (it was thought dead). */
-  | { readonly type: 'removedFromCluster' };
+  | { readonly type: 'removedFromCluster' }
+  /**
+   * Split brain healed and this member's cluster is the smaller one: `collect` comes before this
+   * member leaves its cluster (take the data it owns, then forget everything), `joined` once it
+   * belongs to the other cluster (merge what was taken), `failed` when it could not join.
+   */
+  | { readonly type: 'merge'; readonly phase: 'collect' | 'joined' | 'failed'; readonly target: string };

@@ -58,6 +58,7 @@ export const DEFAULT_MAP: Omit<MapConfig, 'name'> = {
   wanReplicationRef: undefined,
   /** No split-brain protection. */
   splitBrainProtectionRef: undefined,
+  mergePolicy: { policy: 'PutIfAbsentMergePolicy', batchSize: 100 },
 };
 
 /** `wan-replication-ref merge-policy-class-name`: the incoming entry wins. */
@@ -75,6 +76,8 @@ export const DEFAULT_QUEUE: Omit<QueueConfig, 'name'> = {
   emptyQueueTtlSeconds: -1,
   /** No split-brain protection. */
   splitBrainProtectionRef: undefined,
+  /** Hazelcast's default: PutIfAbsentMergePolicy, 100 per batch. */
+  mergePolicy: { policy: 'PutIfAbsentMergePolicy', batchSize: 100 },
 };
 
 /**
@@ -183,6 +186,14 @@ export const DEFAULT_TUNING: TuningConfig = {
   debugDropBackups: 0,
   /** grid.debug.ignore-messages: for tests only (simulated message loss); empty = off. */
   debugIgnoreMessages: '',
+  /**
+   * hazelcast.merge.first.run.delay.seconds (Hazelcast's 300): after this long the master first
+   * asks the tcp-ip addresses that are not members whether they form another cluster of the same
+   * name (the other side of a split brain), to merge the smaller into the larger.
+   */
+  mergeFirstRunDelaySeconds: 300,
+  /** hazelcast.merge.next.run.delay.seconds (Hazelcast's 120): how often it asks again. */
+  mergeNextRunDelaySeconds: 120,
 };
 
 /** Log level names accepted by `hazelcast.logging.level` (case-insensitive, stored upper-case). */

@@ -85,6 +85,34 @@ export interface MapConfig {
   readonly wanReplicationRef: WanReplicationRef | undefined;
   /** `split-brain-protection-ref`: name of a top-level `split-brain-protection` (checked to exist). */
   readonly splitBrainProtectionRef: string | undefined;
+  /** How entries of a merging cluster are merged after a split brain (`merge-policy`). */
+  readonly mergePolicy: MergePolicyConfig;
+}
+
+/** Hazelcast's merge policies (com.hazelcast.spi.merge.*), by simple class name. */
+export type MergePolicyName =
+  | 'PutIfAbsentMergePolicy'
+  | 'PassThroughMergePolicy'
+  | 'HigherHitsMergePolicy'
+  | 'LatestUpdateMergePolicy'
+  | 'LatestAccessMergePolicy'
+  | 'ExpirationTimeMergePolicy'
+  | 'DiscardMergePolicy';
+
+export const MERGE_POLICY_NAMES: readonly MergePolicyName[] = [
+  'PutIfAbsentMergePolicy',
+  'PassThroughMergePolicy',
+  'HigherHitsMergePolicy',
+  'LatestUpdateMergePolicy',
+  'LatestAccessMergePolicy',
+  'ExpirationTimeMergePolicy',
+  'DiscardMergePolicy',
+];
+
+export interface MergePolicyConfig {
+  readonly policy: MergePolicyName;
+  /** Entries sent per merge operation. */
+  readonly batchSize: number;
 }
 
 export interface WanReplicationRef {
@@ -103,6 +131,8 @@ export interface QueueConfig {
   readonly emptyQueueTtlSeconds: number;
   /** `split-brain-protection-ref`: name of a top-level `split-brain-protection` (checked to exist). */
   readonly splitBrainProtectionRef: string | undefined;
+  /** How items of a merging cluster are merged after a split brain (`merge-policy`). */
+  readonly mergePolicy: MergePolicyConfig;
 }
 
 /** Which operations a split-brain protection guards (`protect-on`). */
@@ -233,6 +263,10 @@ export interface TuningConfig {
    * simulate lost messages. Default empty.
    */
   readonly debugIgnoreMessages: string;
+  /** hazelcast.merge.first.run.delay.seconds: when the master first looks for the other side of a split brain. Default 300. */
+  readonly mergeFirstRunDelaySeconds: number;
+  /** hazelcast.merge.next.run.delay.seconds: how often it looks again. Default 120. */
+  readonly mergeNextRunDelaySeconds: number;
 }
 
 /** Warnings collected while loading (unknown elements, ignored settings). */

@@ -34,6 +34,9 @@ import { childPath, isRecord, show, type Problems } from './problems.js';
 import {
   ENDPOINT_GROUPS,
   SPLIT_BRAIN_PROTECTION_ON,
+  MERGE_POLICY_NAMES,
+  type MergePolicyConfig,
+  type MergePolicyName,
   type AdvancedNetworkConfig,
   type EndpointGroupName,
   type GridConfig,
@@ -73,13 +76,13 @@ const IGNORED_NETWORK = [
 const IGNORED_JOIN = ['aws', 'gcp', 'azure', 'kubernetes', 'eureka', 'discovery-strategies'];
 const IGNORED_MAP = [
   'in-memory-format', 'statistics-enabled', 'per-entry-stats-enabled', 'cache-deserialized-values', 'eviction',
-  'merge-policy', 'read-backup-data', 'hot-restart', 'data-persistence', 'merkle-tree', 'event-journal', 'map-store',
+  'read-backup-data', 'hot-restart', 'data-persistence', 'merkle-tree', 'event-journal', 'map-store',
   'near-cache', 'indexes', 'attributes', 'entry-listeners', 'partition-lost-listeners', 'partition-strategy',
   'query-caches', 'metadata-policy', 'tiered-store', 'partition-attributes',
   'user-code-namespace', 'max-size', 'eviction-policy', 'optimize-queries', 'quorum-ref',
 ];
 const IGNORED_QUEUE = [
-  'statistics-enabled', 'item-listeners', 'queue-store', 'merge-policy',
+  'statistics-enabled', 'item-listeners', 'queue-store',
   'priority-comparator-class-name', 'user-code-namespace', 'quorum-ref',
 ];
 const IGNORED_SECURITY = [
@@ -436,9 +439,10 @@ function readMaps(problems: Problems, s: Section): MapConfig[] {
       }
       refs.finish();
     }
+    const mergePolicy = readMergePolicy(problems, m, DEFAULT_MAP.mergePolicy);
     const splitBrainProtectionRef = readProtectionRef(m);
     m.finish(IGNORED_MAP);
-    maps.push({ name, backupCount, asyncBackupCount, timeToLiveSeconds, maxIdleSeconds, wanReplicationRef, splitBrainProtectionRef });
+    maps.push({ name, backupCount, asyncBackupCount, timeToLiveSeconds, maxIdleSeconds, wanReplicationRef, splitBrainProtectionRef, mergePolicy });
   }
   return maps;
 }
@@ -453,11 +457,38 @@ function readQueues(problems: Problems, s: Section): QueueConfig[] {
     const asyncBackupCount = q.int('async-backup-count', DEFAULT_QUEUE.asyncBackupCount, 0, MAX_BACKUP_COUNT);
     checkBackupSum(problems, q, backupCount, asyncBackupCount);
     const emptyQueueTtlSeconds = q.int('empty-queue-ttl', DEFAULT_QUEUE.emptyQueueTtlSeconds, -1);
+    const mergePolicy = readMergePolicy(problems, q, DEFAULT_QUEUE.mergePolicy);
     const splitBrainProtectionRef = readProtectionRef(q);
     q.finish(IGNORED_QUEUE);
-    queues.push({ name, maxSize, backupCount, asyncBackupCount, emptyQueueTtlSeconds, splitBrainProtectionRef });
+    queues.push({ name, maxSize, backupCount, asyncBackupCount, emptyQueueTtlSeconds, splitBrainProtectionRef, mergePolicy });
   }
   return queues;
+}
+
+/**
+ * `merge-policy`: a policy class name (Hazelcast's full `com.hazelcast.spi.merge.X` or just
+ * `X`) and `batch-size`. XML: `<merge-policy batch-size="100">X</merge-policy>`; YAML:
+ * `merge-policy: {class-name: X, batch-size: 100}` (a plain string is taken as the class name).
+ */
+function readMergePolicy(problems: Problems, s: Section, def: MergePolicyConfig): MergePolicyConfig {
+  if (!s.has('merge-policy')) return def;
+  const raw = s.raw('merge-policy');
+  let className: string;
+  let batchSize = def.batchSize;
+  if (typeof raw === 'string') {
+    className = raw.trim();
+  } else {
+    const m = s.child('merge-policy');
+    className = m.str('class-name', def.policy).trim();
+    batchSize = m.int('batch-size', def.batchSize, 1);
+    m.finish();
+  }
+  const simple = className.slice(className.lastIndexOf('.') + 1);
+  if (!(MERGE_POLICY_NAMES as readonly string[]).includes(simple)) {
+    problems.error(s.at('merge-policy'), `unknown merge policy ${show(className)}: one of ${MERGE_POLICY_NAMES.join(', ')}`);
+    return def;
+  }
+  return { policy: simple as MergePolicyName, batchSize };
 }
 
 /** `split-brain-protection-ref` of a map or queue (that the name exists is checked once all are read). */
@@ -689,6 +720,8 @@ const TUNING_SUFFIXES = [
   'partition.replica-sync-interval-seconds',
   'debug.drop-backups',
   'debug.ignore-messages',
+  'merge.first.run.delay.seconds',
+  'merge.next.run.delay.seconds',
 ];
 
 function readTuning(problems: Problems, props: ReadonlyMap<string, string>): TuningConfig {
@@ -764,6 +797,8 @@ function readTuning(problems: Problems, props: ReadonlyMap<string, string>): Tun
     replicaSyncIntervalSeconds: int('partition.replica-sync-interval-seconds', DEFAULT_TUNING.replicaSyncIntervalSeconds, 0),
     debugDropBackups,
     debugIgnoreMessages: pick('debug.ignore-messages')?.value ?? DEFAULT_TUNING.debugIgnoreMessages,
+    mergeFirstRunDelaySeconds: int('merge.first.run.delay.seconds', DEFAULT_TUNING.mergeFirstRunDelaySeconds, 1),
+    mergeNextRunDelaySeconds: int('merge.next.run.delay.seconds', DEFAULT_TUNING.mergeNextRunDelaySeconds, 1),
   };
 }
 

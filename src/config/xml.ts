@@ -13,7 +13,7 @@ interface XmlElement {
 }
 
 /** Elements whose text sits beside attributes: the text becomes this key (`<port auto-increment="true">5701</port>`). */
-const TEXT_KEYS: Readonly<Record<string, string>> = { port: 'port' };
+const TEXT_KEYS: Readonly<Record<string, string>> = { port: 'port', 'merge-policy': 'class-name' };
 
 /** Elements written in XML as `<x name="n">` and in YAML as `x: {n: {...}}`; value = the YAML key holding them. */
 const NAMED_CHILDREN: Readonly<Record<string, Readonly<Record<string, string>>>> = {

@@ -13,7 +13,15 @@ import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
 import type { ReplicaData } from '../partition/partition-service.js';
 import { Latin1, type WireValue } from '../protocol/codec.js';
 import * as f from '../protocol/fields.js';
-import { RecordStore, type StoredValue } from './record-store.js';
+import { RecordStore, STATS_STRIDE, type MergeEntry, type StoredValue } from './record-store.js';
+import { mergingWins, policyNeedsStats } from '../cluster/merge-policies.js';
+
+/** A map's entries of one partition, taken from a cluster that merges into another after a split brain. */
+export interface MapMergeBatch {
+  readonly mapName: string;
+  readonly partitionId: number;
+  readonly entries: readonly (readonly [string, MergeEntry])[];
+}
 
 export interface MapFacade {
   get(mapName: string, key: string): MaybePromise<StoredValue | undefined>;
@@ -81,10 +89,12 @@ class MapContainer {
   readonly expiring: boolean;
   /** Replicas that hold this map's data: owner + sync + async backups. */
   readonly replicas: number;
+  readonly stats: boolean;
 
   constructor(readonly config: MapConfig) {
     this.expiring = config.timeToLiveSeconds > 0 || config.maxIdleSeconds > 0;
     this.replicas = 1 + config.backupCount + config.asyncBackupCount;
+    this.stats = policyNeedsStats(config.mergePolicy.policy);
   }
 
   store(partitionId: number): RecordStore {
@@ -93,6 +103,7 @@ class MapContainer {
       s = new RecordStore({
         ttlMs: this.config.timeToLiveSeconds * 1000,
         maxIdleMs: this.config.maxIdleSeconds * 1000,
+        stats: this.stats,
       });
       this.stores[partitionId] = s;
     }
@@ -246,6 +257,80 @@ export class MapService implements MapFacade {
     };
   }
 
+  /**
+   * Split-brain merge at the owner: each entry of the merging cluster goes through the map's
+   * merge policy; the winners are stored (with their expiry and statistics) and backed up.
+   */
+  private mergeOp(pid: number, mapName: string, flat: readonly WireValue[]): Operation<number> {
+    const args = [mapName, flat as WireValue[]];
+    let winners: WireValue[] = [];
+    return {
+      name: 'map.merge',
+      service: 'map',
+      type: 'merge',
+      mutating: true,
+      args,
+      run: () => {
+        const c = this.container(mapName);
+        const store = c.store(pid);
+        const now = this.clock.now();
+        const policy = c.config.mergePolicy.policy;
+        winners = [];
+        forEachMergeEntry(flat, (key, e, at) => {
+          const existing = store.mergeView(key, now);
+          const view = (x: MergeEntry) => ({ hits: x.hits, creationTime: x.creationTime, lastUpdateTime: x.lastUpdateTime, lastAccessTime: x.lastAccessAt, expirationTime: x.expiresAt });
+          if (!mergingWins(policy, existing === undefined ? undefined : view(existing), view(e))) return;
+          store.putMerged(key, e);
+          for (let i = 0; i < STATS_STRIDE; i++) winners.push(flat[at + i]!);
+        }, (i) => this.contentTypeAt(flat, i));
+        return winners.length / STATS_STRIDE;
+      },
+      backup: (won) => (won > 0 ? this.backupOf(mapName, 'merged', [mapName, winners]) : undefined),
+    };
+  }
+
+  /** Take the entries of the partitions this member owns (it is about to merge into another cluster). */
+  collectForMerge(owned: readonly number[]): MapMergeBatch[] {
+    const now = this.clock.now();
+    const out: MapMergeBatch[] = [];
+    for (const [mapName, c] of this.containers) {
+      for (const pid of owned) {
+        const store = c.stores[pid];
+        if (store === undefined || store.size === 0) continue;
+        const entries: [string, MergeEntry][] = [];
+        for (const [key] of store.liveEntries(now)) {
+          const e = store.mergeView(key, now);
+          if (e !== undefined) entries.push([key, e]);
+        }
+        if (entries.length > 0) out.push({ mapName, partitionId: pid, entries });
+      }
+    }
+    return out;
+  }
+
+  /** Forget every entry (a member that merges into another cluster starts empty there). */
+  dropAll(): void {
+    for (const c of this.containers.values()) c.stores.fill(undefined);
+  }
+
+  /** Merge collected entries into the cluster this member now belongs to, `batch-size` entries per operation. Returns how many were taken. */
+  async mergeInto(batches: readonly MapMergeBatch[]): Promise<{ merged: number; kept: number }> {
+    let merged = 0;
+    let total = 0;
+    for (const b of batches) {
+      const size = findMapConfig(this.config, b.mapName).mergePolicy.batchSize;
+      for (let i = 0; i < b.entries.length; i += size) {
+        const flat: WireValue[] = [];
+        for (const [key, e] of b.entries.slice(i, i + size)) {
+          flat.push(key, new Latin1(e.value), e.contentType ?? null, e.expiresAt, e.lastAccessAt, e.creationTime, e.lastUpdateTime, e.hits);
+        }
+        total += flat.length / STATS_STRIDE;
+        merged += await this.invoker.invoke(b.partitionId, this.mergeOp(b.partitionId, b.mapName, flat));
+      }
+    }
+    return { merged, kept: total - merged };
+  }
+
   private sizeOp(pid: number, mapName: string): Operation<number> {
     return {
       name: 'map.size',
@@ -279,6 +364,8 @@ export class MapService implements MapFacade {
           return this.clearOp(pid, mapName);
         case 'size':
           return this.sizeOp(pid, mapName);
+        case 'merge':
+          return this.mergeOp(pid, mapName, f.arr(args, 1, 'entries'));
       }
       throw new GridError('BAD_REQUEST', `unknown map operation ${type}`);
     },
@@ -288,7 +375,7 @@ export class MapService implements MapFacade {
         return v === undefined ? null : [new Latin1(v.value), v.contentType ?? null];
       }
       if (type === 'remove') return result as boolean;
-      if (type === 'size') return result as number;
+      if (type === 'size' || type === 'merge') return result as number;
       return null;
     },
     decodeResult: (type: string, w: WireValue): unknown => {
@@ -298,7 +385,7 @@ export class MapService implements MapFacade {
         return { value: f.latin1(t, 0, 'value'), contentType: f.optStr(t, 1, 'content type') } satisfies StoredValue;
       }
       if (type === 'remove') return w === true;
-      if (type === 'size') return typeof w === 'number' ? w : 0;
+      if (type === 'size' || type === 'merge') return typeof w === 'number' ? w : 0;
       return undefined;
     },
     applyBackup: (pid: number, type: string, args: readonly WireValue[]): void => {
@@ -314,6 +401,12 @@ export class MapService implements MapFacade {
         case 'clear':
           this.containers.get(mapName)?.stores[pid]?.clear();
           return;
+        case 'merged': {
+          const store = this.container(mapName).store(pid);
+          const flat = f.arr(args, 1, 'entries');
+          forEachMergeEntry(flat, (key, e) => store.putMerged(key, e), (i) => this.contentTypeAt(flat, i));
+          return;
+        }
       }
       throw new GridError('BAD_REQUEST', `unknown map backup ${type}`);
     },
@@ -328,7 +421,8 @@ export class MapService implements MapFacade {
       for (const [name, c] of this.containers) {
         const store = c.stores[pid];
         if (store === undefined || store.size === 0 || replicaIndex >= c.replicas) continue;
-        const flat: unknown[] = [];
+        // Maps with statistics export 8 values per entry, announced by a leading number.
+        const flat: unknown[] = store.stats ? [STATS_STRIDE] : [];
         store.exportTo(flat, now, (v) => new Latin1(v));
         out.push(name, flat as WireValue[]);
       }
@@ -342,6 +436,11 @@ export class MapService implements MapFacade {
         const name = f.str(t, i, 'map name');
         const flat = f.arr(t, i + 1, 'entries');
         const store = this.container(name).store(pid);
+        if (typeof flat[0] === 'number') {
+          const rest = flat.slice(1);
+          forEachMergeEntry(rest, (key, e) => store.putMerged(key, e), (i) => this.contentTypeAt(rest, i));
+          continue;
+        }
         for (let j = 0; j + 4 < flat.length; j += 5) {
           store.restore(f.str(flat, j, 'key'), f.latin1(flat, j + 1, 'value'), this.contentTypeAt(flat, j + 2), f.num(flat, j + 3, 'expiresAt'), f.num(flat, j + 4, 'lastAccessAt'));
         }
@@ -412,5 +511,29 @@ export class MapService implements MapFacade {
     if (known !== undefined) return known;
     if (this.contentTypes.size < MAX_INTERNED_CONTENT_TYPES) this.contentTypes.set(contentType, contentType);
     return contentType;
+  }
+}
+
+/** Reads entries of STATS_STRIDE values (key, value, content type, expiresAt, lastAccessAt, creationTime, lastUpdateTime, hits). */
+function forEachMergeEntry(
+  flat: readonly WireValue[],
+  fn: (key: string, e: MergeEntry, at: number) => void,
+  contentTypeAt: (i: number) => string | undefined,
+): void {
+  if (flat.length % STATS_STRIDE !== 0) throw new GridError('BAD_REQUEST', `malformed merge entries: ${flat.length} values`);
+  for (let j = 0; j < flat.length; j += STATS_STRIDE) {
+    fn(
+      f.str(flat, j, 'key'),
+      {
+        value: f.latin1(flat, j + 1, 'value'),
+        contentType: contentTypeAt(j + 2),
+        expiresAt: f.num(flat, j + 3, 'expiresAt'),
+        lastAccessAt: f.num(flat, j + 4, 'lastAccessAt'),
+        creationTime: f.num(flat, j + 5, 'creationTime'),
+        lastUpdateTime: f.num(flat, j + 6, 'lastUpdateTime'),
+        hits: f.num(flat, j + 7, 'hits'),
+      },
+      j,
+    );
   }
 }

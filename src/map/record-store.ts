@@ -29,23 +29,60 @@ class ExpiringRecord implements StoredValue {
   ) {}
 }
 
+/**
+ * An entry with the statistics merge policies look at (HigherHits, LatestUpdate, LatestAccess):
+ * kept only for maps whose merge policy needs them, so other maps pay nothing for them.
+ */
+class StatsRecord extends ExpiringRecord {
+  constructor(
+    value: string,
+    contentType: string | undefined,
+    expiresAt: number,
+    lastAccessAt: number,
+    public creationTime: number,
+    public lastUpdateTime: number,
+    public hits: number,
+  ) {
+    super(value, contentType, expiresAt, lastAccessAt);
+  }
+}
+
+/** An entry as a split-brain merge sees it (exported by the merging side, compared by the other). */
+export interface MergeEntry {
+  readonly value: string;
+  readonly contentType: string | undefined;
+  readonly expiresAt: number;
+  readonly lastAccessAt: number;
+  readonly creationTime: number;
+  readonly lastUpdateTime: number;
+  readonly hits: number;
+}
+
 export interface ExpiryPolicy {
   /** 0 = no TTL. */
   readonly ttlMs: number;
   /** 0 = no max-idle. */
   readonly maxIdleMs: number;
+  /** Keep per-entry statistics (hits, update time) for the map's merge policy. */
+  readonly stats?: boolean;
 }
+
+/** Values per entry in exported partition data: key, value, content type, expiresAt, lastAccessAt (+ creationTime, lastUpdateTime, hits with statistics). */
+export const PLAIN_STRIDE = 5;
+export const STATS_STRIDE = 8;
 
 export class RecordStore {
   private readonly entries = new Map<string, PlainRecord | ExpiringRecord>();
   private readonly ttlMs: number;
   private readonly maxIdleMs: number;
   private readonly expiring: boolean;
+  readonly stats: boolean;
 
   constructor(policy: ExpiryPolicy) {
     this.ttlMs = policy.ttlMs;
     this.maxIdleMs = policy.maxIdleMs;
     this.expiring = policy.ttlMs > 0 || policy.maxIdleMs > 0;
+    this.stats = policy.stats === true;
   }
 
   get size(): number {
@@ -55,19 +92,44 @@ export class RecordStore {
   /** The live value of `key`, or undefined (an expired entry is removed on the way). */
   get(key: string, nowMs: number): StoredValue | undefined {
     const rec = this.entries.get(key);
-    if (rec === undefined || !this.expiring) return rec;
+    if (rec === undefined || (!this.expiring && !this.stats)) return rec;
     const r = rec as ExpiringRecord;
-    if (this.isExpired(r, nowMs)) {
+    if (this.expiring && this.isExpired(r, nowMs)) {
       this.entries.delete(key);
       return undefined;
     }
     r.lastAccessAt = nowMs;
+    if (this.stats) (r as StatsRecord).hits++;
     return r;
+  }
+
+  /** The entry as a merge policy sees it, without touching its statistics. */
+  mergeView(key: string, nowMs: number): MergeEntry | undefined {
+    const rec = this.entries.get(key);
+    if (rec === undefined) return undefined;
+    if (rec instanceof StatsRecord) return this.isExpired(rec, nowMs) ? undefined : rec;
+    if (rec instanceof ExpiringRecord) {
+      if (this.isExpired(rec, nowMs)) return undefined;
+      return { value: rec.value, contentType: rec.contentType, expiresAt: rec.expiresAt, lastAccessAt: rec.lastAccessAt, creationTime: 0, lastUpdateTime: 0, hits: 0 };
+    }
+    return { value: rec.value, contentType: rec.contentType, expiresAt: 0, lastAccessAt: 0, creationTime: 0, lastUpdateTime: 0, hits: 0 };
+  }
+
+  /** Put a merged entry as it came (its expiry and statistics kept where this map keeps them). */
+  putMerged(key: string, e: MergeEntry): void {
+    if (this.stats) this.entries.set(key, new StatsRecord(e.value, e.contentType, e.expiresAt, e.lastAccessAt, e.creationTime, e.lastUpdateTime, e.hits));
+    else this.restore(key, e.value, e.contentType, e.expiresAt, e.lastAccessAt);
   }
 
   put(key: string, value: string, contentType: string | undefined, nowMs: number): void {
     // A new key is stored detached from the request it was cut from (Map keeps the first key object).
     if (key.length >= 13 && !this.entries.has(key)) key = detachedCopy(key);
+    if (this.stats) {
+      const prev = this.entries.get(key) as StatsRecord | undefined;
+      const expiresAt = this.ttlMs > 0 ? nowMs + this.ttlMs : 0;
+      this.entries.set(key, new StatsRecord(value, contentType, expiresAt, nowMs, prev?.creationTime ?? nowMs, nowMs, prev?.hits ?? 0));
+      return;
+    }
     if (!this.expiring) {
       this.entries.set(key, new PlainRecord(value, contentType));
       return;
@@ -81,7 +143,7 @@ export class RecordStore {
     const rec = this.entries.get(key);
     if (rec === undefined) return false;
     this.entries.delete(key);
-    return !(this.expiring && this.isExpired(rec as ExpiringRecord, nowMs));
+    return !((this.expiring || this.stats) && this.isExpired(rec as ExpiringRecord, nowMs));
   }
 
   clear(): void {
@@ -107,7 +169,11 @@ export class RecordStore {
    */
   exportTo(out: unknown[], nowMs: number, wrapValue: (value: string) => unknown): void {
     for (const [key, rec] of this.entries) {
-      if (this.expiring) {
+      if (this.stats) {
+        const r = rec as StatsRecord;
+        if (this.isExpired(r, nowMs)) continue;
+        out.push(key, wrapValue(r.value), r.contentType ?? null, r.expiresAt, r.lastAccessAt, r.creationTime, r.lastUpdateTime, r.hits);
+      } else if (this.expiring) {
         const r = rec as ExpiringRecord;
         if (this.isExpired(r, nowMs)) continue;
         out.push(key, wrapValue(r.value), r.contentType ?? null, r.expiresAt, r.lastAccessAt);
@@ -119,14 +185,15 @@ export class RecordStore {
 
   /** Put an entry back exactly as exported (expiry times kept). */
   restore(key: string, value: string, contentType: string | undefined, expiresAt: number, lastAccessAt: number): void {
-    if (!this.expiring) this.entries.set(key, new PlainRecord(value, contentType));
+    if (this.stats) this.entries.set(key, new StatsRecord(value, contentType, expiresAt, lastAccessAt, lastAccessAt, lastAccessAt, 0));
+    else if (!this.expiring) this.entries.set(key, new PlainRecord(value, contentType));
     else this.entries.set(key, new ExpiringRecord(value, contentType, expiresAt, lastAccessAt));
   }
 
   /** Every live entry, for migration and replication (later) and tests. */
   *liveEntries(nowMs: number): IterableIterator<[string, StoredValue]> {
     for (const [key, rec] of this.entries) {
-      if (this.expiring && this.isExpired(rec as ExpiringRecord, nowMs)) continue;
+      if ((this.expiring || this.stats) && this.isExpired(rec as ExpiringRecord, nowMs)) continue;
       yield [key, rec];
     }
   }

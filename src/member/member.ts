@@ -19,7 +19,7 @@ import { PARTITION_COUNT } from '../partition/partitioning.js';
 import { ClusterInvoker } from '../invocation/invoker.js';
 import { MemberNet } from '../net/member-net.js';
 import { describeError } from '../core/errors.js';
-import { MapService } from '../map/map-service.js';
+import { MapService, type MapMergeBatch } from '../map/map-service.js';
 import { QueueService } from '../queue/queue-service.js';
 import { createCredentialChecker, createMemberAuth } from '../security/credentials.js';
 import { Listener } from '../net/listener.js';
@@ -105,6 +105,8 @@ export class Member {
         maxJoinMs: t.maxJoinSeconds * 1000,
         callTimeoutMs: Math.min(t.operationCallTimeoutMillis, 10_000),
         ignoreMessages: t.debugIgnoreMessages,
+        mergeFirstRunDelayMs: t.mergeFirstRunDelaySeconds * 1000,
+        mergeNextRunDelayMs: t.mergeNextRunDelaySeconds * 1000,
       },
     });
     this.partitions = new PartitionService({
@@ -279,6 +281,7 @@ export class Member {
         this.stop().catch((err: unknown) => this.logger.error(`stopping failed: ${describeError(err)}`));
       }
       if (e.type === 'stateChanged') this.logger.info({ from: e.from, to: e.to }, 'cluster state changed');
+      if (e.type === 'merge') this.onMerge(e.phase);
     });
 
     this.logger.info(
@@ -299,6 +302,32 @@ export class Member {
   }
 
   /** Graceful stop; safe to call more than once. */
+  /** What this member owned when its cluster began to merge into another (split brain healed). */
+  private mergeStash: { maps: MapMergeBatch[] } | undefined;
+
+  private onMerge(phase: 'collect' | 'joined' | 'failed'): void {
+    if (phase === 'collect') {
+      const owned = this.partitions.ownedPartitions();
+      this.mergeStash = { maps: this.maps.collectForMerge(owned) };
+      const entries = this.mergeStash.maps.reduce((n, b) => n + b.entries.length, 0);
+      this.logger.warn(`merging: took ${entries} map entries of ${owned.length} owned partitions to merge into the other cluster`);
+      this.partitions.resetForMerge();
+      this.maps.dropAll();
+      return;
+    }
+    const stash = this.mergeStash;
+    this.mergeStash = undefined;
+    if (stash === undefined) return;
+    void (async () => {
+      const started = this.clock.now();
+      if (!(await this.partitions.waitForTable(PARTITION_TABLE_WAIT_MS))) this.logger.warn('merging: no partition table yet; merge operations wait for one');
+      const maps = await this.maps.mergeInto(stash.maps);
+      this.logger.warn(
+        `merge done in ${this.clock.now() - started} ms: ${maps.merged} map entries taken by the merge policies, ${maps.kept} kept the other cluster's value`,
+      );
+    })().catch((e: unknown) => this.logger.error(`merging data into the other cluster failed: ${describeError(e)}`));
+  }
+
   stop(): Promise<void> {
     this.stopping ??= this.stopPhases();
     return this.stopping;

@@ -159,6 +159,29 @@ export class PartitionService {
     });
   }
 
+  /** Partitions this member owns now. */
+  ownedPartitions(): number[] {
+    const me = this.localUuid;
+    const out: number[] = [];
+    for (let pid = 0; pid < PARTITION_COUNT; pid++) if (this.table.ownerOf(pid) === me) out.push(pid);
+    return out;
+  }
+
+  /**
+   * This member leaves its cluster to merge into another (split brain healed): forget the table,
+   * every replica's data and every migration; the other cluster's master sends its table.
+   */
+  resetForMerge(): void {
+    this.masterEpoch++;
+    this.planned.clear();
+    for (const pid of [...this.blocked.keys()]) this.unblock(pid);
+    this.incoming.clear();
+    this.unblockOnTableFrom = undefined;
+    this.lastKnownQueueSize = 0;
+    this.table.set(new Array<Replicas>(PARTITION_COUNT).fill([]), 0);
+    for (let pid = 0; pid < PARTITION_COUNT; pid++) this.forEachService((s) => s.drop(pid));
+  }
+
   stop(): void {
     this.replicaSync.stop();
     this.retryTimer?.cancel();

@@ -53,6 +53,8 @@ export const Msg = {
   ReplicaSyncRequest: 31,
   /** Owner -> backup: [partitionId, replicaIndex, data per service {service: data}, versions[], tableVersion] -> null. The copy and its versions were taken together; refused unless the sender owns the partition in the receiver's table or its table is newer. */
   ReplicaSyncData: 32,
+  /** Master -> members of its cluster: [targetMasterAddress] -> null: a split brain healed and this cluster is the smaller: merge into the other one. */
+  MergeTo: 40,
 } as const;
 
 export type MessageType = (typeof Msg)[keyof typeof Msg];

@@ -78,6 +78,10 @@ export interface ClusterOptions {
   readonly wait?: 'safe' | 'up';
   /** Deadline of that wait. Default 30 s. */
   readonly timeoutMs?: number;
+  /** The IP member `i` binds and is reached at (default 127.0.0.1): members in network namespaces. */
+  readonly hostOf?: (i: number) => string;
+  /** A command prefix for member `i`'s process (e.g. `ip netns exec <ns>`). */
+  readonly prefixOf?: (i: number) => readonly string[];
 }
 
 export type MemberStatus = 'running' | 'killed' | 'stopped' | 'exited';
@@ -218,16 +222,21 @@ export class Cluster {
     return c;
   }
 
+  /** The IP of member `i` (127.0.0.1 unless the cluster puts members elsewhere). */
+  hostOf(i: number): string {
+    return this.opts.hostOf?.(i) ?? '127.0.0.1';
+  }
+
   /** The raw config (content of `hazelcast:`) of member `i` on `port`. */
   configOf(i: number, port: number, lite: boolean): ConfigFragment {
     const base: ConfigFragment = {
       'cluster-name': this.clusterName,
       network: {
         port: { port, 'auto-increment': false },
-        interfaces: { enabled: true, interfaces: ['127.0.0.1'] },
+        interfaces: { enabled: true, interfaces: [this.hostOf(i)] },
         join: {
           multicast: { enabled: false },
-          'tcp-ip': { enabled: true, 'member-list': this.ports.map((p) => `127.0.0.1:${p}`) },
+          'tcp-ip': { enabled: true, 'member-list': this.ports.map((p, j) => `${this.hostOf(j)}:${p}`) },
         },
         'rest-api': { enabled: true, 'endpoint-groups': Object.fromEntries(REST_GROUPS.map((g) => [g, { enabled: true }])) },
       },
@@ -256,12 +265,12 @@ export class Cluster {
   /** Spawns the process of member `index` from its config file (a first start or a restart). */
   private launch(index: number, port: number, lite: boolean, configPath: string): ClusterMember {
     this.paused.delete(index);
-    const proc = spawnGrid(['start', '--config', configPath]);
+    const proc = spawnGrid(['start', '--config', configPath], { prefix: this.opts.prefixOf?.(index) });
     const output = (): string => proc.stdout() + (proc.stderr() ? `\n[stderr]\n${proc.stderr()}` : '');
     const m: ClusterMember = {
       index,
       port,
-      address: `127.0.0.1:${port}`,
+      address: `${this.hostOf(index)}:${port}`,
       lite,
       configPath,
       process: proc,
@@ -311,6 +320,7 @@ export class Cluster {
    */
   http(i: number, method: string, path: string, body?: string, opts: { timeoutMs?: number; contentType?: string } = {}): Promise<HttpResponse> {
     const port = this.member(i).port;
+    const host = this.hostOf(i);
     const timeoutMs = opts.timeoutMs ?? 10_000;
     return new Promise<HttpResponse>((resolve, reject) => {
       const headers: Record<string, string> = {};
@@ -320,7 +330,7 @@ export class Cluster {
       } else if (method === 'POST') {
         headers['content-length'] = '0';
       }
-      const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: this.agentFor(port) }, (res) => {
+      const req = http.request({ host, port, method, path, headers, agent: this.agentFor(port) }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
         res.on('error', reject);

@@ -87,6 +87,8 @@ describe('shipped config files', () => {
       maxParallelMigrations: 10,
       maxJoinSeconds: 300,
       debugIgnoreMessages: '',
+      mergeFirstRunDelaySeconds: 300,
+      mergeNextRunDelaySeconds: 120,
     });
   });
 
@@ -156,6 +158,8 @@ describe('defaults', () => {
       maxParallelMigrations: 10,
       maxJoinSeconds: 300,
       debugIgnoreMessages: '',
+      mergeFirstRunDelaySeconds: 300,
+      mergeNextRunDelaySeconds: 120,
     });
   });
 
@@ -182,8 +186,18 @@ describe('defaults', () => {
       timeToLiveSeconds: 0,
       maxIdleSeconds: 0,
       wanReplicationRef: undefined,
+      mergePolicy: { policy: 'PutIfAbsentMergePolicy', batchSize: 100 },
+      splitBrainProtectionRef: undefined,
     });
-    expect(c.queues[0]).toEqual({ name: 'q', maxSize: 0, backupCount: 1, asyncBackupCount: 0, emptyQueueTtlSeconds: -1 });
+    expect(c.queues[0]).toEqual({
+      name: 'q',
+      maxSize: 0,
+      backupCount: 1,
+      asyncBackupCount: 0,
+      emptyQueueTtlSeconds: -1,
+      mergePolicy: { policy: 'PutIfAbsentMergePolicy', batchSize: 100 },
+      splitBrainProtectionRef: undefined,
+    });
   });
 
   it('publisher-id defaults to the cluster name in XML; merge policy and republishing have defaults', () => {

@@ -39,6 +39,8 @@ describe('findMapConfig', () => {
       timeToLiveSeconds: 0,
       maxIdleSeconds: 0,
       wanReplicationRef: undefined,
+      mergePolicy: { policy: 'PutIfAbsentMergePolicy', batchSize: 100 },
+      splitBrainProtectionRef: undefined,
     });
     expect(Object.isFrozen(findMapConfig(bare, 'other'))).toBe(true);
   });
@@ -59,6 +61,8 @@ describe('findQueueConfig', () => {
       backupCount: 1,
       asyncBackupCount: 0,
       emptyQueueTtlSeconds: -1,
+      mergePolicy: { policy: 'PutIfAbsentMergePolicy', batchSize: 100 },
+      splitBrainProtectionRef: undefined,
     });
   });
 });

@@ -31,6 +31,7 @@ const PINNED: Readonly<Record<string, number>> = {
   ReplicaVersions: 30,
   ReplicaSyncRequest: 31,
   ReplicaSyncData: 32,
+  MergeTo: 40,
 };
 
 describe('member protocol message table', () => {

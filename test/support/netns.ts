@@ -1,0 +1,147 @@
+// Test hosts in Linux network namespaces, for partitions that cut real links. Each side is a
+// namespace whose members share one address (on its loopback); sides are joined to each other
+// by veth links (the links a test cuts and restores) and each to this process's namespace by
+// its own veth (so the test reaches every member's REST port while the sides cannot reach each
+// other). Needs root and iproute2; `netnsUnavailable()` says why not, for a clear skip.
+
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { afterEach } from 'vitest';
+
+function ip(...args: string[]): string {
+  return execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Why network namespaces cannot be used here, or undefined when they can. */
+export function netnsUnavailable(): string | undefined {
+  if (process.platform !== 'linux') return 'network namespaces need Linux';
+  if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'network namespaces need root';
+  const probe = `gp${randomBytes(3).toString('hex')}`;
+  try {
+    ip('netns', 'add', probe);
+    ip('-n', probe, 'link', 'set', 'lo', 'up');
+    ip('link', 'add', `${probe}a`, 'type', 'veth', 'peer', 'name', `${probe}b`);
+    ip('link', 'del', `${probe}a`);
+    return undefined;
+  } catch (e) {
+    return `the kernel refused a network namespace or veth link: ${(e as Error).message.split('\n')[0]}`;
+  } finally {
+    try {
+      ip('netns', 'del', probe);
+    } catch {
+      // was not created
+    }
+  }
+}
+
+const labs = new Set<NetLab>();
+afterEach(() => {
+  for (const l of labs) l.destroy();
+  labs.clear();
+});
+
+export class NetLab {
+  /** Namespace name of each side. */
+  readonly ns: string[] = [];
+  /** Address members of each side bind (on the side's loopback). */
+  readonly hosts: string[] = [];
+  private readonly links = new Map<string, { a: number; b: number; devA: string; devB: string }>();
+
+  private constructor(private readonly id: string, private readonly net: number) {}
+
+  /** `sides` namespaces, each linked to every other and to this process's namespace. */
+  static create(sides: number): NetLab {
+    const id = randomBytes(2).toString('hex');
+    // 10.<net>.x.y, a /16 no other lab of this run uses (random, checked against this namespace's routes).
+    const used = ip('-4', 'route').toString();
+    let net = 0;
+    for (let tries = 0; tries < 50; tries++) {
+      const n = 100 + Math.floor(Math.random() * 150);
+      if (!used.includes(`10.${n}.`)) {
+        net = n;
+        break;
+      }
+    }
+    if (net === 0) throw new Error('no free 10.x.0.0/16 for a network lab');
+    const lab = new NetLab(id, net);
+    labs.add(lab);
+    try {
+      for (let i = 0; i < sides; i++) {
+        const ns = `grid${id}s${i}`;
+        ip('netns', 'add', ns);
+        lab.ns.push(ns);
+        ip('-n', ns, 'link', 'set', 'lo', 'up');
+        const host = `10.${net}.100.${i + 1}`;
+        ip('-n', ns, 'addr', 'add', `${host}/32`, 'dev', 'lo');
+        lab.hosts.push(host);
+        // The test's way in: root <-> side i.
+        const rootDev = `g${id}r${i}`;
+        const sideDev = `g${id}t${i}`;
+        ip('link', 'add', rootDev, 'type', 'veth', 'peer', 'name', sideDev);
+        ip('link', 'set', sideDev, 'netns', ns);
+        ip('addr', 'add', `10.${net}.${i}.1/24`, 'dev', rootDev);
+        ip('link', 'set', rootDev, 'up');
+        ip('-n', ns, 'addr', 'add', `10.${net}.${i}.2/24`, 'dev', sideDev);
+        ip('-n', ns, 'link', 'set', sideDev, 'up');
+        // Replies to the test go back over the side's own /24; nothing else is routed this way.
+        ip('route', 'add', `${host}/32`, 'via', `10.${net}.${i}.2`);
+      }
+      // Side <-> side links, the ones a partition cuts.
+      let k = 0;
+      for (let a = 0; a < sides; a++) {
+        for (let b = a + 1; b < sides; b++, k++) {
+          const devA = `g${id}l${a}${b}`;
+          const devB = `g${id}l${b}${a}`;
+          ip('link', 'add', devA, 'type', 'veth', 'peer', 'name', devB);
+          ip('link', 'set', devA, 'netns', lab.ns[a]!);
+          ip('link', 'set', devB, 'netns', lab.ns[b]!);
+          ip('-n', lab.ns[a]!, 'addr', 'add', `10.${net}.${200 + k}.1/30`, 'dev', devA);
+          ip('-n', lab.ns[b]!, 'addr', 'add', `10.${net}.${200 + k}.2/30`, 'dev', devB);
+          lab.links.set(`${a}-${b}`, { a, b, devA, devB });
+          lab.setLink(a, b, true);
+        }
+      }
+    } catch (e) {
+      lab.destroy();
+      throw e;
+    }
+    return lab;
+  }
+
+  /** Bring the link between sides `a` and `b` up (with routes to each other's members) or down. */
+  setLink(a: number, b: number, up: boolean): void {
+    const [lo, hi] = a < b ? [a, b] : [b, a];
+    const l = this.links.get(`${lo}-${hi}`);
+    if (l === undefined) throw new Error(`no link between sides ${a} and ${b}`);
+    const nsA = this.ns[l.a]!;
+    const nsB = this.ns[l.b]!;
+    ip('-n', nsA, 'link', 'set', l.devA, up ? 'up' : 'down');
+    ip('-n', nsB, 'link', 'set', l.devB, up ? 'up' : 'down');
+    if (up) {
+      // Routes through a link vanish when it goes down; put them back.
+      ip('-n', nsA, 'route', 'replace', `${this.hosts[l.b]!}/32`, 'dev', l.devA);
+      ip('-n', nsB, 'route', 'replace', `${this.hosts[l.a]!}/32`, 'dev', l.devB);
+    }
+  }
+
+  /** `ip netns exec <ns>`: the prefix that runs a member on side `i`. */
+  prefix(i: number): string[] {
+    return ['ip', 'netns', 'exec', this.ns[i]!];
+  }
+
+  destroy(): void {
+    for (let i = 0; i < this.ns.length; i++) {
+      try {
+        ip('netns', 'del', this.ns[i]!);
+      } catch {
+        // already gone
+      }
+      try {
+        ip('link', 'del', `g${this.id}r${i}`);
+      } catch {
+        // removed with its peer
+      }
+    }
+    this.ns.length = 0;
+  }
+}
