@@ -59,6 +59,16 @@ const ALONE: QueueMembership = {
   onMembersRemoved: () => () => undefined,
 };
 
+/** One queue at its owner. */
+export interface QueueStats {
+  /** Items in the queue (what `size` answers). */
+  readonly size: number;
+  /** Items taken by polls whose answer is not confirmed yet (not in `size`). */
+  readonly reserved: number;
+  /** Polls waiting at the owner for an item. */
+  readonly waitingPolls: number;
+}
+
 /** Counts of this member's reservation work since it started (for tests, logs and operators). */
 export interface ReservationStats {
   /** Items reserved here as owner (polls and hand-offs). */
@@ -86,6 +96,8 @@ export interface QueueFacade {
   /** Wait up to `timeoutMs` (0 = don't wait) for an item; undefined when none came. */
   poll(queueName: string, timeoutMs: number, client: PollClient): MaybePromise<QueueItem | undefined>;
   size(queueName: string): MaybePromise<number>;
+  /** Items, reserved items and waiting polls, as the owner sees them. */
+  stats(queueName: string): MaybePromise<QueueStats>;
   /** The max-size of the queue's config (0 = unbounded), for error messages. */
   maxSizeOf(queueName: string): number;
 }
@@ -259,6 +271,11 @@ export class QueueService implements QueueFacade {
     this.guardHere(queueName, 'READ');
     const pid = partitionIdOf(queueName);
     return this.invoker.invoke(pid, this.sizeOp(queueName));
+  }
+
+  stats(queueName: string): MaybePromise<QueueStats> {
+    const pid = partitionIdOf(queueName);
+    return this.invoker.invoke(pid, this.statsOp(queueName));
   }
 
   maxSizeOf(queueName: string): number {
@@ -470,6 +487,20 @@ export class QueueService implements QueueFacade {
     };
   }
 
+  private statsOp(queueName: string): Operation<QueueStats> {
+    return {
+      name: 'queue.stats',
+      service: 'queue',
+      type: 'stats',
+      mutating: false,
+      args: [queueName],
+      run: () => {
+        const q = this.queues.get(queueName)?.queue;
+        return { size: q?.size ?? 0, reserved: q?.reserved ?? 0, waitingPolls: q?.waiting ?? 0 };
+      },
+    };
+  }
+
   private waitForItem(
     queueName: string,
     pid: number,
@@ -625,6 +656,8 @@ export class QueueService implements QueueFacade {
         }
         case 'size':
           return this.sizeOp(name);
+        case 'stats':
+          return this.statsOp(name);
       }
       throw new GridError('BAD_REQUEST', `unknown queue operation ${type}`);
     },
@@ -632,6 +665,10 @@ export class QueueService implements QueueFacade {
       if (type === 'offer') return result as boolean;
       if (type === 'size' || type === 'confirm' || type === 'release') return result as number;
       if (type === 'poll') return result === undefined ? null : encodeItem(result as QueueItem);
+      if (type === 'stats') {
+        const st = result as QueueStats;
+        return [st.size, st.reserved, st.waitingPolls];
+      }
       return null;
     },
     decodeResult: (type: string, w: WireValue): unknown => {
@@ -640,6 +677,10 @@ export class QueueService implements QueueFacade {
       if (type === 'poll') {
         if (w === null) return undefined;
         return decodeItem(f.tuple(w, 'queue item'), 0);
+      }
+      if (type === 'stats') {
+        const t = f.tuple(w, 'queue stats');
+        return { size: f.int(t, 0, 'size'), reserved: f.int(t, 1, 'reserved'), waitingPolls: f.int(t, 2, 'waiting polls') };
       }
       return undefined;
     },

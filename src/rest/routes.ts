@@ -168,6 +168,9 @@ function queueRoute(method: Method, rest: string): Route {
       run: (r, d) => andThen(d.queues.size(queueName), (n) => sendText(r.res, String(n))),
     };
   }
+  if (isGet(method) && rawArg === 'stats') {
+    return { group: 'DATA', readsBody: false, run: (r, d) => andThen(d.queues.stats(queueName), (st) => sendJson(r.res, st)) };
+  }
   if (method === 'HEAD') throw unknown(method, `rest/queues/${rest}`);
   const timeoutSeconds = parseTimeoutSeconds(rawArg);
   return {
@@ -194,10 +197,12 @@ function poll(r: Request, d: RestDeps, queueName: string, timeoutSeconds: number
         if (!res.writableFinished) fn();
       });
     },
-    // The item stays reserved at the owner until the answer is handed to the socket ('finish');
-    // a response closed before that (client gone) returns it to the queue.
+    // The item stays reserved at the owner until the answer was handed to the kernel; a
+    // response closed before that (client gone) returns it to the queue. node also emits
+    // 'finish' for a response whose socket was destroyed mid-write (a client that stopped
+    // reading and then went): by then the socket is destroyed, so that counts as not written.
     onAnswered: (fn) => {
-      if (res.writableFinished) return fn(true);
+      if (res.writableFinished) return fn(!socket.destroyed);
       if (res.destroyed) return fn(false);
       let told = false;
       const tell = (written: boolean): void => {
@@ -205,8 +210,8 @@ function poll(r: Request, d: RestDeps, queueName: string, timeoutSeconds: number
         told = true;
         fn(written);
       };
-      res.once('finish', () => tell(true));
-      res.once('close', () => tell(res.writableFinished));
+      res.once('finish', () => tell(!socket.destroyed));
+      res.once('close', () => tell(false));
     },
   });
   return andThen(item, (it) => {
