@@ -20,7 +20,7 @@ import { ClusterInvoker } from '../invocation/invoker.js';
 import { MemberNet } from '../net/member-net.js';
 import { describeError } from '../core/errors.js';
 import { MapService, type MapMergeBatch } from '../map/map-service.js';
-import { QueueService } from '../queue/queue-service.js';
+import { QueueService, type QueueMergeBatch } from '../queue/queue-service.js';
 import { createCredentialChecker, createMemberAuth } from '../security/credentials.js';
 import { Listener } from '../net/listener.js';
 import { RestServer } from '../rest/rest-server.js';
@@ -303,14 +303,15 @@ export class Member {
 
   /** Graceful stop; safe to call more than once. */
   /** What this member owned when its cluster began to merge into another (split brain healed). */
-  private mergeStash: { maps: MapMergeBatch[] } | undefined;
+  private mergeStash: { maps: MapMergeBatch[]; queues: QueueMergeBatch[] } | undefined;
 
   private onMerge(phase: 'collect' | 'joined' | 'failed'): void {
     if (phase === 'collect') {
       const owned = this.partitions.ownedPartitions();
-      this.mergeStash = { maps: this.maps.collectForMerge(owned) };
+      this.mergeStash = { maps: this.maps.collectForMerge(owned), queues: this.queues.collectForMerge(owned) };
       const entries = this.mergeStash.maps.reduce((n, b) => n + b.entries.length, 0);
-      this.logger.warn(`merging: took ${entries} map entries of ${owned.length} owned partitions to merge into the other cluster`);
+      const items = this.mergeStash.queues.reduce((n, b) => n + b.items.length, 0);
+      this.logger.warn(`merging: took ${entries} map entries and ${items} queue items of ${owned.length} owned partitions to merge into the other cluster`);
       this.partitions.resetForMerge();
       this.maps.dropAll();
       return;
@@ -322,8 +323,10 @@ export class Member {
       const started = this.clock.now();
       if (!(await this.partitions.waitForTable(PARTITION_TABLE_WAIT_MS))) this.logger.warn('merging: no partition table yet; merge operations wait for one');
       const maps = await this.maps.mergeInto(stash.maps);
+      const queues = await this.queues.mergeInto(stash.queues);
       this.logger.warn(
-        `merge done in ${this.clock.now() - started} ms: ${maps.merged} map entries taken by the merge policies, ${maps.kept} kept the other cluster's value`,
+        `merge done in ${this.clock.now() - started} ms: ${maps.merged} map entries taken by the merge policies, ${maps.kept} kept the other cluster's value; ` +
+          `${queues.appended} queue items appended, ${queues.discarded} discarded by policy, ${queues.refused} refused (queue full)`,
       );
     })().catch((e: unknown) => this.logger.error(`merging data into the other cluster failed: ${describeError(e)}`));
   }

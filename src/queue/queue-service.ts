@@ -188,6 +188,12 @@ function decodeItem(t: readonly WireValue[], at: number): QueueItem {
   return { value: f.latin1(t, at, 'value'), contentType: f.optStr(t, at + 1, 'content type') };
 }
 
+/** One queue's items, taken from a cluster that merges into another after a split brain. */
+export interface QueueMergeBatch {
+  readonly queueName: string;
+  readonly items: readonly QueueItem[];
+}
+
 export class QueueService implements QueueFacade {
   private readonly queues = new Map<string, Entry>();
   private readonly config: GridConfig;
@@ -329,6 +335,51 @@ export class QueueService implements QueueFacade {
   /** @internal */ backupOf(queueName: string, type: string, args: readonly WireValue[]): BackupSpec {
     const config = this.queues.get(queueName)?.config ?? findQueueConfig(this.config, queueName);
     return { type, args, syncCount: config.backupCount, asyncCount: config.asyncBackupCount };
+  }
+
+  /**
+   * The items of the queues in partitions this member owns, in queue order, for a split-brain
+   * merge: reserved ones first (they were at the head, and their polls may not have been
+   * answered: at-least-once), then the queue.
+   */
+  collectForMerge(owned: readonly number[]): QueueMergeBatch[] {
+    const mine = new Set(owned);
+    const out: QueueMergeBatch[] = [];
+    for (const [queueName, e] of this.queues) {
+      if (!mine.has(e.partitionId)) continue;
+      const s = e.queue.state();
+      const items = [...s.reservations.map((r) => r.item), ...s.returned.map((r) => r.item), ...s.items];
+      if (items.length > 0) out.push({ queueName, items });
+    }
+    return out;
+  }
+
+  /**
+   * Offer collected items to the queues of the cluster merged into, in order, behind the items
+   * already there (every policy but DiscardMergePolicy, which drops them: a queue's items are
+   * independent, so keeping both sides' loses none). An item a full queue refuses is counted.
+   */
+  async mergeInto(batches: readonly QueueMergeBatch[]): Promise<{ appended: number; discarded: number; refused: number }> {
+    let appended = 0;
+    let discarded = 0;
+    let refused = 0;
+    for (const b of batches) {
+      if (findQueueConfig(this.config, b.queueName).mergePolicy.policy === 'DiscardMergePolicy') {
+        discarded += b.items.length;
+        continue;
+      }
+      const pid = partitionIdOf(b.queueName);
+      for (const item of b.items) {
+        try {
+          if (await this.invoker.invoke(pid, this.offerOp(pid, b.queueName, item))) appended++;
+          else refused++;
+        } catch (e) {
+          refused++;
+          this.logger.warn({ queue: b.queueName }, `merging a queue item failed: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }
+    }
+    return { appended, discarded, refused };
   }
 
   private offerOp(pid: number, queueName: string, item: QueueItem): Operation<boolean> {

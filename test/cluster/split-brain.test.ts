@@ -25,6 +25,13 @@ async function put(c: Cluster, i: number, map: string, key: string, value: strin
   expect(r.status, `${map}/${key} through member ${i}: ${r.body}`).toBe(200);
 }
 
+const QUEUES = ['jobs', 'dropq'];
+
+async function offer(c: Cluster, i: number, queue: string, item: string): Promise<void> {
+  const r = await c.http(i, 'POST', `/hazelcast/rest/queues/${queue}`, item);
+  expect(r.status, `offer ${item} to ${queue} through member ${i}: ${r.body}`).toBe(200);
+}
+
 async function get(c: Cluster, i: number, map: string, key: string): Promise<string | undefined> {
   const r = await c.http(i, 'GET', `/hazelcast/rest/maps/${map}/${key}`);
   return r.status === 200 ? r.body : undefined;
@@ -44,6 +51,7 @@ it.skipIf(unavailable !== undefined)(
       properties: { 'hazelcast.merge.first.run.delay.seconds': 1, 'hazelcast.merge.next.run.delay.seconds': 1 },
       config: () => ({
         map: Object.fromEntries(Object.entries(POLICIES).map(([name, policy]) => [name, { 'backup-count': 1, 'merge-policy': { 'class-name': policy, 'batch-size': 7 } }])),
+        queue: { jobs: { 'backup-count': 1 }, dropq: { 'backup-count': 1, 'merge-policy': { 'class-name': 'DiscardMergePolicy' } } },
       }),
     });
     await c.addMember();
@@ -52,6 +60,7 @@ it.skipIf(unavailable !== undefined)(
     await c.waitSafe();
     const maps = Object.keys(POLICIES);
     for (const m of maps) for (let k = 0; k < 40; k++) await put(c, k % 3, m, `k${k}`, 'before');
+    for (const q of QUEUES) for (let k = 0; k < 5; k++) await offer(c, k % 3, q, `x${k}`);
 
     // Cut the link: side 0 removes member 2, member 2 becomes a cluster of one.
     const cutAt = Date.now();
@@ -73,6 +82,10 @@ it.skipIf(unavailable !== undefined)(
     for (const m of maps) {
       for (let k = 0; k < 10; k++) await put(c, 2, m, `k${k}`, 'B-new');
       for (let k = 0; k < 15; k++) await put(c, 2, m, `b${k}`, 'B');
+    }
+    for (const q of QUEUES) {
+      for (let k = 0; k < 5; k++) await offer(c, 1, q, `A${k}`);
+      for (let k = 0; k < 5; k++) await offer(c, 2, q, `B${k}`);
     }
     // Hits: k0..k4 read more often on side 0, k5..k9 more often on side 1.
     for (let k = 0; k < 10; k++) {
@@ -125,6 +138,19 @@ it.skipIf(unavailable !== undefined)(
       }
     }
     expect(wrong.slice(0, 20), `${wrong.length} entries differ from the merge policies`).toEqual([]);
+    // Queues keep both sides' items (at least once, each side's order kept); Discard drops the merging side's.
+    for (const q of QUEUES) {
+      const drained: string[] = [];
+      for (;;) {
+        const r = await c.http(drained.length % 3, 'GET', `/hazelcast/rest/queues/${q}/0`);
+        if (r.status !== 200) break;
+        drained.push(r.body);
+      }
+      const inOrder = (prefix: string): string[] => drained.filter((x) => x.startsWith(prefix));
+      expect(inOrder('A'), q).toEqual(['A0', 'A1', 'A2', 'A3', 'A4']);
+      expect(new Set(inOrder('x')), q).toEqual(new Set(['x0', 'x1', 'x2', 'x3', 'x4']));
+      expect(inOrder('B'), q).toEqual(q === 'dropq' ? [] : ['B0', 'B1', 'B2', 'B3', 'B4']);
+    }
     console.log(`split brain: detected in ${splitMs} ms; merged ${mergeMs} ms after the link came back`);
   },
   180_000,
