@@ -89,6 +89,8 @@ describe('shipped config files', () => {
       debugIgnoreMessages: '',
       mergeFirstRunDelaySeconds: 300,
       mergeNextRunDelaySeconds: 120,
+      replicaSyncIntervalSeconds: 5,
+      debugDropBackups: 0,
     });
   });
 
@@ -160,6 +162,8 @@ describe('defaults', () => {
       debugIgnoreMessages: '',
       mergeFirstRunDelaySeconds: 300,
       mergeNextRunDelaySeconds: 120,
+      replicaSyncIntervalSeconds: 5,
+      debugDropBackups: 0,
     });
   });
 
