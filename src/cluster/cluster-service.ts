@@ -17,6 +17,7 @@ import { decideJoin, type DiscoverAnswer } from './join-decision.js';
 import { admit, admitStateChange, judgeMemberList, type GateView } from './member-rules.js';
 import { applyMessageFault, parseMessageFaults } from './message-faults.js';
 import { shouldMergeInto, type ClusterSide } from './merge-policies.js';
+import { ClusterStateMachine, type StateTransition } from './state-machine.js';
 import { SETTABLE_CLUSTER_STATES, type ClusterEvent, type ClusterState, type MemberInfo, type NodeState } from './types.js';
 
 export interface ClusterView {
@@ -117,7 +118,8 @@ export class ClusterService implements ClusterFacade {
   private local: MemberInfo;
   private memberList: MemberInfo[];
   private listVersion = 0;
-  private clusterState: ClusterState = 'ACTIVE';
+  /** The committed cluster state, its version and the lock of a change in progress. */
+  private readonly states = new ClusterStateMachine(STATE_LOCK_MS);
   private node: NodeState = 'STARTING';
   private readonly events = new EventEmitter();
   private tcpIpMembers: string[];
@@ -131,9 +133,6 @@ export class ClusterService implements ClusterFacade {
   private readonly askedBy = new Map<string, number>();
   private readonly monitors = new Map<string, TimerHandle>();
   private heartbeatTimer: TimerHandle | undefined;
-  private stateLock: { txId: string; state: ClusterState; until: number } | undefined;
-  /** Bumped by the master on every committed state change; travels with lists and heartbeats so a member that missed a commit catches up. */
-  private stateVersion = 0;
   /** Set by the partition layer: move every partition replica off `uuid`; resolves when done. */
   private handOff: ((uuid: string) => Promise<void>) | undefined;
   private leaving = false;
@@ -287,17 +286,16 @@ export class ClusterService implements ClusterFacade {
   }
 
   state(): ClusterState {
-    if (this.stateLock !== undefined && this.stateLock.until > this.clock.now()) return 'IN_TRANSITION';
-    return this.clusterState;
+    return this.states.visible(this.clock.now());
   }
 
   /** The committed state, ignoring a state change in progress. */
   committedState(): ClusterState {
-    return this.clusterState;
+    return this.states.state;
   }
 
   nodeState(): NodeState {
-    if (this.node === 'ACTIVE' && this.clusterState === 'PASSIVE') return 'PASSIVE';
+    if (this.node === 'ACTIVE' && this.states.state === 'PASSIVE') return 'PASSIVE';
     return this.node;
   }
 
@@ -472,7 +470,7 @@ export class ClusterService implements ClusterFacade {
   // ------------------------------------------------------------------ member list
 
   private encodeList(): WireValue {
-    return [this.listVersion, this.memberList.map(encodeMember), this.clusterState, this.stateVersion, this.masterSince ?? null];
+    return [this.listVersion, this.memberList.map(encodeMember), this.states.state, this.states.version, this.masterSince ?? null];
   }
 
   /** Apply a member list pushed by the master (or answered to our join). */
@@ -512,9 +510,7 @@ export class ClusterService implements ClusterFacade {
     this.listVersion = version;
     this.noteMaster();
     if (!this.isShuttingDown()) this.node = 'ACTIVE';
-    const prevState = this.clusterState;
-    this.clusterState = state;
-    if (t[3] !== undefined) this.stateVersion = Math.max(this.stateVersion, f.int(t, 3, 'state version'));
+    const stateChange = this.states.fromList(state, t[3] === undefined ? undefined : f.int(t, 3, 'state version'));
     const now = this.clock.now();
     const added = list.filter((m) => !before.some((b) => b.uuid === m.uuid) || !wasJoined);
     const removed = wasJoined ? before.filter((b) => !list.some((m) => m.uuid === b.uuid)) : [];
@@ -522,7 +518,7 @@ export class ClusterService implements ClusterFacade {
     for (const m of removed) this.forgetMember(m);
     if (wasJoined && (added.length > 0 || removed.length > 0)) this.logMembers();
     this.emit({ type: 'membersChanged', added, removed, masterChanged: oldMaster !== list[0]?.uuid || !wasJoined });
-    if (prevState !== state) this.emit({ type: 'stateChanged', from: prevState, to: state });
+    this.emitState(stateChange);
   }
 
   private noteMaster(): void {
@@ -702,9 +698,7 @@ export class ClusterService implements ClusterFacade {
       this.memberList = [this.local];
       this.listVersion = 0;
       this.node = 'STARTING';
-      this.clusterState = 'ACTIVE';
-      this.stateVersion = 0;
-      this.stateLock = undefined;
+      this.states.reset();
       this.suspected.clear();
       this.masterSince = undefined;
       this.fencedSince = undefined;
@@ -732,8 +726,7 @@ export class ClusterService implements ClusterFacade {
 
   private sendHeartbeats(): void {
     if (this.isShuttingDown() && !this.leaving) return;
-    const lock = this.stateLock !== undefined && this.stateLock.until > this.clock.now() ? this.stateLock.txId : null;
-    const payload = [this.local.uuid, this.listVersion, this.clusterState, this.stateVersion, lock];
+    const payload = [this.local.uuid, this.listVersion, this.states.state, this.states.version, this.states.lockedTx(this.clock.now()) ?? null];
     for (const m of this.memberList) {
       if (m.uuid !== this.local.uuid) this.net!.oneWay(m.address, Msg.Heartbeat, payload);
     }
@@ -812,7 +805,7 @@ export class ClusterService implements ClusterFacade {
         const v = f.int(t, 0, 'version');
         // The newest committed cluster state any member saw (the old master may have committed on some only).
         const sv = t[3] === undefined ? 0 : f.int(t, 3, 'state version');
-        if (sv > this.stateVersion && sv > (newestState?.version ?? 0)) newestState = { state: decodeState(f.str(t, 2, 'state')), version: sv };
+        if (sv > this.states.version && sv > (newestState?.version ?? 0)) newestState = { state: decodeState(f.str(t, 2, 'state')), version: sv };
         if (v > newestVersion) {
           const decoded = f.arr(t, 1, 'members').map((m, i) => decodeMember(m, `members[${i}]`));
           if (!decoded.some((m) => m.uuid === this.local.uuid)) continue;
@@ -824,15 +817,7 @@ export class ClusterService implements ClusterFacade {
       }
     }
     if (this.removed || this.fenced()) return;
-    if (newestState !== undefined) {
-      const from = this.clusterState;
-      this.stateVersion = newestState.version;
-      this.stateLock = undefined;
-      if (from !== newestState.state) {
-        this.clusterState = newestState.state;
-        this.emit({ type: 'stateChanged', from, to: newestState.state });
-      }
-    }
+    if (newestState !== undefined) this.emitState(this.states.takeNewest(newestState.state, newestState.version));
     // Everyone older than this member is gone (that is why it takes over), and so is every suspect.
     const selfAt = list.findIndex((x) => x.uuid === this.local.uuid);
     const next = list.filter((m, i) => i >= selfAt && !this.suspected.has(m.uuid)).map((m) => (m.uuid === this.local.uuid ? this.local : m));
@@ -899,12 +884,11 @@ export class ClusterService implements ClusterFacade {
       const to = decodeState(f.str(t, 1, 'state'));
       const stale = admitStateChange('state commit', t[2] === undefined ? undefined : f.int(t, 2, 'member list version'), this.listVersion);
       if (stale !== undefined) throw stale;
-      this.commitState(txId, to, t[3] === undefined ? undefined : f.int(t, 3, 'state version'));
+      this.emitState(this.states.commit(txId, to, t[3] === undefined ? undefined : f.int(t, 3, 'state version')));
       return null;
     });
     net.handle(Msg.StateRollback, (p) => {
-      const txId = f.str(f.tuple(p, 'rollback'), 0, 'txId');
-      if (this.stateLock?.txId === txId) this.stateLock = undefined;
+      this.states.rollback(f.str(f.tuple(p, 'rollback'), 0, 'txId'));
       return null;
     });
     net.handle(Msg.LeaveRequest, (p, from) => {
@@ -984,7 +968,7 @@ export class ClusterService implements ClusterFacade {
       const r = await this.net.request(master.address, Msg.ChangeState, [to], this.tuning.callTimeoutMs);
       return r === true;
     }
-    if (this.clusterState === to) return false;
+    if (this.states.state === to) return false;
     const txId = randomUUID();
     this.prepareState(txId, to);
     const others = this.memberList.filter((m) => m.uuid !== this.local.uuid);
@@ -994,16 +978,16 @@ export class ClusterService implements ClusterFacade {
     const refused = prepared.findIndex((p) => p.status === 'rejected');
     if (refused !== -1) {
       const reason = describeError((prepared[refused] as PromiseRejectedResult).reason);
-      if (this.stateLock?.txId === txId) this.stateLock = undefined;
+      this.states.rollback(txId);
       await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.StateRollback, [txId], this.tuning.callTimeoutMs)));
       throw new GridError('CONFLICT', `cluster state not changed: member ${others[refused]!.address} refused: ${reason}`);
     }
     // A member that misses this commit (lost, timed out) catches up from the master's heartbeats.
-    const version = this.stateVersion + 1;
+    const version = this.states.version + 1;
     await Promise.allSettled(
       others.map((m) => this.net!.request(m.address, Msg.StateCommit, [txId, to, this.listVersion, version], this.tuning.callTimeoutMs)),
     );
-    this.commitState(txId, to, version);
+    this.emitState(this.states.commit(txId, to, version));
     return true;
   }
 
@@ -1013,40 +997,21 @@ export class ClusterService implements ClusterFacade {
    * whose change the master gave up) releases its lock.
    */
   private followMasterState(state: ClusterState, version: number, masterTx: string | undefined): void {
-    if (version > this.stateVersion) {
+    const r = this.states.followMaster(state, version, masterTx);
+    if (r?.kind === 'adopted') {
       this.logger.warn(`cluster state ${state} (version ${version}) taken from the master's heartbeat: this member missed its commit`);
-      this.stateLock = undefined;
-      this.stateVersion = version;
-      const from = this.clusterState;
-      if (from !== state) {
-        this.clusterState = state;
-        this.emit({ type: 'stateChanged', from, to: state });
-      }
-      return;
-    }
-    if (version === this.stateVersion && this.stateLock !== undefined && this.stateLock.txId !== masterTx) {
-      this.logger.warn(`cluster state change ${this.stateLock.txId} released: the master has no such change in progress (its rollback was missed)`);
-      this.stateLock = undefined;
+      this.emitState(r.transition);
+    } else if (r?.kind === 'released') {
+      this.logger.warn(`cluster state change ${r.txId} released: the master has no such change in progress (its rollback was missed)`);
     }
   }
 
   private prepareState(txId: string, to: ClusterState): void {
-    const now = this.clock.now();
-    if (this.stateLock !== undefined && this.stateLock.until > now && this.stateLock.txId !== txId) {
-      throw new GridError('CONFLICT', 'another cluster state change is in progress');
-    }
-    if (this.isShuttingDown() && to !== 'PASSIVE') throw new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down');
-    this.stateLock = { txId, state: to, until: now + STATE_LOCK_MS };
+    this.states.prepare(txId, to, this.clock.now(), this.isShuttingDown());
   }
 
-  private commitState(txId: string, to: ClusterState, version: number | undefined): void {
-    if (this.stateLock !== undefined && this.stateLock.txId !== txId) return;
-    this.stateLock = undefined;
-    this.stateVersion = Math.max(this.stateVersion, version ?? this.stateVersion + 1);
-    const from = this.clusterState;
-    if (from === to) return;
-    this.clusterState = to;
-    this.emit({ type: 'stateChanged', from, to });
+  private emitState(t: StateTransition | undefined): void {
+    if (t !== undefined) this.emit({ type: 'stateChanged', from: t.from, to: t.to });
   }
 
   // ------------------------------------------------------------------ shutdown
@@ -1062,7 +1027,7 @@ export class ClusterService implements ClusterFacade {
     }
     void (async () => {
       try {
-        if (this.clusterState !== 'PASSIVE') await this.changeState('PASSIVE');
+        if (this.states.state !== 'PASSIVE') await this.changeState('PASSIVE');
       } catch (e) {
         this.logger.warn(`cluster shutdown: could not make the cluster PASSIVE first: ${describeError(e)}`);
       }
@@ -1079,7 +1044,7 @@ export class ClusterService implements ClusterFacade {
     // A removed member's partitions are stale: the cluster already promoted their backups.
     if (this.removed) return;
     this.leaving = true;
-    const moves = this.clusterState === 'ACTIVE' || this.clusterState === 'NO_MIGRATION';
+    const moves = this.states.state === 'ACTIVE' || this.states.state === 'NO_MIGRATION';
     try {
       if (this.memberList[0]?.uuid === this.local.uuid) {
         if (moves && this.handOff) await this.handOff(this.local.uuid);
@@ -1118,7 +1083,7 @@ export class ClusterService implements ClusterFacade {
     const m = this.memberByUuid(uuid);
     if (m === undefined) return null;
     this.logger.info(`member ${m.address} is leaving: handing its partitions over`);
-    if (this.handOff && (this.clusterState === 'ACTIVE' || this.clusterState === 'NO_MIGRATION')) await this.handOff(uuid);
+    if (this.handOff && (this.states.state === 'ACTIVE' || this.states.state === 'NO_MIGRATION')) await this.handOff(uuid);
     this.removeMembers([uuid], 'it left the cluster');
     return null;
   }
