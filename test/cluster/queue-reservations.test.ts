@@ -38,12 +38,16 @@ async function statsBecome(c: Cluster, i: number, q: string, want: Partial<Stats
   });
 }
 
-/** A queue name whose partition member `owner` owns. */
-async function ownedBy(c: Cluster, owner: number, prefix: string): Promise<string> {
+/** A queue name whose partition member `owner` owns (and member `backup` backs up, if given). */
+async function ownedBy(c: Cluster, owner: number, prefix: string, backup?: number): Promise<string> {
   const table = await c.partitions(0);
   const uuid = c.member(owner).uuid;
-  for (let n = 0; n < 10_000; n++) if (table.partitions[partitionIdOf(`${prefix}-${n}`)]?.[0] === uuid) return `${prefix}-${n}`;
-  throw new Error(`member ${owner} owns no partition of ${prefix}-*`);
+  const backupUuid = backup === undefined ? undefined : c.member(backup).uuid;
+  for (let n = 0; n < 10_000; n++) {
+    const row = table.partitions[partitionIdOf(`${prefix}-${n}`)];
+    if (row?.[0] === uuid && (backupUuid === undefined || row[1] === backupUuid)) return `${prefix}-${n}`;
+  }
+  throw new Error(`member ${owner} owns no partition of ${prefix}-* (backed up by ${backup ?? 'anyone'})`);
 }
 
 const BIG = `big-${'x'.repeat(16 * 1024 * 1024)}`;
@@ -83,7 +87,8 @@ it('an item taken through a member killed before its answer was written goes bac
 
 it('an item handed to a waiting poll whose member is frozen and then killed goes back to the queue', async () => {
   const c = await startCluster({ size: 3 });
-  const q = await ownedBy(c, 0, 'handoff');
+  // Backed up by member 2: a frozen backup would hold the offer's answer until it is removed.
+  const q = await ownedBy(c, 0, 'handoff', 2);
   const waiting = c.http(1, 'GET', `/hazelcast/rest/queues/${q}/60`, undefined, { timeoutMs: 70_000 }).then(
     (r) => `answered ${r.status} ${r.body}`,
     (e: Error) => `failed: ${e.message}`,
