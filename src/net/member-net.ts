@@ -13,7 +13,7 @@ import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, encodeFrame, type Fram
 import type { WireValue } from '../protocol/codec.js';
 import { Msg, messageName } from '../protocol/messages.js';
 import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../protocol/preamble.js';
-import * as f from '../protocol/fields.js';
+import { decodeAuth, decodeAuthAnswer, encodeAuth, encodeAuthAnswer } from '../protocol/payloads.js';
 
 export type RequestHandler = (payload: WireValue, from: MemberConnection) => MaybePromise<WireValue>;
 export type OneWayHandler = (payload: WireValue, from: MemberConnection) => void;
@@ -332,15 +332,14 @@ export class MemberNet {
         conn
           .request(
             Msg.Auth,
-            [this.deps.auth.clusterName, me.uuid, me.address, id?.username ?? null, id?.password ?? null, this.deps.version],
+            encodeAuth({ clusterName: this.deps.auth.clusterName, uuid: me.uuid, address: me.address, username: id?.username, password: id?.password, version: this.deps.version }),
             this.deps.connectTimeoutMs,
           )
           .then((answer) => {
             // A peer that answers Auth with the wrong shape is not a member: fail this dial only.
             let peer: PeerIdentity;
             try {
-              const t = f.tuple(answer, 'auth answer');
-              peer = { uuid: f.str(t, 0, 'uuid'), address: f.str(t, 1, 'address') };
+              peer = decodeAuthAnswer(answer);
             } catch (e) {
               this.deps.logger.warn({ remote: address }, `member connection to ${address} closed: ${describeError(e)}`);
               fail(e);
@@ -480,12 +479,7 @@ export class MemberNet {
     let username: string | undefined;
     let password: string | undefined;
     try {
-      const t = f.tuple(frame.payload, 'auth');
-      clusterName = f.str(t, 0, 'cluster name');
-      uuid = f.str(t, 1, 'uuid');
-      address = f.str(t, 2, 'address');
-      username = f.optStr(t, 3, 'username');
-      password = f.optStr(t, 4, 'password');
+      ({ clusterName, uuid, address, username, password } = decodeAuth(frame.payload));
       if (uuid.length === 0 || uuid.length > 64) throw new GridError('BAD_REQUEST', 'malformed member message: auth uuid');
       splitAddress(address);
     } catch (e) {
@@ -504,7 +498,7 @@ export class MemberNet {
     conn.peer = { uuid, address };
     conn.reader?.setMaxFrameBytes(DEFAULT_MAX_FRAME_BYTES);
     const me = this.deps.local();
-    this.reply(conn, frame.callId, [me.uuid, me.address], false);
+    this.reply(conn, frame.callId, encodeAuthAnswer({ uuid: me.uuid, address: me.address }), false);
   }
 }
 

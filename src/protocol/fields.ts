@@ -59,3 +59,29 @@ export function strings(t: readonly WireValue[], i: number, what: string): strin
   const a = arr(t, i, what);
   return a.map((_, j) => str(a, j, `${what}[${j}]`));
 }
+
+/** An integer, or undefined for null or a missing position (an optional trailing field). */
+export function optInt(t: readonly WireValue[], i: number, what: string): number | undefined {
+  const v = t[i];
+  if (v === null || v === undefined) return undefined;
+  return int(t, i, what);
+}
+
+/** A number, or undefined for null or a missing position (an optional trailing field). */
+export function optNum(t: readonly WireValue[], i: number, what: string): number | undefined {
+  const v = t[i];
+  if (v === null || v === undefined) return undefined;
+  return num(t, i, what);
+}
+
+export function ints(t: readonly WireValue[], i: number, what: string): number[] {
+  const a = arr(t, i, what);
+  return a.map((_, j) => int(a, j, `${what}[${j}]`));
+}
+
+/** A plain object of values by name (not an array, bytes or a Latin1 string). */
+export function record(t: readonly WireValue[], i: number, what: string): Readonly<Record<string, WireValue>> {
+  const v = t[i];
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof Uint8Array || v instanceof Latin1) throw bad(what, v);
+  return v as Readonly<Record<string, WireValue>>;
+}
