@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../support/member.js';
-import { cleanEnv, connectionRefused, RawConnection, rawRequest, REPO_ROOT, sendAndAwaitClose, spawnGrid, waitFor, type GridProcess } from '../support/process.js';
+import { RawConnection, sendAndAwaitClose, sendRequest } from '../support/http.js';
+import { connectionRefused, freePort } from '../support/ports.js';
+import { cleanEnv, REPO_ROOT, spawnGrid, waitFor, type GridProcess } from '../support/process.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(resolve(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -57,7 +58,7 @@ async function restPortOf(p: GridProcess): Promise<number> {
 }
 
 async function instanceName(port: number): Promise<string> {
-  const res = await rawRequest(port, 'GET', '/hazelcast/rest/instance');
+  const res = await sendRequest(port, 'GET', '/hazelcast/rest/instance');
   expect(res.status).toBe(200);
   return (JSON.parse(res.body.toString()) as { name: string }).name;
 }
@@ -117,21 +118,21 @@ describe('grid start', () => {
       expect(m[2]).toBe(file);
       const port = await restPortOf(p);
       expect(port).toBe(Number(m[1]));
-      const health = await rawRequest(port, 'GET', '/hazelcast/health/node-state');
+      const health = await sendRequest(port, 'GET', '/hazelcast/health/node-state');
       expect(health.status).toBe(200);
       expect(health.body.toString()).toBe('"ACTIVE"');
 
       // An idle keep-alive connection does not hold the shutdown up (the grace is for answers in flight).
-      const idle = await RawConnection.open(port);
+      const idle = await RawConnection.connect(port);
       try {
         expect((await idle.request('GET', '/hazelcast/health/ready')).status).toBe(200);
         const sent = Date.now();
         p.child.kill(signal);
         expect(await p.exited(8_000)).toEqual({ code: 0, signal: null });
         expect(Date.now() - sent).toBeLessThan(4_000);
-        await idle.waitClosed(2_000);
+        await idle.waitForEnd(2_000);
       } finally {
-        idle.close();
+        await idle.destroy();
       }
       const logs = logMessages(p);
       expect(logs).toContain('signal received, shutting down gracefully');
@@ -146,11 +147,11 @@ describe('grid start', () => {
     const p = spawnGrid(['start', '--config', writeYaml(dir, 'm.yaml', memberYaml(await freePort()))]);
     const port = await restPortOf(p);
     // A request whose body is still coming holds the graceful shutdown up (up to its grace period).
-    const c = await RawConnection.open(port);
+    const c = await RawConnection.connect(port);
     try {
-      c.write('POST /hazelcast/rest/maps/m/k HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345');
+      await c.write('POST /hazelcast/rest/maps/m/k HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345');
       await waitFor('the request to be taken', async () => {
-        const info = await rawRequest(port, 'GET', '/hazelcast/rest/cluster');
+        const info = await sendRequest(port, 'GET', '/hazelcast/rest/cluster');
         return (JSON.parse(info.body.toString()) as { connectionCount: number }).connectionCount === 2;
       });
       p.child.kill('SIGTERM');
@@ -160,7 +161,7 @@ describe('grid start', () => {
       expect(await p.exited(3_000)).toEqual({ code: 130, signal: null });
       expect(p.stderr()).toContain('SIGINT again, exiting now');
     } finally {
-      c.close();
+      await c.destroy();
     }
   });
 
@@ -168,7 +169,7 @@ describe('grid start', () => {
     const dir = tempDir();
     const p = spawnGrid(['start', '--config', writeYaml(dir, 'm.yaml', memberYaml(await freePort()))]);
     const port = await restPortOf(p);
-    const res = await rawRequest(port, 'POST', '/hazelcast/rest/management/cluster/memberShutdown', { body: 'dev&' });
+    const res = await sendRequest(port, 'POST', '/hazelcast/rest/management/cluster/memberShutdown', { body: 'dev&' });
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body.toString())).toEqual({ status: 'success' });
     expect(await p.exited(8_000)).toEqual({ code: 0, signal: null });
@@ -248,12 +249,12 @@ describe('grid start', () => {
     });
     const rest = await restPortOf(p);
     expect(p.stdout()).toMatch(/endpoint groups: .*DATA/);
-    expect((await rawRequest(rest, 'GET', '/hazelcast/health')).status).toBe(200);
-    expect((await rawRequest(rest, 'POST', '/hazelcast/rest/maps/m/k', { body: 'v' })).status).toBe(200);
-    const change = await rawRequest(rest, 'POST', '/hazelcast/rest/management/cluster/changeState', { body: 'dev&&frozen' });
+    expect((await sendRequest(rest, 'GET', '/hazelcast/health')).status).toBe(200);
+    expect((await sendRequest(rest, 'POST', '/hazelcast/rest/maps/m/k', { body: 'v' })).status).toBe(200);
+    const change = await sendRequest(rest, 'POST', '/hazelcast/rest/management/cluster/changeState', { body: 'dev&&frozen' });
     expect(change.status).toBe(200);
     // Groups not switched on stay off.
-    expect((await rawRequest(rest, 'GET', '/hazelcast/rest/cp-subsystem/groups')).status).toBe(403);
+    expect((await sendRequest(rest, 'GET', '/hazelcast/rest/cp-subsystem/groups')).status).toBe(403);
   });
 
   it('applies HZ_NETWORK_PORT_PORT and GRID_CLUSTERNAME over the file', async () => {
@@ -268,7 +269,7 @@ describe('grid start', () => {
     const port = await restPortOf(p);
     expect(port).toBeGreaterThanOrEqual(envPort);
     expect(port).toBeLessThan(envPort + 20);
-    const info = JSON.parse((await rawRequest(port, 'GET', '/hazelcast/rest/cluster')).body.toString()) as {
+    const info = JSON.parse((await sendRequest(port, 'GET', '/hazelcast/rest/cluster')).body.toString()) as {
       members: { address: string; memberVersion: string }[];
     };
     expect(info.members[0]?.address).toBe(`127.0.0.1:${port}`);
@@ -276,7 +277,7 @@ describe('grid start', () => {
     expect(info.members[0]?.memberVersion).toBe(PACKAGE_VERSION);
 
     const state = (body: string): Promise<number> =>
-      rawRequest(port, 'POST', '/hazelcast/rest/management/cluster/state', { body }).then((r) => r.status);
+      sendRequest(port, 'POST', '/hazelcast/rest/management/cluster/state', { body }).then((r) => r.status);
     expect(await state('blue&')).toBe(200);
     expect(await state('from-file&')).toBe(403);
     expect(await state('dev&')).toBe(403);

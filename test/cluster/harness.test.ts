@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { findMissing, startCluster, startWriteLoad } from '../support/cluster.js';
-import { connectionRefused } from '../support/process.js';
+import { connectionRefused } from '../support/ports.js';
 
 function isAlive(pid: number): boolean {
   try {

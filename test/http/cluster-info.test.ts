@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { restConfig, startMember } from '../support/member.js';
-import { RawConnection, rawRequest, waitFor } from '../support/process.js';
+import { RawConnection, sendRequest } from '../support/http.js';
+import { waitFor } from '../support/process.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -48,13 +49,13 @@ describe('GET /rest/cluster', () => {
     });
     if (!ipv6) ctx.skip();
     const { member } = await startMember(restConfig(undefined, { network: { interfaces: { enabled: true, interfaces: ['::1'] } } }));
-    const c = await RawConnection.open(member.memberPort, '::1');
+    const c = await RawConnection.connect(member.memberPort, '::1');
     try {
       const info = json<ClusterInfo>((await c.request('GET', '/hazelcast/rest/cluster')).body);
       expect(info.members[0]?.address).toBe(`[::1]:${member.memberPort}`);
       expect(info.connectionCount).toBe(1);
     } finally {
-      c.close();
+      await c.destroy();
     }
   });
 
@@ -71,13 +72,13 @@ describe('GET /rest/cluster', () => {
       expect(res.status).toBe(200);
       return json<ClusterInfo>(res.body);
     };
-    const asker = await RawConnection.open(port);
+    const asker = await RawConnection.connect(port);
     const others: RawConnection[] = [];
     try {
       // Only raw sockets talk to this member, so the count is exact.
       expect((await count(asker)).connectionCount).toBe(1);
       for (let i = 0; i < 3; i++) {
-        const c = await RawConnection.open(port);
+        const c = await RawConnection.connect(port);
         others.push(c);
         // A connection counts once its first bytes showed it is HTTP: ask on it (keep-alive).
         expect((await c.request('GET', '/grid/rest/instance')).status).toBe(200);
@@ -88,17 +89,17 @@ describe('GET /rest/cluster', () => {
       // A keep-alive connection stays counted across requests.
       expect((await count(others[0]!)).connectionCount).toBe(4);
 
-      for (const c of others.splice(0)) c.close();
+      await Promise.all(others.splice(0).map((c) => c.destroy()));
       await waitFor('the closed connections to leave the count', async () => (await count(asker)).connectionCount === 1);
     } finally {
-      asker.close();
-      for (const c of others) c.close();
+      await asker.destroy();
+      await Promise.all(others.map((c) => c.destroy()));
     }
   });
 
   it('rejects methods other than GET', async () => {
     const { port } = await startMember();
-    const res = await rawRequest(port, 'POST', '/hazelcast/rest/cluster', { body: 'dev&' });
+    const res = await sendRequest(port, 'POST', '/hazelcast/rest/cluster', { body: 'dev&' });
     expect(res.status).toBe(400);
     expect(res.body.length).toBe(0);
     expect(res.headers['content-length']).toBe('0');
@@ -134,7 +135,7 @@ describe('GET /rest/instance', () => {
   it('keeps to CLUSTER_READ: 403 with an empty body when that group is off', async () => {
     const { port } = await startMember(restConfig(['HEALTH_CHECK']));
     for (const path of ['/hazelcast/rest/instance', '/grid/rest/cluster']) {
-      const res = await rawRequest(port, 'GET', path);
+      const res = await sendRequest(port, 'GET', path);
       expect(res.status).toBe(403);
       expect(res.body.length).toBe(0);
       expect(res.headers['x-grid-error']).toBe('endpoint group CLUSTER_READ is disabled');

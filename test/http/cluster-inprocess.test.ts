@@ -6,8 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { configFromObject } from '../../src/config/index.js';
 import { GridError } from '../../src/core/errors.js';
 import { Member } from '../../src/member/member.js';
-import { LogCapture, freePort, restConfig, startMember, type StartedMember } from '../support/member.js';
-import { rawRequest, waitFor, type RawResponse } from '../support/process.js';
+import { sendRequest, type RawResponse } from '../support/http.js';
+import { LogCapture, restConfig, startMember, type StartedMember } from '../support/member.js';
+import { freePorts } from '../support/ports.js';
+import { waitFor } from '../support/process.js';
 
 const CLUSTER = 'inproc';
 const PROPERTIES = { 'hazelcast.heartbeat.interval.seconds': 1, 'hazelcast.max.no.heartbeat.seconds': 5 };
@@ -24,13 +26,6 @@ interface Health {
   clusterSafe: boolean;
   migrationQueueSize: number;
   clusterSize: number;
-}
-
-/** `n` distinct free loopback ports. */
-async function freePorts(n: number): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < n) ports.add(await freePort());
-  return [...ports];
 }
 
 /** The raw config of the member on `port`, listing every port of the cluster. */
@@ -55,7 +50,7 @@ function json<T>(r: RawResponse): T {
 }
 
 async function get<T>(m: StartedMember, path: string): Promise<T> {
-  const r = await rawRequest(m.port, 'GET', path);
+  const r = await sendRequest(m.port, 'GET', path);
   if (r.status !== 200) throw new Error(`GET ${path} on ${m.port} answered ${r.status} ${r.headers['x-grid-error'] ?? ''}`);
   return json<T>(r);
 }
@@ -83,7 +78,7 @@ async function clusterSafe(members: readonly StartedMember[], timeoutMs = 15_000
   await waitFor(
     'every member cluster-safe',
     async () => {
-      for (const m of members) if ((await rawRequest(m.port, 'GET', '/hazelcast/health/cluster-safe')).status !== 200) return false;
+      for (const m of members) if ((await sendRequest(m.port, 'GET', '/hazelcast/health/cluster-safe')).status !== 200) return false;
       return true;
     },
     timeoutMs,
@@ -101,7 +96,7 @@ async function startCluster(n: number, extra: Record<string, unknown> = {}): Pro
 }
 
 const post = (m: StartedMember, path: string, body: string): Promise<RawResponse> =>
-  rawRequest(m.port, 'POST', path, { body, headers: { 'Content-Type': 'text/plain' } });
+  sendRequest(m.port, 'POST', path, { body, headers: { 'Content-Type': 'text/plain' } });
 
 // ---------------------------------------------------------------- member authentication
 
@@ -300,7 +295,7 @@ async function putEntries(members: readonly StartedMember[], n: number): Promise
 async function missingEntries(m: StartedMember, entries: ReadonlyMap<string, string>): Promise<string[]> {
   const missing: string[] = [];
   for (const [key, value] of entries) {
-    const r = await rawRequest(m.port, 'GET', `/hazelcast/rest/maps/m/${key}`);
+    const r = await sendRequest(m.port, 'GET', `/hazelcast/rest/maps/m/${key}`);
     if (r.status !== 200 || r.body.toString('utf8') !== value) missing.push(`${key} (${r.status})`);
   }
   return missing;

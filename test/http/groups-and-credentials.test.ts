@@ -4,8 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { configFromObject } from '../../src/config/index.js';
 import { Member } from '../../src/member/member.js';
-import { freePort, LogCapture, restConfig, startMember } from '../support/member.js';
-import { basic, RawConnection, rawRequest, sendAndAwaitClose, within, type RawResponse } from '../support/process.js';
+import { basic, RawConnection, sendAndAwaitClose, sendRequest, type RawResponse } from '../support/http.js';
+import { LogCapture, restConfig, startMember } from '../support/member.js';
+import { freePort } from '../support/ports.js';
+import { within } from '../support/process.js';
 
 const ALL_GROUPS = ['CLUSTER_READ', 'CLUSTER_WRITE', 'HEALTH_CHECK', 'PERSISTENCE', 'WAN', 'DATA', 'CP'] as const;
 type Group = (typeof ALL_GROUPS)[number];
@@ -69,7 +71,7 @@ const PROBES: readonly Probe[] = [
 ];
 
 async function send(port: number, p: Probe): Promise<RawResponse> {
-  return rawRequest(port, p.method, p.path, p.body === undefined ? {} : { body: p.body });
+  return sendRequest(port, p.method, p.path, p.body === undefined ? {} : { body: p.body });
 }
 
 /** Every probe: 403 "endpoint group X is disabled" when its group is off, its enabled status otherwise. */
@@ -189,17 +191,17 @@ describe('advanced-network REST endpoint', () => {
     expect(member.restPort).not.toBe(member.memberPort);
     expect(member.restPort).toBeGreaterThanOrEqual(restPort);
 
-    const info = await rawRequest(member.restPort, 'GET', '/hazelcast/rest/cluster');
+    const info = await sendRequest(member.restPort, 'GET', '/hazelcast/rest/cluster');
     expect(info.status).toBe(200);
     // The advertised address is the member port, not the REST port.
     expect((JSON.parse(info.body.toString()) as { members: { address: string }[] }).members[0]?.address).toBe(
       `127.0.0.1:${member.memberPort}`,
     );
-    expect((await rawRequest(member.restPort, 'POST', '/grid/rest/maps/m/k', { body: 'v' })).status).toBe(200);
-    expect((await rawRequest(member.restPort, 'GET', '/grid/rest/maps/m/k')).body.toString()).toBe('v');
+    expect((await sendRequest(member.restPort, 'POST', '/grid/rest/maps/m/k', { body: 'v' })).status).toBe(200);
+    expect((await sendRequest(member.restPort, 'GET', '/grid/rest/maps/m/k')).body.toString()).toBe('v');
     // Groups come from the endpoint config (defaults + DATA).
-    expect((await rawRequest(member.restPort, 'GET', '/grid/health')).status).toBe(200);
-    expect((await rawRequest(member.restPort, 'POST', `${M}/changeState`, { body: 'dev&&frozen' })).status).toBe(403);
+    expect((await sendRequest(member.restPort, 'GET', '/grid/health')).status).toBe(200);
+    expect((await sendRequest(member.restPort, 'POST', `${M}/changeState`, { body: 'dev&&frozen' })).status).toBe(403);
 
     const got = await sendAndAwaitClose(member.memberPort, 'GET /hazelcast/rest/cluster HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(got.length).toBe(0);
@@ -212,7 +214,7 @@ describe('credentials with security disabled', () => {
   it('Authorization: Basic carries the cluster name as user, with the full body or trailing parameters only', async () => {
     const { port, member } = await startMember(restConfig(undefined, { 'cluster-name': 'blue' }));
     const post = (path: string, body: string, user: string): Promise<RawResponse> =>
-      rawRequest(port, 'POST', path, { body, headers: { Authorization: basic(user, 'ignored') } });
+      sendRequest(port, 'POST', path, { body, headers: { Authorization: basic(user, 'ignored') } });
     expect(JSON.parse((await post(`${M}/changeState`, 'frozen', 'blue')).body.toString())).toEqual({ status: 'success', state: 'frozen' });
     expect(JSON.parse((await post(`${M}/changeState`, 'blue&&passive', 'blue')).body.toString())).toEqual({ status: 'success', state: 'passive' });
     expect((await post('/hazelcast/rest/log-level', 'fine', 'blue')).status).toBe(200);
@@ -233,7 +235,7 @@ describe('credentials with security enabled', () => {
     const { port, member, logs } = await startMember(restConfig(undefined, { security: SECURITY, properties: { 'hazelcast.logging.level': 'ALL' } }));
     const seen: RawResponse[] = [];
     const post = async (path: string, body: string, headers: Record<string, string> = {}): Promise<RawResponse> => {
-      const res = await rawRequest(port, 'POST', path, { body, headers });
+      const res = await sendRequest(port, 'POST', path, { body, headers });
       seen.push(res);
       return res;
     };
@@ -267,9 +269,9 @@ describe('credentials with security enabled', () => {
     expect(await stateOf(await post(`${M}/changeState`, 'admin&s3cret&active'))).toEqual({ status: 'success', state: 'active' });
 
     // GET log-level takes Basic credentials when security is on.
-    const noAuth = await rawRequest(port, 'GET', '/hazelcast/rest/log-level');
+    const noAuth = await sendRequest(port, 'GET', '/hazelcast/rest/log-level');
     expect(noAuth.status).toBe(403);
-    const withAuth = await rawRequest(port, 'GET', '/hazelcast/rest/log-level', { headers: auth });
+    const withAuth = await sendRequest(port, 'GET', '/hazelcast/rest/log-level', { headers: auth });
     expect(withAuth.status).toBe(200);
     seen.push(noAuth, withAuth);
 
@@ -322,7 +324,7 @@ describe('credentials with security enabled', () => {
       }),
     );
     const state = (body: string, headers: Record<string, string> = {}): Promise<number> =>
-      rawRequest(port, 'POST', `${M}/state`, { body, headers }).then((r) => r.status);
+      sendRequest(port, 'POST', `${M}/state`, { body, headers }).then((r) => r.status);
     expect(await state('guest&')).toBe(200);
     expect(await state('guest&x')).toBe(403);
     // Parameters are percent-decoded: `&` and `:` inside a credential.
@@ -334,12 +336,12 @@ describe('credentials with security enabled', () => {
 
   it('a keep-alive connection with a failed check stays usable for the next request', async () => {
     const { port } = await startMember(restConfig(undefined, { security: SECURITY }));
-    const c = await RawConnection.open(port);
+    const c = await RawConnection.connect(port);
     try {
       expect((await c.request('POST', `${M}/state`, { body: 'admin&nope' })).status).toBe(403);
       expect((await c.request('POST', `${M}/state`, { body: 'admin&s3cret' })).status).toBe(200);
     } finally {
-      c.close();
+      await c.destroy();
     }
   });
 });

@@ -3,7 +3,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { restConfig, startMember } from '../support/member.js';
-import { connectionRefused, RawConnection, rawRequest, waitFor, within, type RawResponse } from '../support/process.js';
+import { RawConnection, sendRequest, type RawResponse } from '../support/http.js';
+import { connectionRefused } from '../support/ports.js';
+import { waitFor, within } from '../support/process.js';
 
 const MGMT = '/hazelcast/rest/management/cluster';
 
@@ -23,7 +25,7 @@ describe('management/cluster/state and changeState', () => {
   it('state answers the cluster state in lower case under both prefixes', async () => {
     const { port } = await startMember();
     for (const prefix of ['/grid', '/hazelcast']) {
-      const res = await rawRequest(port, 'POST', `${prefix}/rest/management/cluster/state`, { body: 'dev&' });
+      const res = await sendRequest(port, 'POST', `${prefix}/rest/management/cluster/state`, { body: 'dev&' });
       expect(res.status).toBe(200);
       expect(json(res)).toEqual({ status: 'success', state: 'active' });
     }
@@ -38,23 +40,23 @@ describe('management/cluster/state and changeState', () => {
       ['Active', 'ACTIVE'],
     ];
     for (const [given, state] of steps) {
-      const res = await rawRequest(port, 'POST', `${MGMT}/changeState`, { body: `dev&&${given}` });
+      const res = await sendRequest(port, 'POST', `${MGMT}/changeState`, { body: `dev&&${given}` });
       expect(res.status, given).toBe(200);
       expect(json(res), given).toEqual({ status: 'success', state: state.toLowerCase() });
       expect(member.cluster.state()).toBe(state);
-      const now = await rawRequest(port, 'POST', `${MGMT}/state`, { body: 'dev&' });
+      const now = await sendRequest(port, 'POST', `${MGMT}/state`, { body: 'dev&' });
       expect(json(now)).toEqual({ status: 'success', state: state.toLowerCase() });
     }
   });
 
   it('changeState to the current state answers 200 fail; an unknown state is a 400', async () => {
     const { port, member } = await startMember();
-    const same = await rawRequest(port, 'POST', `${MGMT}/changeState`, { body: 'dev&&active' });
+    const same = await sendRequest(port, 'POST', `${MGMT}/changeState`, { body: 'dev&&active' });
     expect(same.status).toBe(200);
     expect(json(same)).toEqual({ status: 'fail', state: 'active' });
 
     for (const bad of ['sleeping', 'IN_TRANSITION', '']) {
-      const res = await rawRequest(port, 'POST', `${MGMT}/changeState`, { body: `dev&&${bad}` });
+      const res = await sendRequest(port, 'POST', `${MGMT}/changeState`, { body: `dev&&${bad}` });
       expectEmptyError(res, 400);
     }
     expect(member.cluster.state()).toBe('ACTIVE');
@@ -62,32 +64,32 @@ describe('management/cluster/state and changeState', () => {
 
   it('PASSIVE rejects data writes with 503 and ACTIVE admits them again', async () => {
     const { port } = await startMember();
-    expect((await rawRequest(port, 'POST', `${MGMT}/changeState`, { body: 'dev&&passive' })).status).toBe(200);
-    const put = await rawRequest(port, 'POST', '/hazelcast/rest/maps/m/k', { body: 'v' });
+    expect((await sendRequest(port, 'POST', `${MGMT}/changeState`, { body: 'dev&&passive' })).status).toBe(200);
+    const put = await sendRequest(port, 'POST', '/hazelcast/rest/maps/m/k', { body: 'v' });
     expectEmptyError(put, 503);
-    expect((await rawRequest(port, 'POST', `${MGMT}/changeState`, { body: 'dev&&active' })).status).toBe(200);
-    expect((await rawRequest(port, 'POST', '/hazelcast/rest/maps/m/k', { body: 'v' })).status).toBe(200);
+    expect((await sendRequest(port, 'POST', `${MGMT}/changeState`, { body: 'dev&&active' })).status).toBe(200);
+    expect((await sendRequest(port, 'POST', '/hazelcast/rest/maps/m/k', { body: 'v' })).status).toBe(200);
   });
 
   it('too few parameters is a 400; a wrong cluster name is a 403; neither changes anything', async () => {
     const { port, member } = await startMember();
-    expectEmptyError(await rawRequest(port, 'POST', `${MGMT}/changeState`, { body: 'dev&frozen' }), 400);
-    expect((await rawRequest(port, 'POST', `${MGMT}/changeState`, { body: 'dev&frozen' })).headers['x-grid-error']).toBe(
+    expectEmptyError(await sendRequest(port, 'POST', `${MGMT}/changeState`, { body: 'dev&frozen' }), 400);
+    expect((await sendRequest(port, 'POST', `${MGMT}/changeState`, { body: 'dev&frozen' })).headers['x-grid-error']).toBe(
       'expected 3 parameters separated by "&", got 2',
     );
-    expectEmptyError(await rawRequest(port, 'POST', `${MGMT}/state`, { body: 'dev' }), 400);
-    expectEmptyError(await rawRequest(port, 'POST', `${MGMT}/state`, { body: '' }), 400);
-    expectEmptyError(await rawRequest(port, 'POST', `${MGMT}/changeState`, { body: 'prod&&frozen' }), 403);
-    expectEmptyError(await rawRequest(port, 'POST', `${MGMT}/state`, { body: 'Dev&' }), 403);
-    expectEmptyError(await rawRequest(port, 'POST', `${MGMT}/nodes`, { body: 'x&y' }), 403);
+    expectEmptyError(await sendRequest(port, 'POST', `${MGMT}/state`, { body: 'dev' }), 400);
+    expectEmptyError(await sendRequest(port, 'POST', `${MGMT}/state`, { body: '' }), 400);
+    expectEmptyError(await sendRequest(port, 'POST', `${MGMT}/changeState`, { body: 'prod&&frozen' }), 403);
+    expectEmptyError(await sendRequest(port, 'POST', `${MGMT}/state`, { body: 'Dev&' }), 403);
+    expectEmptyError(await sendRequest(port, 'POST', `${MGMT}/nodes`, { body: 'x&y' }), 403);
     expect(member.cluster.state()).toBe('ACTIVE');
   });
 
   it('a configured cluster-name replaces dev as the credential', async () => {
     const { port } = await startMember(restConfig(undefined, { 'cluster-name': 'orders' }));
-    expectEmptyError(await rawRequest(port, 'POST', `${MGMT}/state`, { body: 'dev&' }), 403);
+    expectEmptyError(await sendRequest(port, 'POST', `${MGMT}/state`, { body: 'dev&' }), 403);
     // Percent-encoded parameters are decoded; the password is ignored with security off.
-    expect((await rawRequest(port, 'POST', `${MGMT}/state`, { body: 'ord%65rs&whatever' })).status).toBe(200);
+    expect((await sendRequest(port, 'POST', `${MGMT}/state`, { body: 'ord%65rs&whatever' })).status).toBe(200);
   });
 });
 
@@ -97,28 +99,28 @@ describe('management/cluster/version and nodes', () => {
     const expected = member.cluster.localMember().version.split('.').slice(0, 2).join('.');
     expect(expected).toMatch(/^\d+\.\d+$/);
     for (const prefix of ['/grid', '/hazelcast']) {
-      const res = await rawRequest(port, 'GET', `${prefix}/rest/management/cluster/version`);
+      const res = await sendRequest(port, 'GET', `${prefix}/rest/management/cluster/version`);
       expect(res.status).toBe(200);
       expect(json(res)).toEqual({ status: 'success', version: expected });
     }
-    const current = await rawRequest(port, 'POST', `${MGMT}/version`, { body: `dev&&${expected}` });
+    const current = await sendRequest(port, 'POST', `${MGMT}/version`, { body: `dev&&${expected}` });
     expect(current.status).toBe(200);
     expect(json(current)).toEqual({ status: 'success', version: expected });
 
     const [major = '0', minor = '0'] = expected.split('.');
-    const other = await rawRequest(port, 'POST', `${MGMT}/version`, { body: `dev&&${Number(major) + 1}.${minor}` });
+    const other = await sendRequest(port, 'POST', `${MGMT}/version`, { body: `dev&&${Number(major) + 1}.${minor}` });
     expect(other.status).toBe(200);
     expect(json(other)).toMatchObject({ status: 'fail', version: expected });
 
     for (const garbage of ['latest', '1', '1.x', '']) {
-      expectEmptyError(await rawRequest(port, 'POST', `${MGMT}/version`, { body: `dev&&${garbage}` }), 400);
+      expectEmptyError(await sendRequest(port, 'POST', `${MGMT}/version`, { body: `dev&&${garbage}` }), 400);
     }
-    expectEmptyError(await rawRequest(port, 'POST', `${MGMT}/version`, { body: `nope&&${expected}` }), 403);
+    expectEmptyError(await sendRequest(port, 'POST', `${MGMT}/version`, { body: `nope&&${expected}` }), 403);
   });
 
   it('nodes lists this member with its address and uuid', async () => {
     const { port, member } = await startMember();
-    const res = await rawRequest(port, 'POST', `${MGMT}/nodes`, { body: 'dev&' });
+    const res = await sendRequest(port, 'POST', `${MGMT}/nodes`, { body: 'dev&' });
     expect(res.status).toBe(200);
     const body = json(res);
     expect(body.status).toBe('success');
@@ -131,9 +133,9 @@ describe('management/cluster/version and nodes', () => {
   it('GET on POST-only endpoints is a 400', async () => {
     const { port } = await startMember();
     for (const op of ['state', 'changeState', 'nodes', 'memberShutdown', 'clusterShutdown', 'forceStart']) {
-      expectEmptyError(await rawRequest(port, 'GET', `${MGMT}/${op}`), 400);
+      expectEmptyError(await sendRequest(port, 'GET', `${MGMT}/${op}`), 400);
     }
-    expectEmptyError(await rawRequest(port, 'POST', `${MGMT}/noSuchThing`, { body: 'dev&' }), 400);
+    expectEmptyError(await sendRequest(port, 'POST', `${MGMT}/noSuchThing`, { body: 'dev&' }), 400);
   });
 });
 
@@ -141,23 +143,23 @@ describe('persistence endpoints', () => {
   it('answer fail while persistence is not enabled, after the credential check', async () => {
     const { port } = await startMember();
     for (const op of ['forceStart', 'partialStart', 'backup', 'backupInterrupt', 'hotBackup', 'hotBackupInterrupt']) {
-      const res = await rawRequest(port, 'POST', `${MGMT}/${op}`, { body: 'dev&' });
+      const res = await sendRequest(port, 'POST', `${MGMT}/${op}`, { body: 'dev&' });
       expect(res.status, op).toBe(200);
       expect(json(res).status, op).toBe('fail');
-      expectEmptyError(await rawRequest(port, 'POST', `${MGMT}/${op}`, { body: 'prod&' }), 403);
+      expectEmptyError(await sendRequest(port, 'POST', `${MGMT}/${op}`, { body: 'prod&' }), 403);
     }
   });
 
   it('belong to PERSISTENCE, also reachable through its HOT_RESTART alias', async () => {
     const off = await startMember(restConfig(['CLUSTER_READ', 'CLUSTER_WRITE']));
-    const refused = await rawRequest(off.port, 'POST', `${MGMT}/forceStart`, { body: 'dev&' });
+    const refused = await sendRequest(off.port, 'POST', `${MGMT}/forceStart`, { body: 'dev&' });
     expectEmptyError(refused, 403);
     expect(refused.headers['x-grid-error']).toBe('endpoint group PERSISTENCE is disabled');
 
     const alias = await startMember({
       network: { interfaces: { enabled: true, interfaces: ['127.0.0.1'] }, 'rest-api': { enabled: true, 'endpoint-groups': { HOT_RESTART: { enabled: true } } } },
     });
-    const res = await rawRequest(alias.port, 'POST', `${MGMT}/partialStart`, { body: 'dev&' });
+    const res = await sendRequest(alias.port, 'POST', `${MGMT}/partialStart`, { body: 'dev&' });
     expect(res.status).toBe(200);
     expect(json(res).status).toBe('fail');
   });
@@ -172,15 +174,15 @@ describe('CLUSTER_WRITE', () => {
       ['memberShutdown', 'dev&'],
       ['clusterShutdown', 'dev&'],
     ] as const) {
-      const res = await rawRequest(port, 'POST', `${MGMT}/${op}`, { body });
+      const res = await sendRequest(port, 'POST', `${MGMT}/${op}`, { body });
       expectEmptyError(res, 403);
       expect(res.headers['x-grid-error'], op).toBe('endpoint group CLUSTER_WRITE is disabled');
     }
     expect(member.cluster.state()).toBe('ACTIVE');
     expect(member.cluster.nodeState()).toBe('ACTIVE');
-    expect(json(await rawRequest(port, 'POST', `${MGMT}/state`, { body: 'dev&' }))).toEqual({ status: 'success', state: 'active' });
-    expect(json(await rawRequest(port, 'POST', `${MGMT}/nodes`, { body: 'dev&' })).status).toBe('success');
-    expect((await rawRequest(port, 'GET', `${MGMT}/version`)).status).toBe(200);
+    expect(json(await sendRequest(port, 'POST', `${MGMT}/state`, { body: 'dev&' }))).toEqual({ status: 'success', state: 'active' });
+    expect(json(await sendRequest(port, 'POST', `${MGMT}/nodes`, { body: 'dev&' })).status).toBe('success');
+    expect((await sendRequest(port, 'GET', `${MGMT}/version`)).status).toBe(200);
   });
 });
 
@@ -188,7 +190,7 @@ describe('shutdown', () => {
   for (const op of ['memberShutdown', 'clusterShutdown']) {
     it(`${op} answers success, then the member stops and its port refuses connections`, async () => {
       const { port, member, logs } = await startMember();
-      const res = await rawRequest(port, 'POST', `${MGMT}/${op}`, { body: 'dev&' });
+      const res = await sendRequest(port, 'POST', `${MGMT}/${op}`, { body: 'dev&' });
       expect(res.status).toBe(200);
       expect(json(res)).toEqual({ status: 'success' });
       await within(member.stopped, 8_000, 'the member to stop');
@@ -200,66 +202,66 @@ describe('shutdown', () => {
 
   it('memberShutdown answers a waiting poll with 503, closes idle keep-alive connections and stops without the grace delay', async () => {
     const { port, member } = await startMember();
-    const idle = await RawConnection.open(port);
-    const poller = await RawConnection.open(port);
+    const idle = await RawConnection.connect(port);
+    const poller = await RawConnection.connect(port);
     try {
       expect((await idle.request('GET', '/hazelcast/health/ready')).status).toBe(200);
-      poller.write('DELETE /hazelcast/rest/queues/jobs/30 HTTP/1.1\r\nHost: x\r\n\r\n');
+      await poller.write('DELETE /hazelcast/rest/queues/jobs/30 HTTP/1.1\r\nHost: x\r\n\r\n');
       // The poll's connection counts once the member has taken it as HTTP (the asker makes 3).
       // Should shutdown overtake the poll's registration, the poll is refused with 503 all the same.
       await waitFor('the poll connection to be taken', async () => {
-        const info = await rawRequest(port, 'GET', '/hazelcast/rest/cluster');
+        const info = await sendRequest(port, 'GET', '/hazelcast/rest/cluster');
         return (JSON.parse(info.body.toString()) as { connectionCount: number }).connectionCount === 3;
       });
       const started = Date.now();
-      const res = await rawRequest(port, 'POST', `${MGMT}/memberShutdown`, { body: 'dev&' });
+      const res = await sendRequest(port, 'POST', `${MGMT}/memberShutdown`, { body: 'dev&' });
       expect(json(res)).toEqual({ status: 'success' });
-      const polled = await poller.readResponse(false, 5_000);
+      const polled = await poller.read({ timeoutMs: 5_000 });
       expectEmptyError(polled, 503);
       await within(member.stopped, 4_000, 'the member to stop');
       // The 5 s grace is for answers in flight; nothing was in flight.
       expect(Date.now() - started).toBeLessThan(2_500);
-      await idle.waitClosed(2_000);
-      await poller.waitClosed(2_000);
+      await idle.waitForEnd(2_000);
+      await poller.waitForEnd(2_000);
     } finally {
-      idle.close();
-      poller.close();
+      await idle.destroy();
+      await poller.destroy();
     }
   });
 
   it('a request in flight when the member stops is answered (503, Connection: close) before the member is down', async () => {
     const { port, member } = await startMember();
-    const c = await RawConnection.open(port);
+    const c = await RawConnection.connect(port);
     try {
-      c.write('POST /hazelcast/rest/maps/m/k HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345');
+      await c.write('POST /hazelcast/rest/maps/m/k HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345');
       await waitFor('the request to be taken', async () => {
-        const info = await rawRequest(port, 'GET', '/hazelcast/rest/cluster');
+        const info = await sendRequest(port, 'GET', '/hazelcast/rest/cluster');
         return (JSON.parse(info.body.toString()) as { connectionCount: number }).connectionCount === 2;
       });
       const stopping = member.stop();
       // The rest of the body arrives while the member is stopping: the request still gets its answer.
-      c.write('67890');
-      const res = await c.readResponse(false, 5_000);
+      await c.write('67890');
+      const res = await c.read({ timeoutMs: 5_000 });
       expectEmptyError(res, 503);
       expect(res.headers.connection).toBe('close');
       await within(stopping, 4_000, 'the member to stop once nothing is in flight');
-      await c.waitClosed(2_000);
+      await c.waitForEnd(2_000);
     } finally {
-      c.close();
+      await c.destroy();
     }
   });
 
   it('PUT is POST: changeState through PUT', async () => {
     const { port } = await startMember();
-    const res = await rawRequest(port, 'PUT', `${MGMT}/changeState`, { body: 'dev&&frozen' });
+    const res = await sendRequest(port, 'PUT', `${MGMT}/changeState`, { body: 'dev&&frozen' });
     expect(json(res)).toEqual({ status: 'success', state: 'frozen' });
   });
 
   it('shutdown with a wrong cluster name or too few parameters leaves the member running', async () => {
     const { port, member } = await startMember();
-    expectEmptyError(await rawRequest(port, 'POST', `${MGMT}/memberShutdown`, { body: 'prod&' }), 403);
-    expectEmptyError(await rawRequest(port, 'POST', `${MGMT}/clusterShutdown`, { body: 'dev' }), 400);
+    expectEmptyError(await sendRequest(port, 'POST', `${MGMT}/memberShutdown`, { body: 'prod&' }), 403);
+    expectEmptyError(await sendRequest(port, 'POST', `${MGMT}/clusterShutdown`, { body: 'dev' }), 400);
     expect(member.cluster.nodeState()).toBe('ACTIVE');
-    expect((await rawRequest(port, 'GET', '/hazelcast/health/ready')).status).toBe(200);
+    expect((await sendRequest(port, 'GET', '/hazelcast/health/ready')).status).toBe(200);
   });
 });

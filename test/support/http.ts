@@ -1,7 +1,8 @@
-// Raw HTTP/1.1 over a real TCP socket, for tests that need control over the bytes: send
-// exactly what you write, read and parse one or more responses (pipelined ones included,
-// 1xx interim responses as their own responses), all with deadlines. Nothing here retries
-// or fixes up requests: what you write is what the member gets.
+// Raw HTTP/1.1 over a real TCP socket, the one raw client of the tests: send exactly what
+// you write, read and parse one or more responses (pipelined ones included, 1xx interim
+// responses as their own responses), see that a member sends nothing or closes, all with
+// deadlines. Nothing here retries or fixes up requests: what you write is what the member
+// gets (`request`/`sendRequest` only build a well-formed request for you first).
 
 import net from 'node:net';
 import { expect } from 'vitest';
@@ -15,6 +16,8 @@ export interface RawResponse {
   readonly headers: Readonly<Record<string, string>>;
   /** Header lines as received (name, value), in order. */
   readonly rawHeaders: readonly (readonly [string, string])[];
+  /** The status line and header lines as received, CRLF-separated (no final empty line). */
+  readonly head: string;
   readonly body: Buffer;
 }
 
@@ -118,6 +121,12 @@ export class RawConnection {
     }
   }
 
+  /** Send a well-formed request (see `buildRequest`) and read its response (HEAD-aware). */
+  async request(method: string, path: string, opts: RequestOptions = {}): Promise<RawResponse> {
+    await this.write(buildRequest(method, path, requestParts(method, opts)));
+    return this.read({ timeoutMs: opts.timeoutMs, head: method === 'HEAD' });
+  }
+
   /** Read `n` responses in order. `heads[i]` marks responses to HEAD requests. */
   async readMany(n: number, opts: ReadOptions & { heads?: readonly boolean[] } = {}): Promise<RawResponse[]> {
     const out: RawResponse[] = [];
@@ -186,7 +195,8 @@ export class RawConnection {
 export function parseResponse(buf: Buffer, head: boolean, ended: boolean): { response: RawResponse; consumed: number } | undefined {
   const headerEnd = buf.indexOf(HEADER_END);
   if (headerEnd === -1) return undefined;
-  const lines = buf.subarray(0, headerEnd).toString('latin1').split('\r\n');
+  const headText = buf.subarray(0, headerEnd).toString('latin1');
+  const lines = headText.split('\r\n');
   const statusLine = /^(HTTP\/\d\.\d) (\d{3})(?: (.*))?$/.exec(lines[0] ?? '');
   if (statusLine === null) throw new Error(`not an HTTP status line: ${JSON.stringify(lines[0])}`);
   const version = statusLine[1]!;
@@ -205,7 +215,7 @@ export function parseResponse(buf: Buffer, head: boolean, ended: boolean): { res
   }
   const bodyStart = headerEnd + 4;
   const done = (body: Buffer, consumed: number): { response: RawResponse; consumed: number } => ({
-    response: { version, status, statusText, headers, rawHeaders, body },
+    response: { version, status, statusText, headers, rawHeaders, head: headText, body },
     consumed,
   });
   if (head || (status >= 100 && status < 200) || status === 204 || status === 304) return done(Buffer.alloc(0), bodyStart);
@@ -249,6 +259,49 @@ export async function rawRequest(port: number, raw: string | Buffer, opts: ReadO
   } finally {
     await c.destroy();
   }
+}
+
+/** Connect, send a well-formed request (see `buildRequest`), read its response (HEAD-aware), close. */
+export async function sendRequest(port: number, method: string, path: string, opts: RequestOptions = {}): Promise<RawResponse> {
+  const c = await RawConnection.connect(port);
+  try {
+    return await c.request(method, path, opts);
+  } finally {
+    await c.destroy();
+  }
+}
+
+/**
+ * Connect, send `raw`, and resolve with every byte received once the member ends the
+ * connection; rejects when it keeps the connection open past `timeoutMs`. A write the member
+ * cuts short (it closed first) is not an error: what it sent before closing is the answer.
+ */
+export async function sendAndAwaitClose(port: number, raw: string | Buffer, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<Buffer> {
+  const c = await RawConnection.connect(port);
+  try {
+    await c.write(raw).catch(() => undefined);
+    await c.waitForEnd(timeoutMs);
+    return c.pending;
+  } finally {
+    await c.destroy();
+  }
+}
+
+export interface RequestOptions {
+  readonly headers?: Record<string, string | number>;
+  /** A POST without a body still says `Content-Length: 0`, as HTTP clients do. */
+  readonly body?: string | Buffer;
+  /** Milliseconds to wait for the response (default 5000). */
+  readonly timeoutMs?: number;
+}
+
+function requestParts(method: string, opts: RequestOptions): { headers?: Record<string, string | number>; body?: string | Buffer } {
+  return { headers: opts.headers, body: opts.body ?? (method === 'POST' ? '' : undefined) };
+}
+
+/** An `Authorization` value for HTTP basic authentication. */
+export function basic(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
 }
 
 /** Build a request: request line, headers (Host added unless given), CRLFs, body. */
