@@ -18,6 +18,7 @@ import { admitPartitionWrite } from '../cluster/member-rules.js';
 import { balance, changedPartitions, copyTargets, promote, type Replicas } from './assignment.js';
 import { PARTITION_COUNT } from './partitioning.js';
 import { PartitionTable } from './partition-table.js';
+import { commitAllowed, dropUncommitted, migrationReady, planMode, replicaChange, rowsEqual, sourceRefusal } from './migration-rules.js';
 import { ReplicaSync } from './replica-sync.js';
 
 /** What a data service (maps, queues) gives the partition layer so its data can move. */
@@ -51,12 +52,6 @@ const TABLE_REPEAT_MS = 2_000;
 const INCOMING_TTL_MS = 120_000;
 const RETRY_REPARTITION_MS = 1_000;
 const FETCH_TABLE_TIMEOUT_MS = 5_000;
-
-function rowsEqual(a: Replicas, b: Replicas): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 export class PartitionService {
   readonly table = new PartitionTable();
@@ -179,7 +174,7 @@ export class PartitionService {
     this.unblockOnTableFrom = undefined;
     this.lastKnownQueueSize = 0;
     this.table.set(new Array<Replicas>(PARTITION_COUNT).fill([]), 0);
-    for (let pid = 0; pid < PARTITION_COUNT; pid++) this.forEachService((s) => s.drop(pid));
+    for (let pid = 0; pid < PARTITION_COUNT; pid++) this.dropData(pid);
   }
 
   stop(): void {
@@ -241,20 +236,18 @@ export class PartitionService {
       if (block !== undefined && !rowsEqual(block.row, after)) this.unblock(pid);
       if (same) continue;
       this.replicaSync.versions.rowChanged(pid, before, after, me, oldVersion > 0);
-      if (before[0] === me && after[0] !== me) this.forEachService((s) => s.ownershipLost(pid));
-      const was = before.indexOf(me);
-      const now = after.indexOf(me);
-      if (was !== -1 && now > was) this.forEachService((s) => s.trim(pid, now));
-      if (after.includes(me)) {
-        this.incoming.delete(pid);
-      } else if (before.includes(me)) {
-        const arrived = this.incoming.get(pid);
-        if (arrived === undefined || now - arrived > INCOMING_TTL_MS) this.dropData(pid);
+      const change = replicaChange(before, after, me);
+      if (change.ownershipLost) this.forEachService((s) => s.ownershipLost(pid));
+      if (change.trimTo !== undefined) {
+        const index = change.trimTo;
+        this.forEachService((s) => s.trim(pid, index));
       }
+      if (change.holds) this.incoming.delete(pid);
+      else if (change.released && dropUncommitted(this.incoming.get(pid), now, INCOMING_TTL_MS)) this.dropData(pid);
     }
     // Data of migrations that were never committed.
     for (const [pid, arrived] of this.incoming) {
-      if (now - arrived > INCOMING_TTL_MS && !(rows[pid] ?? []).includes(me)) {
+      if (dropUncommitted(arrived, now, INCOMING_TTL_MS) && !(rows[pid] ?? []).includes(me)) {
         this.incoming.delete(pid);
         this.dropData(pid);
       }
@@ -377,12 +370,10 @@ export class PartitionService {
 
   /** Source side of a migration: stop writes, copy the partition to every replica that needs it. */
   private async runMigration(pid: number, next: Replicas, prev: Replicas): Promise<WireValue> {
-    const me = this.localUuid;
-    if (this.cluster.fenced()) throw new GridError('STALE_VIEW', `partition ${pid}: this member is checking its membership`);
     const row = this.table.replicas(pid);
-    if (row[0] !== me) throw new GridError('WRONG_TARGET', `partition ${pid} is not owned here`);
     // Copies are worked out from the master's row: ours must be the same, or we would skip one.
-    if (!rowsEqual(row, prev)) throw new GridError('WRONG_TARGET', `partition ${pid}: this member's table is out of date`);
+    const refusal = sourceRefusal(pid, { me: this.localUuid, row, prev, fenced: this.cluster.fenced() });
+    if (refusal !== undefined) throw refusal;
     this.block(pid, row);
     try {
       const targets = copyTargets(row, next);
@@ -482,8 +473,8 @@ export class PartitionService {
 
   private repartition(): void {
     if (!this.cluster.isMaster()) return;
-    const state = this.cluster.committedState();
-    if (state === 'FROZEN' || state === 'PASSIVE') {
+    const mode = planMode(this.cluster.committedState());
+    if (mode === 'frozen') {
       if (this.planned.size > 0) {
         this.planned.clear();
         this.pushTable();
@@ -501,7 +492,7 @@ export class PartitionService {
       this.commit(promoted);
       rows = promoted;
     }
-    if (state !== 'ACTIVE') {
+    if (mode !== 'balance') {
       this.settleHandOffs();
       return;
     }
@@ -574,12 +565,12 @@ export class PartitionService {
   private async migrate(pid: number, next: Replicas): Promise<void> {
     const prev = this.table.replicas(pid);
     if (rowsEqual(prev, next)) return;
-    const owner = prev[0];
     const alive = (uuid: string): boolean => this.cluster.isAlive(uuid);
-    if (owner === undefined || !next.every(alive) || !alive(owner)) {
+    if (!migrationReady(prev, next, alive)) {
       this.retryLater();
       return;
     }
+    const owner = prev[0]!;
     const ownerInfo = this.cluster.memberByUuid(owner)!;
     try {
       if (owner === this.localUuid) await this.runMigration(pid, next, prev);
@@ -590,7 +581,7 @@ export class PartitionService {
       this.retryLater();
       return;
     }
-    if (!this.cluster.isMaster() || !rowsEqual(this.table.replicas(pid), prev) || !next.every(alive)) {
+    if (!commitAllowed({ isMaster: this.cluster.isMaster(), currentRow: this.table.replicas(pid), prev, next, alive })) {
       // The world moved on while the data was copied: let the source take writes again.
       this.callOff(pid, ownerInfo);
       this.retryLater();

@@ -45,7 +45,7 @@ async function ownedBy(c: Cluster, owner: number, prefix: string, backup?: numbe
   const backupUuid = backup === undefined ? undefined : c.member(backup).uuid;
   for (let n = 0; n < 10_000; n++) {
     const row = table.partitions[partitionIdOf(`${prefix}-${n}`)];
-    if (row?.[0] === uuid && (backupUuid === undefined || row[1] === backupUuid)) return `${prefix}-${n}`;
+    if (row?.[0] === uuid && (backupUuid === undefined || row?.[1] === backupUuid)) return `${prefix}-${n}`;
   }
   throw new Error(`member ${owner} owns no partition of ${prefix}-* (backed up by ${backup ?? 'anyone'})`);
 }
