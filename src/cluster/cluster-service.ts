@@ -9,8 +9,38 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import { GridError, describeError, isGridError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { WireValue } from '../protocol/codec.js';
-import * as f from '../protocol/fields.js';
 import { Msg, messageName } from '../protocol/messages.js';
+import {
+  decodeChangeState,
+  decodeDiscover,
+  decodeDiscoverAnswer,
+  decodeEmpty,
+  decodeFetchStateAnswer,
+  decodeHeartbeat,
+  decodeJoin,
+  decodeJoinAnswer,
+  decodeLeave,
+  decodeMembers,
+  decodeMergeTo,
+  decodeStateCommit,
+  decodeStatePrepare,
+  decodeStateRollback,
+  encodeChangeState,
+  encodeDiscover,
+  encodeDiscoverAnswer,
+  encodeEmpty,
+  encodeHeartbeat,
+  encodeJoin,
+  encodeJoinAnswer,
+  encodeLeave,
+  encodeMembers,
+  encodeMergeTo,
+  encodeStateCommit,
+  encodeStatePrepare,
+  encodeStateRollback,
+  type MembersPayload,
+  type WireClusterState,
+} from '../protocol/payloads.js';
 import { splitAddress, type MemberConnection, type MemberNet } from '../net/member-net.js';
 import { DeadlineFailureDetector } from './failure-detector.js';
 import { decideJoin, type DiscoverAnswer } from './join-decision.js';
@@ -18,7 +48,7 @@ import { admit, admitStateChange, judgeMemberList, type GateView } from './membe
 import { applyMessageFault, parseMessageFaults } from './message-faults.js';
 import { shouldMergeInto, type ClusterSide } from './merge-policies.js';
 import { ClusterStateMachine, type StateTransition } from './state-machine.js';
-import { SETTABLE_CLUSTER_STATES, type ClusterEvent, type ClusterState, type MemberInfo, type NodeState } from './types.js';
+import type { ClusterEvent, ClusterState, MemberInfo, NodeState } from './types.js';
 
 export interface ClusterView {
   readonly clusterName: string;
@@ -78,27 +108,6 @@ const ASKED_BY_MEMORY_MS = 3_000;
 const TELL_NON_MEMBER_EVERY_MS = 2_000;
 /** How long a leaving member waits for the master to take its partitions. */
 const LEAVE_TIMEOUT_MS = 120_000;
-
-function encodeMember(m: MemberInfo): WireValue {
-  return [m.uuid, m.address, m.host, m.port, m.liteMember, m.version];
-}
-
-function decodeMember(v: WireValue, what: string): MemberInfo {
-  const t = f.tuple(v, what);
-  return {
-    uuid: f.str(t, 0, `${what}.uuid`),
-    address: f.str(t, 1, `${what}.address`),
-    host: f.str(t, 2, `${what}.host`),
-    port: f.int(t, 3, `${what}.port`),
-    liteMember: f.bool(t, 4, `${what}.lite`),
-    version: f.str(t, 5, `${what}.version`),
-  };
-}
-
-function decodeState(v: string): ClusterState {
-  if (!(SETTABLE_CLUSTER_STATES as readonly string[]).includes(v)) throw new GridError('BAD_REQUEST', `unknown cluster state ${v}`);
-  return v as ClusterState;
-}
 
 export interface ClusterDeps {
   readonly clusterName: string;
@@ -252,15 +261,13 @@ export class ClusterService implements ClusterFacade {
    */
   private async verifyMembership(): Promise<void> {
     const others = this.memberList.filter((m) => m.uuid !== this.local.uuid);
-    const answers = await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.FetchState, [], this.tuning.callTimeoutMs)));
+    const answers = await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.FetchState, encodeEmpty(), this.tuning.callTimeoutMs)));
     for (const a of answers) {
       if (a.status !== 'fulfilled' || this.removed) continue;
       let version: number;
-      let list: MemberInfo[];
+      let list: readonly MemberInfo[];
       try {
-        const t = f.tuple(a.value, 'state');
-        version = f.int(t, 0, 'version');
-        list = f.arr(t, 1, 'members').map((m, i) => decodeMember(m, `members[${i}]`));
+        ({ version, members: list } = decodeFetchStateAnswer(a.value));
       } catch (e) {
         this.logger.warn(`ignoring a malformed member list: ${describeError(e)}`);
         continue;
@@ -411,10 +418,9 @@ export class ClusterService implements ClusterFacade {
 
   private async discover(address: string): Promise<DiscoverAnswer | undefined> {
     try {
-      const r = f.tuple(await this.net!.request(address, Msg.Discover, [this.local.uuid, this.local.address], this.tuning.callTimeoutMs), 'discover');
-      const uuid = f.str(r, 0, 'uuid');
-      if (uuid === this.local.uuid) return undefined; // ourselves under another address
-      return { address: f.str(r, 1, 'address'), joined: f.bool(r, 2, 'joined'), masterAddress: f.optStr(r, 3, 'master') };
+      const r = decodeDiscoverAnswer(await this.net!.request(address, Msg.Discover, encodeDiscover({ uuid: this.local.uuid, address: this.local.address }), this.tuning.callTimeoutMs));
+      if (r.uuid === this.local.uuid) return undefined; // ourselves under another address
+      return { address: r.address, joined: r.joined, masterAddress: r.masterAddress };
     } catch (e) {
       if (isGridError(e) && e.code === 'FORBIDDEN') {
         // Security refused our identity: joining can never succeed.
@@ -439,9 +445,9 @@ export class ClusterService implements ClusterFacade {
   private async tryJoin(masterAddress: string): Promise<boolean> {
     let target = masterAddress;
     for (let hop = 0; hop < 3; hop++) {
-      let r: readonly WireValue[];
+      let answer: WireValue;
       try {
-        r = f.tuple(await this.net!.request(target, Msg.Join, [encodeMember(this.local)], this.tuning.callTimeoutMs), 'join answer');
+        answer = await this.net!.request(target, Msg.Join, encodeJoin({ member: this.local }), this.tuning.callTimeoutMs);
       } catch (e) {
         if (isGridError(e) && e.code === 'FORBIDDEN') throw e;
         const why = `join through ${target} failed, trying again: ${describeError(e)}`;
@@ -449,14 +455,14 @@ export class ClusterService implements ClusterFacade {
         this.lastJoinFailure = why;
         return false;
       }
-      const refused = f.optStr(r, 2, 'refusal');
-      if (refused !== undefined) throw new GridError('CONFLICT', `could not join the cluster through ${target}: ${refused}`);
-      const redirect = f.optStr(r, 0, 'redirect');
-      if (redirect !== undefined) {
-        target = redirect;
+      const r = decodeJoinAnswer(answer);
+      if (r.refusal !== undefined) throw new GridError('CONFLICT', `could not join the cluster through ${target}: ${r.refusal}`);
+      if (r.redirect !== undefined) {
+        target = r.redirect;
         continue;
       }
-      this.applyMembers(f.tuple(r[1] ?? null, 'members'), undefined);
+      // decodeJoinAnswer refuses an answer with neither a refusal, a redirect nor a member list.
+      this.applyMembers(r.members!, undefined);
       if (this.joined()) {
         this.startHeartbeats();
         this.logger.info(`joined cluster "${this.clusterName}" (master ${this.master()?.address ?? '?'}, ${this.memberList.length} members)`);
@@ -469,15 +475,24 @@ export class ClusterService implements ClusterFacade {
 
   // ------------------------------------------------------------------ member list
 
+  private listPayload(): MembersPayload {
+    return {
+      version: this.listVersion,
+      members: this.memberList,
+      // The committed state: IN_TRANSITION is only ever derived from a lock, never stored.
+      state: this.states.state as WireClusterState,
+      stateVersion: this.states.version,
+      masterSince: this.masterSince,
+    };
+  }
+
   private encodeList(): WireValue {
-    return [this.listVersion, this.memberList.map(encodeMember), this.states.state, this.states.version, this.masterSince ?? null];
+    return encodeMembers(this.listPayload());
   }
 
   /** Apply a member list pushed by the master (or answered to our join). */
-  private applyMembers(t: readonly WireValue[], from: MemberConnection | undefined): void {
-    const version = f.int(t, 0, 'version');
-    const list = f.arr(t, 1, 'members').map((m, i) => decodeMember(m, `members[${i}]`));
-    const state = decodeState(f.str(t, 2, 'state'));
+  private applyMembers(p: MembersPayload, from: MemberConnection | undefined): void {
+    const { version, members: list, state } = p;
     if (this.removed) return;
     const verdict = judgeMemberList(
       version,
@@ -510,7 +525,7 @@ export class ClusterService implements ClusterFacade {
     this.listVersion = version;
     this.noteMaster();
     if (!this.isShuttingDown()) this.node = 'ACTIVE';
-    const stateChange = this.states.fromList(state, t[3] === undefined ? undefined : f.int(t, 3, 'state version'));
+    const stateChange = this.states.fromList(state, p.stateVersion);
     const now = this.clock.now();
     const added = list.filter((m) => !before.some((b) => b.uuid === m.uuid) || !wasJoined);
     const removed = wasJoined ? before.filter((b) => !list.some((m) => m.uuid === b.uuid)) : [];
@@ -656,18 +671,17 @@ export class ClusterService implements ClusterFacade {
       const theirMaster = answer.masterAddress;
       if (mine.has(theirMaster) || seen.has(theirMaster)) continue;
       seen.add(theirMaster);
-      let t: readonly WireValue[];
+      let fetched: WireValue;
       try {
-        t = f.tuple(await this.net.request(theirMaster, Msg.FetchState, [], this.tuning.callTimeoutMs), 'state');
+        fetched = await this.net.request(theirMaster, Msg.FetchState, encodeEmpty(), this.tuning.callTimeoutMs);
       } catch (e) {
         this.logger.debug(`another cluster's master ${theirMaster} did not answer: ${describeError(e)}`);
         continue;
       }
-      const members = f.arr(t, 1, 'members').map((m, i) => decodeMember(m, `members[${i}]`));
-      const theirState = f.str(t, 2, 'state');
+      const { members, state: theirState, masterSince: theirMasterSince } = decodeFetchStateAnswer(fetched);
       if (members[0]?.address !== theirMaster || members.some((m) => m.uuid === this.local.uuid)) continue;
       if (theirState !== 'ACTIVE' || !this.isMaster() || this.merging) continue;
-      const theirs: ClusterSide = { memberCount: members.length, masterSince: t[4] === null || t[4] === undefined ? 0 : f.num(t, 4, 'master since'), masterAddress: theirMaster };
+      const theirs: ClusterSide = { memberCount: members.length, masterSince: theirMasterSince ?? 0, masterAddress: theirMaster };
       const ours: ClusterSide = { memberCount: this.memberList.length, masterSince: this.masterSince ?? Date.now(), masterAddress: this.local.address };
       if (!shouldMergeInto(ours, theirs)) {
         this.logger.warn(`split brain: another cluster "${this.clusterName}" (master ${theirMaster}, ${theirs.memberCount} members) was found; it will merge into this one (${ours.memberCount} members)`);
@@ -677,7 +691,7 @@ export class ClusterService implements ClusterFacade {
         `split brain healed: another cluster "${this.clusterName}" (master ${theirMaster}, ${theirs.memberCount} members) was found; this cluster (${ours.memberCount} members) merges into it`,
       );
       const others = this.memberList.filter((m) => m.uuid !== this.local.uuid);
-      await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.MergeTo, [theirMaster], this.tuning.callTimeoutMs)));
+      await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.MergeTo, encodeMergeTo({ target: theirMaster }), this.tuning.callTimeoutMs)));
       await this.mergeInto(theirMaster);
       return;
     }
@@ -726,7 +740,11 @@ export class ClusterService implements ClusterFacade {
 
   private sendHeartbeats(): void {
     if (this.isShuttingDown() && !this.leaving) return;
-    const payload = [this.local.uuid, this.listVersion, this.states.state, this.states.version, this.states.lockedTx(this.clock.now()) ?? null];
+    const payload = encodeHeartbeat({
+      uuid: this.local.uuid,
+      membersVersion: this.listVersion,
+      clusterState: { state: this.states.state as WireClusterState, version: this.states.version, change: this.states.lockedTx(this.clock.now()) },
+    });
     for (const m of this.memberList) {
       if (m.uuid !== this.local.uuid) this.net!.oneWay(m.address, Msg.Heartbeat, payload);
     }
@@ -795,19 +813,19 @@ export class ClusterService implements ClusterFacade {
     // Another member may have seen a newer list from the old master: adopt the newest.
     let newestVersion = this.listVersion;
     const others = this.memberList.filter((m) => m.uuid !== this.local.uuid && !this.suspected.has(m.uuid));
-    const answers = await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.FetchState, [], this.tuning.callTimeoutMs)));
-    let list = this.memberList;
+    const answers = await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.FetchState, encodeEmpty(), this.tuning.callTimeoutMs)));
+    let list: readonly MemberInfo[] = this.memberList;
     let newestState: { state: ClusterState; version: number } | undefined;
     for (const a of answers) {
       if (a.status !== 'fulfilled') continue;
       try {
-        const t = f.tuple(a.value, 'state');
-        const v = f.int(t, 0, 'version');
+        const t = decodeFetchStateAnswer(a.value);
+        const v = t.version;
         // The newest committed cluster state any member saw (the old master may have committed on some only).
-        const sv = t[3] === undefined ? 0 : f.int(t, 3, 'state version');
-        if (sv > this.states.version && sv > (newestState?.version ?? 0)) newestState = { state: decodeState(f.str(t, 2, 'state')), version: sv };
+        const sv = t.stateVersion ?? 0;
+        if (sv > this.states.version && sv > (newestState?.version ?? 0)) newestState = { state: t.state, version: sv };
         if (v > newestVersion) {
-          const decoded = f.arr(t, 1, 'members').map((m, i) => decodeMember(m, `members[${i}]`));
+          const decoded = t.members;
           if (!decoded.some((m) => m.uuid === this.local.uuid)) continue;
           newestVersion = v;
           list = decoded;
@@ -833,21 +851,21 @@ export class ClusterService implements ClusterFacade {
 
   private registerHandlers(net: MemberNet): void {
     net.handle(Msg.Discover, (p) => {
-      const t = f.tuple(p, 'discover');
-      const address = f.str(t, 1, 'address');
+      const { address } = decodeDiscover(p);
       if (!this.joined()) this.askedBy.set(address, this.clock.now());
-      return [this.local.uuid, this.local.address, this.joined(), this.joined() ? (this.master()?.address ?? null) : null];
+      return encodeDiscoverAnswer({ uuid: this.local.uuid, address: this.local.address, joined: this.joined(), masterAddress: this.joined() ? this.master()?.address : undefined });
     });
-    net.handle(Msg.Join, (p, from) => this.onJoin(decodeMember(f.tuple(p, 'join')[0] ?? null, 'member'), from));
+    net.handle(Msg.Join, (p, from) => this.onJoin(decodeJoin(p).member, from));
     net.handle(Msg.Members, (p, from) => {
-      this.applyMembers(f.tuple(p, 'members'), from);
+      this.applyMembers(decodeMembers(p), from);
       return null;
     });
-    net.handle(Msg.FetchState, () => this.encodeList());
+    net.handle(Msg.FetchState, (p) => {
+      decodeEmpty(p, 'fetch state');
+      return this.encodeList();
+    });
     net.handleOneWay(Msg.Heartbeat, (p, from) => {
-      const t = f.tuple(p, 'heartbeat');
-      const uuid = f.str(t, 0, 'uuid');
-      const theirVersion = f.int(t, 1, 'version');
+      const { uuid, membersVersion: theirVersion, clusterState: masterState } = decodeHeartbeat(p);
       if (uuid !== from.peer?.uuid) return; // a member beats for itself only
       if (!this.memberList.some((m) => m.uuid === uuid)) {
         this.tellNonMember(from);
@@ -856,8 +874,8 @@ export class ClusterService implements ClusterFacade {
       this.detector.heard(uuid, this.clock.now());
       // Heard again: whatever made us suspect it has passed (only the master removes members).
       if (!this.isMaster()) this.suspected.delete(uuid);
-      if (uuid === this.memberList[0]?.uuid && uuid !== this.local.uuid && t[3] !== undefined) {
-        this.followMasterState(decodeState(f.str(t, 2, 'state')), f.int(t, 3, 'state version'), f.optStr(t, 4, 'state change'));
+      if (uuid === this.memberList[0]?.uuid && uuid !== this.local.uuid && masterState !== undefined) {
+        this.followMasterState(masterState.state, masterState.version, masterState.change);
       }
       // A member that missed a push is sent the current list again.
       if (this.isMaster() && theirVersion < this.listVersion) {
@@ -866,38 +884,33 @@ export class ClusterService implements ClusterFacade {
       }
     });
     net.handle(Msg.ChangeState, (p) => {
-      const to = decodeState(f.str(f.tuple(p, 'change state'), 0, 'state'));
-      return this.changeState(to);
+      return this.changeState(decodeChangeState(p).state);
     });
     net.handle(Msg.StatePrepare, (p) => {
-      const t = f.tuple(p, 'prepare');
-      const txId = f.str(t, 0, 'txId');
-      const to = decodeState(f.str(t, 1, 'state'));
-      const stale = admitStateChange('state change', t[2] === undefined ? undefined : f.int(t, 2, 'member list version'), this.listVersion);
+      const { txId, state: to, membersVersion } = decodeStatePrepare(p);
+      const stale = admitStateChange('state change', membersVersion, this.listVersion);
       if (stale !== undefined) throw stale;
       this.prepareState(txId, to);
       return null;
     });
     net.handle(Msg.StateCommit, (p) => {
-      const t = f.tuple(p, 'commit');
-      const txId = f.str(t, 0, 'txId');
-      const to = decodeState(f.str(t, 1, 'state'));
-      const stale = admitStateChange('state commit', t[2] === undefined ? undefined : f.int(t, 2, 'member list version'), this.listVersion);
+      const { txId, state: to, membersVersion, stateVersion } = decodeStateCommit(p);
+      const stale = admitStateChange('state commit', membersVersion, this.listVersion);
       if (stale !== undefined) throw stale;
-      this.emitState(this.states.commit(txId, to, t[3] === undefined ? undefined : f.int(t, 3, 'state version')));
+      this.emitState(this.states.commit(txId, to, stateVersion));
       return null;
     });
     net.handle(Msg.StateRollback, (p) => {
-      this.states.rollback(f.str(f.tuple(p, 'rollback'), 0, 'txId'));
+      this.states.rollback(decodeStateRollback(p).txId);
       return null;
     });
     net.handle(Msg.LeaveRequest, (p, from) => {
-      const uuid = f.str(f.tuple(p, 'leave'), 0, 'uuid');
+      const { uuid } = decodeLeave(p);
       if (uuid !== from.peer?.uuid) throw new GridError('NOT_MEMBER', `member ${from.peer?.uuid ?? '?'} may not ask for member ${uuid} to leave`);
       return this.onLeaveRequest(uuid);
     });
     net.handleOneWay(Msg.Leave, (p, from) => {
-      const uuid = f.str(f.tuple(p, 'leave'), 0, 'uuid');
+      const { uuid } = decodeLeave(p);
       if (uuid !== from.peer?.uuid) {
         this.logger.warn(`member ${from.describe()} asked for member ${uuid} to leave: refused (a member leaves for itself only)`);
         return;
@@ -905,13 +918,14 @@ export class ClusterService implements ClusterFacade {
       if (this.isMaster()) this.removeMembers([uuid], 'it left the cluster');
     });
     net.handle(Msg.MergeTo, (p) => {
-      const target = f.str(f.tuple(p, 'merge to'), 0, 'target');
+      const { target } = decodeMergeTo(p);
       splitAddress(target);
       this.logger.warn(`split brain healed: the master asks this member to merge into the cluster of ${target}`);
       void this.mergeInto(target);
       return null;
     });
-    net.handleOneWay(Msg.ClusterShutdown, () => {
+    net.handleOneWay(Msg.ClusterShutdown, (p) => {
+      decodeEmpty(p, 'cluster shutdown');
       this.logger.info('cluster shutdown requested by another member');
       this.emit({ type: 'shutdownRequested', scope: 'member' });
     });
@@ -919,8 +933,8 @@ export class ClusterService implements ClusterFacade {
 
   private async onJoin(joiner: MemberInfo, from: MemberConnection): Promise<WireValue> {
     if (!this.joined() || this.isShuttingDown() || this.fenced()) throw new GridError('CONFLICT', 'this member has not joined a cluster yet');
-    if (!this.isMaster()) return [this.master()?.address ?? null, null];
-    if (this.memberList.some((m) => m.uuid === joiner.uuid)) return [null, this.encodeList()];
+    if (!this.isMaster()) return encodeJoinAnswer({ redirect: this.master()?.address });
+    if (this.memberList.some((m) => m.uuid === joiner.uuid)) return encodeJoinAnswer({ members: this.listPayload() });
     // The joiner is who its connection authenticated as, at an address this member can reach
     // and that answers with the same uuid: a forged Join cannot add a member nobody can reach.
     if (joiner.uuid !== from.peer?.uuid || joiner.address !== from.peer.address) {
@@ -938,14 +952,14 @@ export class ClusterService implements ClusterFacade {
       throw new GridError('CONFLICT', `join refused: ${joiner.address} answers as member ${back.peer?.uuid ?? '?'}, not ${joiner.uuid}`);
     }
     // The world may have moved while dialling.
-    if (!this.isMaster()) return [this.master()?.address ?? null, null];
-    if (this.memberList.some((m) => m.uuid === joiner.uuid)) return [null, this.encodeList()];
+    if (!this.isMaster()) return encodeJoinAnswer({ redirect: this.master()?.address });
+    if (this.memberList.some((m) => m.uuid === joiner.uuid)) return encodeJoinAnswer({ members: this.listPayload() });
     const state = this.state();
     if (state === 'IN_TRANSITION') throw new GridError('CONFLICT', 'the cluster state is changing: try again');
     if (state === 'FROZEN' || state === 'PASSIVE') {
       this.logger.warn(`member ${joiner.address} may not join: the cluster is ${state}`);
       // A refusal the joiner cannot wait out: it stops instead of retrying.
-      return [null, null, `the cluster is ${state}: no member may join until it is ACTIVE or NO_MIGRATION again`];
+      return encodeJoinAnswer({ refusal: `the cluster is ${state}: no member may join until it is ACTIVE or NO_MIGRATION again` });
     }
     // A member restarted on the same address replaces its dead predecessor.
     const stale = this.memberList.filter((m) => m.address === joiner.address);
@@ -953,7 +967,7 @@ export class ClusterService implements ClusterFacade {
     for (const m of stale) this.logger.warn(`member ${m.address} (${m.uuid}) was replaced by a new member at the same address`);
     this.logger.info(`member ${joiner.address} (${joiner.uuid}${joiner.liteMember ? ', lite' : ''}) joins`);
     this.commitList(next, [joiner], stale);
-    return [null, this.encodeList()];
+    return encodeJoinAnswer({ members: this.listPayload() });
   }
 
   // ------------------------------------------------------------------ cluster state
@@ -965,7 +979,7 @@ export class ClusterService implements ClusterFacade {
     if (!this.isMaster()) {
       const master = this.master();
       if (master === undefined || this.net === undefined) throw new GridError('CONFLICT', 'this member has not joined a cluster yet');
-      const r = await this.net.request(master.address, Msg.ChangeState, [to], this.tuning.callTimeoutMs);
+      const r = await this.net.request(master.address, Msg.ChangeState, encodeChangeState({ state: to }), this.tuning.callTimeoutMs);
       return r === true;
     }
     if (this.states.state === to) return false;
@@ -973,19 +987,19 @@ export class ClusterService implements ClusterFacade {
     this.prepareState(txId, to);
     const others = this.memberList.filter((m) => m.uuid !== this.local.uuid);
     const prepared = await Promise.allSettled(
-      others.map((m) => this.net!.request(m.address, Msg.StatePrepare, [txId, to, this.listVersion], this.tuning.callTimeoutMs)),
+      others.map((m) => this.net!.request(m.address, Msg.StatePrepare, encodeStatePrepare({ txId, state: to, membersVersion: this.listVersion }), this.tuning.callTimeoutMs)),
     );
     const refused = prepared.findIndex((p) => p.status === 'rejected');
     if (refused !== -1) {
       const reason = describeError((prepared[refused] as PromiseRejectedResult).reason);
       this.states.rollback(txId);
-      await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.StateRollback, [txId], this.tuning.callTimeoutMs)));
+      await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.StateRollback, encodeStateRollback({ txId }), this.tuning.callTimeoutMs)));
       throw new GridError('CONFLICT', `cluster state not changed: member ${others[refused]!.address} refused: ${reason}`);
     }
     // A member that misses this commit (lost, timed out) catches up from the master's heartbeats.
     const version = this.states.version + 1;
     await Promise.allSettled(
-      others.map((m) => this.net!.request(m.address, Msg.StateCommit, [txId, to, this.listVersion, version], this.tuning.callTimeoutMs)),
+      others.map((m) => this.net!.request(m.address, Msg.StateCommit, encodeStateCommit({ txId, state: to, membersVersion: this.listVersion, stateVersion: version }), this.tuning.callTimeoutMs)),
     );
     this.emitState(this.states.commit(txId, to, version));
     return true;
@@ -1032,7 +1046,7 @@ export class ClusterService implements ClusterFacade {
         this.logger.warn(`cluster shutdown: could not make the cluster PASSIVE first: ${describeError(e)}`);
       }
       for (const m of this.memberList) {
-        if (m.uuid !== this.local.uuid) this.net?.oneWay(m.address, Msg.ClusterShutdown, []);
+        if (m.uuid !== this.local.uuid) this.net?.oneWay(m.address, Msg.ClusterShutdown, encodeEmpty());
       }
       this.emit({ type: 'shutdownRequested', scope: 'cluster' });
     })();
@@ -1060,7 +1074,7 @@ export class ClusterService implements ClusterFacade {
         for (;;) {
           const master = this.master()!;
           try {
-            await this.net.request(master.address, Msg.LeaveRequest, [this.local.uuid], Math.max(1, deadline - this.clock.now()));
+            await this.net.request(master.address, Msg.LeaveRequest, encodeLeave({ uuid: this.local.uuid }), Math.max(1, deadline - this.clock.now()));
             break;
           } catch (e) {
             if (this.clock.now() >= deadline || this.memberList.length <= 1) throw e;
@@ -1069,7 +1083,7 @@ export class ClusterService implements ClusterFacade {
           }
         }
       } else {
-        this.net.oneWay(this.master()!.address, Msg.Leave, [this.local.uuid]);
+        this.net.oneWay(this.master()!.address, Msg.Leave, encodeLeave({ uuid: this.local.uuid }));
       }
     } catch (e) {
       this.logger.warn(`leaving the cluster: ${describeError(e)}`);
