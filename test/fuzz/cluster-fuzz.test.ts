@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { Cluster, reservePorts } from '../support/cluster.js';
+import { Cluster } from '../support/cluster.js';
+import { freePorts } from '../support/ports.js';
 import { DEFAULT_SEED, caseSeed } from './engine.js';
 import { CANARY_MAP, FUZZ_CLUSTER_NAME, FuzzCluster, FuzzClusterRss, formatFindings, formatSummaries, runFuzz, type FuzzCase, type Summary } from './driver.js';
 import { FakePeer } from './fake-peer.js';
@@ -114,7 +115,7 @@ describe('fuzz: a 2-member cluster', () => {
     async () => {
       // A lone member whose tcp-ip list names only fake peers: it dials each of them every join
       // round (200 ms) and asks again after each broken connection, until it gives up joining.
-      const fakePorts = await reservePorts(FAKE_PEERS);
+      const fakePorts = await freePorts(FAKE_PEERS);
       const addresses = fakePorts.map((p) => `127.0.0.1:${p}`);
       const ctx: MemberFuzzContext = { clusterName: FUZZ_CLUSTER_NAME, memberUuids: [], forbidden: [CANARY_MAP] };
       const peers = await Promise.all(fakePorts.map((p, i) => FakePeer.listen(p, caseSeed(SEED, 1_000_000 + i), ctx, addresses)));

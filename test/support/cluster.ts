@@ -1,15 +1,15 @@
 // Cluster test harness: real members as `node bin/grid.js start` child processes on fixed
-// loopback ports, each listing every port of the cluster (plus spares for members added
-// later). Waits poll the REST surface with a deadline and report what they last saw; every
+// loopback ports (from `freePorts`), each listing every port of the cluster (plus spares for
+// members added later). Waits poll the REST surface with a deadline and report what they last saw; every
 // process started here is killed after the test, pass or fail.
 
 import http from 'node:http';
-import net from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterEach } from 'vitest';
+import { freePorts } from './ports.js';
 import { spawnGrid, waitFor, within, type GridProcess } from './process.js';
 
 // ---------------------------------------------------------------- shapes of the REST answers
@@ -52,6 +52,9 @@ export interface HttpResponse {
   readonly headers: http.IncomingHttpHeaders;
   readonly body: string;
 }
+
+/** A request that failed on a reused keep-alive socket the server had closed (it never read the request). */
+class StaleSocketError extends Error {}
 
 // ---------------------------------------------------------------- options
 
@@ -128,38 +131,6 @@ export function deepMerge(base: Record<string, unknown>, over: Record<string, un
   return out;
 }
 
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
-
-/**
- * `n` distinct ports that are free now, chosen below the kernel's ephemeral range: members
- * bind them later (spares much later), and a port from the ephemeral range could meanwhile
- * become the local end of some outgoing connection, or another test's `listen(0)`.
- */
-export async function reservePorts(n: number): Promise<number[]> {
-  let ephemeralLow = 32768;
-  try {
-    ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || ephemeralLow;
-  } catch {
-    // not Linux: keep the usual default
-  }
-  const high = Math.max(ephemeralLow - 1, 11_000);
-  const low = Math.max(10_000, high - 15_000);
-  const ports = new Set<number>();
-  for (let attempts = 0; ports.size < n; attempts++) {
-    if (attempts > 1_000) throw new Error(`could not find ${n} free ports in ${low}-${high}`);
-    const p = low + Math.floor(Math.random() * (high - low + 1));
-    if (!ports.has(p) && (await canListen(p))) ports.add(p);
-  }
-  return [...ports];
-}
-
 function parseJsonLines(text: string): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const line of text.split('\n')) {
@@ -215,7 +186,7 @@ export class Cluster {
 
   /** Starts the processes; use `startCluster`. */
   static async create(opts: ClusterOptions): Promise<Cluster> {
-    const ports = await reservePorts(opts.size + (opts.spare ?? 2));
+    const ports = await freePorts(opts.size + (opts.spare ?? 2));
     const c = new Cluster(opts, opts.clusterName ?? 'dev', ports, mkdtempSync(join(tmpdir(), 'grid-cluster-')));
     liveClusters.add(c);
     for (let i = 0; i < opts.size; i++) c.spawnMember(opts.lite?.includes(i) ?? false);
@@ -319,6 +290,15 @@ export class Cluster {
    * came within `timeoutMs` (default 10 s); any HTTP status resolves.
    */
   http(i: number, method: string, path: string, body?: string, opts: { timeoutMs?: number; contentType?: string } = {}): Promise<HttpResponse> {
+    return this.httpOnce(i, method, path, body, opts).catch((e: unknown) => {
+      // A kept-alive connection the member closed as idle just as this request went out on it:
+      // the member never read the request, so it is sent again on a new connection (node's advice).
+      if (e instanceof StaleSocketError) return this.httpOnce(i, method, path, body, opts);
+      throw e;
+    });
+  }
+
+  private httpOnce(i: number, method: string, path: string, body: string | undefined, opts: { timeoutMs?: number; contentType?: string }): Promise<HttpResponse> {
     const port = this.member(i).port;
     const host = this.hostOf(i);
     const timeoutMs = opts.timeoutMs ?? 10_000;
@@ -340,9 +320,9 @@ export class Cluster {
         });
       });
       const timer = setTimeout(() => req.destroy(new Error(`${method} ${path} on member ${i} (port ${port}): no answer within ${timeoutMs} ms`)), timeoutMs);
-      req.on('error', (e) => {
+      req.on('error', (e: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        reject(e);
+        reject(req.reusedSocket && e.code === 'ECONNRESET' ? new StaleSocketError(e.message) : e);
       });
       req.end(body);
     });

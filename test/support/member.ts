@@ -1,25 +1,11 @@
 // Test harness: start real members on free loopback ports, talk to them over real sockets,
 // always clean up.
 
-import net from 'node:net';
 import { LogCapture } from './logs.js';
+import { freePort } from './ports.js';
 import { afterEach } from 'vitest';
 import { configFromObject } from '../../src/config/index.js';
 import { Member } from '../../src/member/member.js';
-
-/** A free TCP port on 127.0.0.1 (bound and released; auto-increment covers races). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export { LogCapture } from './logs.js';
 
