@@ -9,8 +9,19 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import { GridError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { WireValue } from '../protocol/codec.js';
-import * as f from '../protocol/fields.js';
 import { Msg } from '../protocol/messages.js';
+import {
+  decodeEmpty,
+  decodeMigrate,
+  decodeMigrateEnd,
+  decodePartitionData,
+  decodePartitionTable,
+  encodeEmpty,
+  encodeMigrate,
+  encodeMigrateEnd,
+  encodePartitionData,
+  encodePartitionTable,
+} from '../protocol/payloads.js';
 import type { MemberNet } from '../net/member-net.js';
 import type { ClusterService } from '../cluster/cluster-service.js';
 import type { ClusterEvent, MemberInfo } from '../cluster/types.js';
@@ -188,37 +199,13 @@ export class PartitionService {
   // ------------------------------------------------------------------ applying tables
 
   private encodeTable(): WireValue {
-    const uuids: string[] = [];
-    const index = new Map<string, number>();
-    const rows = this.table.snapshot().map((row) =>
-      row.map((u) => {
-        let i = index.get(u);
-        if (i === undefined) {
-          i = uuids.length;
-          uuids.push(u);
-          index.set(u, i);
-        }
-        return i;
-      }),
-    );
-    return [this.table.version(), uuids, rows, this.migrationQueueSize()];
+    return encodePartitionTable({ version: this.table.version(), rows: this.table.snapshot(), migrationQueueSize: this.migrationQueueSize() });
   }
 
-  private decodeTable(v: WireValue): { version: number; rows: Replicas[]; queueSize: number } {
-    const t = f.tuple(v, 'partition table');
-    const version = f.int(t, 0, 'version');
-    const uuids = f.strings(t, 1, 'uuids');
-    const rowsW = f.arr(t, 2, 'rows');
-    if (rowsW.length !== PARTITION_COUNT) throw new GridError('BAD_REQUEST', `partition table with ${rowsW.length} rows`);
-    const rows = rowsW.map((r, pid) => {
-      const a = f.tuple(r, `rows[${pid}]`);
-      return a.map((_, i) => {
-        const u = uuids[f.int(a, i, `rows[${pid}][${i}]`)];
-        if (u === undefined) throw new GridError('BAD_REQUEST', `partition table row ${pid} names an unknown member`);
-        return u;
-      });
-    });
-    return { version, rows, queueSize: t[3] === undefined ? 0 : f.int(t, 3, 'migrationQueueSize') };
+  private decodeTable(v: WireValue): { version: number; rows: readonly Replicas[]; queueSize: number } {
+    const t = decodePartitionTable(v);
+    if (t.rows.length !== PARTITION_COUNT) throw new GridError('BAD_REQUEST', `partition table with ${t.rows.length} rows`);
+    return { version: t.version, rows: t.rows, queueSize: t.migrationQueueSize ?? 0 };
   }
 
   /** Install a newer table and act on what changed for this member. */
@@ -300,7 +287,7 @@ export class PartitionService {
     const master = this.cluster.master();
     if (master === undefined || master.uuid === this.localUuid || this.net === undefined) return;
     try {
-      const t = this.decodeTable(await this.net.request(master.address, Msg.FetchTable, [], FETCH_TABLE_TIMEOUT_MS));
+      const t = this.decodeTable(await this.net.request(master.address, Msg.FetchTable, encodeEmpty(), FETCH_TABLE_TIMEOUT_MS));
       if (t.version > this.table.version()) this.apply(t.rows, t.version);
     } catch (e) {
       this.logger.warn(`could not read the master's partition table: ${describeError(e)}`);
@@ -329,36 +316,35 @@ export class PartitionService {
         for (const pid of [...this.blocked.keys()]) this.unblock(pid);
       }
     });
-    net.handle(Msg.FetchTable, () => this.encodeTable());
+    net.handle(Msg.FetchTable, (p) => {
+      decodeEmpty(p, 'fetch table');
+      return this.encodeTable();
+    });
     net.handle(Msg.Migrate, (p, from) => {
-      const t = f.tuple(p, 'migrate');
+      const t = decodeMigrate(p);
       if (from.peer?.uuid !== this.cluster.master()?.uuid) {
         throw new GridError('WRONG_TARGET', `migration ordered by ${from.peer?.address ?? 'unknown'}, which is not the master`);
       }
-      return this.runMigration(f.int(t, 0, 'partitionId'), f.strings(t, 1, 'replicas'), f.strings(t, 2, 'previous replicas'));
+      return this.runMigration(t.partitionId, t.replicas, t.previousReplicas);
     });
     net.handleOneWay(Msg.MigrateEnd, (p, from) => {
       if (from.peer?.uuid !== this.cluster.master()?.uuid) return;
-      const pid = f.int(f.tuple(p, 'migrate end'), 0, 'partitionId');
+      const pid = decodeMigrateEnd(p).partitionId;
       this.unblock(pid);
     });
     net.handle(Msg.PartitionData, (p, from) => {
-      const t = f.tuple(p, 'partition data');
-      const pid = f.int(t, 0, 'partitionId');
+      const t = decodePartitionData(p);
+      const pid = t.partitionId;
       if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
       // Only the partition's owner copies it (the migration source the master chose is always
       // the owner): a member with an older view, or one removed while paused, is refused.
-      const stamp = t[3] === undefined || t[3] === null ? undefined : f.int(t, 3, 'table version');
-      const refusal = admitPartitionWrite('partition copy', pid, from.peer?.uuid ?? '', stamp, {
+      const refusal = admitPartitionWrite('partition copy', pid, from.peer?.uuid ?? '', t.tableVersion, {
         version: this.table.version(),
         owner: this.table.ownerOf(pid),
       });
       if (refusal !== undefined) throw refusal;
       if (this.cluster.fenced()) throw new GridError('STALE_VIEW', `partition copy for partition ${pid} refused: this member is checking its membership`);
-      const index = f.int(t, 1, 'replicaIndex');
-      const versions = t[4] === undefined || t[4] === null ? undefined : f.arr(t, 4, 'versions').map((_, j, a) => f.int(a, j, `versions[${j}]`));
-      const data = t[2];
-      const perService = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, WireValue>) : {};
+      const { replicaIndex: index, versions, data: perService } = t;
       this.incoming.set(pid, this.clock.now());
       this.forEachService((s) => s.install(pid, perService[s.name]));
       // The replica starts at the copy's versions (from an older sender: unknown, so anti-entropy copies it again).
@@ -384,7 +370,7 @@ export class PartitionService {
           // The copy and the backup versions it is exact for, in one synchronous step.
           const data = this.snapshotAll(pid, index);
           const versions = this.replicaSync.versions.copyVersions(pid);
-          return this.net!.request(member.address, Msg.PartitionData, [pid, index, data, this.table.version(), versions], this.tuning.callTimeoutMs);
+          return this.net!.request(member.address, Msg.PartitionData, encodePartitionData({ partitionId: pid, replicaIndex: index, data, tableVersion: this.table.version(), versions }), this.tuning.callTimeoutMs);
         }),
       );
       return null;
@@ -429,7 +415,7 @@ export class PartitionService {
     this.planned.clear();
     for (const pid of [...this.blocked.keys()]) this.unblock(pid);
     const others = this.cluster.members().filter((m) => m.uuid !== this.localUuid);
-    const answers = await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.FetchTable, [], FETCH_TABLE_TIMEOUT_MS)));
+    const answers = await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.FetchTable, encodeEmpty(), FETCH_TABLE_TIMEOUT_MS)));
     for (const a of answers) {
       if (a.status !== 'fulfilled') continue;
       try {
@@ -574,7 +560,7 @@ export class PartitionService {
     const ownerInfo = this.cluster.memberByUuid(owner)!;
     try {
       if (owner === this.localUuid) await this.runMigration(pid, next, prev);
-      else await this.net!.request(ownerInfo.address, Msg.Migrate, [pid, [...next], [...prev]], this.tuning.callTimeoutMs);
+      else await this.net!.request(ownerInfo.address, Msg.Migrate, encodeMigrate({ partitionId: pid, replicas: next, previousReplicas: prev }), this.tuning.callTimeoutMs);
     } catch (e) {
       this.logger.warn(`migration of partition ${pid} from ${ownerInfo.address} failed: ${describeError(e)}`);
       this.callOff(pid, ownerInfo);
@@ -595,7 +581,7 @@ export class PartitionService {
   /** A migration that will not be committed: its source takes writes for the partition again. */
   private callOff(pid: number, source: MemberInfo): void {
     if (source.uuid === this.localUuid) this.unblock(pid);
-    else this.net!.oneWay(source.address, Msg.MigrateEnd, [pid]);
+    else this.net!.oneWay(source.address, Msg.MigrateEnd, encodeMigrateEnd({ partitionId: pid }));
   }
 
   private retryLater(): void {
