@@ -8,8 +8,16 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import { GridError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { WireValue } from '../protocol/codec.js';
-import * as f from '../protocol/fields.js';
 import { Msg } from '../protocol/messages.js';
+import {
+  decodeReplicaSyncData,
+  decodeReplicaSyncRequest,
+  decodeReplicaVersions,
+  encodeReplicaSyncData,
+  encodeReplicaSyncRequest,
+  encodeReplicaVersions,
+  type ReplicaVersionEntry,
+} from '../protocol/payloads.js';
 import type { MemberConnection, MemberNet } from '../net/member-net.js';
 import type { ClusterView } from '../cluster/cluster-service.js';
 import { admitPartitionWrite } from '../cluster/member-rules.js';
@@ -153,7 +161,7 @@ export class ReplicaSync {
   round(): void {
     if (!this.enabled || this.cluster.fenced() || !this.cluster.joined()) return;
     const me = this.localUuid;
-    const byMember = new Map<string, WireValue[]>();
+    const byMember = new Map<string, ReplicaVersionEntry[]>();
     for (let pid = 0; pid < PARTITION_COUNT; pid++) {
       const row = this.table.replicas(pid);
       // A partition being handed over gets its copies from the migration.
@@ -161,14 +169,14 @@ export class ReplicaSync {
       for (let i = 1; i < row.length; i++) {
         let list = byMember.get(row[i]!);
         if (list === undefined) byMember.set(row[i]!, (list = []));
-        list.push([pid, i, this.versions.ownerVersion(pid, i)]);
+        list.push({ partitionId: pid, replicaIndex: i, version: this.versions.ownerVersion(pid, i) });
       }
     }
     const stamp = this.table.version();
     for (const [uuid, entries] of byMember) {
       const member = this.cluster.memberByUuid(uuid);
       if (member === undefined) continue;
-      this.net!.oneWay(member.address, Msg.ReplicaVersions, [stamp, entries]);
+      this.net!.oneWay(member.address, Msg.ReplicaVersions, encodeReplicaVersions({ tableVersion: stamp, entries }));
     }
     this.stats.rounds++;
   }
@@ -212,7 +220,7 @@ export class ReplicaSync {
       }
       this.stats.requested += pids.length;
       this.logger.debug(`anti-entropy: asking ${member.address} for ${pids.length} partition copies (${pids.join(', ')})`);
-      this.net!.oneWay(member.address, Msg.ReplicaSyncRequest, [this.table.version(), pids]);
+      this.net!.oneWay(member.address, Msg.ReplicaSyncRequest, encodeReplicaSyncRequest({ tableVersion: this.table.version(), partitionIds: pids }));
     }
   }
 
@@ -251,22 +259,20 @@ export class ReplicaSync {
 
   private onVersions(p: WireValue, from: MemberConnection): void {
     if (!this.enabled || this.cluster.fenced()) return;
-    const t = f.tuple(p, 'replica versions');
-    const stamp = f.int(t, 0, 'table version');
-    const list = f.arr(t, 1, 'entries');
+    const { tableVersion: stamp, entries: list } = decodeReplicaVersions(p);
     const sender = from.peer?.uuid ?? '';
     const me = this.localUuid;
     const mine = this.table.version();
     const entries: [number, number, number][] = [];
     for (let j = 0; j < list.length; j++) {
-      const e = f.tuple(list[j]!, `entries[${j}]`);
-      const pid = f.int(e, 0, 'partitionId');
+      const e = list[j]!;
+      const pid = e.partitionId;
       if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
       // Only the owner in our table (or one whose table is newer) speaks for a partition.
       if (admitPartitionWrite('replica versions', pid, sender, stamp, { version: mine, owner: this.table.ownerOf(pid) }) !== undefined) continue;
       // A partition this member left needs no copy (unless the sender knows a newer table).
       if (stamp <= mine && !this.table.replicas(pid).includes(me)) continue;
-      entries.push([pid, f.int(e, 1, 'replicaIndex'), f.int(e, 2, 'version')]);
+      entries.push([pid, e.replicaIndex, e.version]);
     }
     for (const pid of partitionsToSync(this.versions, entries)) this.want(pid, sender);
     this.stats.checks++;
@@ -275,8 +281,7 @@ export class ReplicaSync {
 
   private onSyncRequest(p: WireValue, from: MemberConnection): void {
     if (!this.enabled || this.cluster.fenced() || from.peer === undefined) return;
-    const t = f.tuple(p, 'replica sync request');
-    const pids = f.arr(t, 1, 'partitions').map((_, j, a) => f.int(a, j, `partitions[${j}]`));
+    const pids = decodeReplicaSyncRequest(p).partitionIds;
     const peer = from.peer;
     // After the microtasks of this turn: a write whose backup is sent in a promise callback
     // (a poll that waited) has been counted by then, so the copy and its versions agree.
@@ -298,18 +303,16 @@ export class ReplicaSync {
     const data = this.copies.snapshot(pid, index);
     const versions = this.versions.copyVersions(pid);
     this.stats.served++;
-    this.net!.request(member.address, Msg.ReplicaSyncData, [pid, index, data, versions, this.table.version()], this.tuning.callTimeoutMs).catch(
+    this.net!.request(member.address, Msg.ReplicaSyncData, encodeReplicaSyncData({ partitionId: pid, replicaIndex: index, data, versions, tableVersion: this.table.version() }), this.tuning.callTimeoutMs).catch(
       (e: unknown) => this.logger.warn(`anti-entropy: copy of partition ${pid} to ${member.address} failed: ${describeError(e)}`),
     );
   }
 
   private onSyncData(p: WireValue, from: MemberConnection): null {
-    const t = f.tuple(p, 'replica sync data');
-    const pid = f.int(t, 0, 'partitionId');
+    const t = decodeReplicaSyncData(p);
+    const pid = t.partitionId;
     if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
-    const index = f.int(t, 1, 'replicaIndex');
-    const versions = f.arr(t, 3, 'versions').map((_, j, a) => f.int(a, j, `versions[${j}]`));
-    const stamp = f.int(t, 4, 'table version');
+    const { replicaIndex: index, versions, tableVersion: stamp } = t;
     const refusal = admitPartitionWrite('replica sync copy', pid, from.peer?.uuid ?? '', stamp, {
       version: this.table.version(),
       owner: this.table.ownerOf(pid),
@@ -317,9 +320,7 @@ export class ReplicaSync {
     if (refusal !== undefined) throw refusal;
     if (this.cluster.fenced()) throw new GridError('STALE_VIEW', `replica sync copy for partition ${pid} refused: this member is checking its membership`);
     if (index < 1) throw new GridError('BAD_REQUEST', `replica sync copy for replica index ${index}`);
-    const data = t[2];
-    const perService = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, WireValue>) : {};
-    this.copies.install(pid, perService);
+    this.copies.install(pid, t.data);
     this.versions.install(pid, index, versions);
     this.pending.delete(pid);
     this.wanted.delete(pid);
