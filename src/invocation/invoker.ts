@@ -10,8 +10,8 @@ import { GridError, describeError, isGridError, type GridErrorCode } from '../co
 import type { Logger } from '../core/logger.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
 import type { WireValue } from '../protocol/codec.js';
-import * as f from '../protocol/fields.js';
 import { Msg } from '../protocol/messages.js';
+import { decodeBackup, decodeOperation, decodePollCancel, encodeBackup, encodeOperation, encodePollCancel } from '../protocol/payloads.js';
 import type { MemberConnection, MemberNet } from '../net/member-net.js';
 import type { ClusterView } from '../cluster/cluster-service.js';
 import type { PartitionService } from '../partition/partition-service.js';
@@ -225,7 +225,7 @@ export class ClusterInvoker implements Invoker {
     }
     const handler = this.handlers.get(op.service);
     if (handler === undefined) throw new GridError('INTERNAL', `no handler for ${op.service}`);
-    let invocationId: number | null = null;
+    let invocationId: number | undefined;
     if (caller !== undefined && op.waitMs !== undefined && op.waitMs > 0) {
       invocationId = this.nextInvocationId++;
       // One listener per caller, however often the call is retried: it cancels where the call waits now.
@@ -235,12 +235,12 @@ export class ClusterInvoker implements Invoker {
         const net = this.net;
         caller.onGone(() => {
           const at = this.waitingAt.get(caller);
-          if (at !== undefined) net.oneWay(at.address, Msg.PollCancel, [this.cluster.localMember().uuid, at.invocationId]);
+          if (at !== undefined) net.oneWay(at.address, Msg.PollCancel, encodePollCancel({ callerUuid: this.cluster.localMember().uuid, invocationId: at.invocationId }));
         });
       }
     }
     const timeout = Math.max(1_000, deadline - this.clock.now());
-    const answer = await this.net.request(member.address, Msg.Operation, [op.service, op.type, partitionId, op.args ?? [], invocationId], timeout);
+    const answer = await this.net.request(member.address, Msg.Operation, encodeOperation({ service: op.service, type: op.type, partitionId, args: op.args ?? [], invocationId }), timeout);
     return handler.decodeResult(op.type, answer) as T;
   }
 
@@ -266,7 +266,7 @@ export class ClusterInvoker implements Invoker {
     for (let i = 1; i <= last; i++) {
       const member = this.cluster.memberByUuid(replicas[i]!);
       if (member === undefined) continue;
-      const payload: WireValue = [op.service, spec.type, partitionId, spec.args, tableVersion, i, versions[i]!];
+      const payload = encodeBackup({ service: op.service, type: spec.type, partitionId, args: spec.args, tableVersion, replica: { index: i, version: versions[i]! } });
       if (i <= spec.syncCount) {
         const net = this.net;
         const send = (): Promise<unknown> => net.request(member.address, Msg.Backup, payload, this.tuning.backupTimeoutMs);
@@ -308,29 +308,24 @@ export class ClusterInvoker implements Invoker {
   private registerHandlers(net: MemberNet): void {
     net.handle(Msg.Operation, (p, from) => this.onOperation(p, from));
     const backup = (p: WireValue, from: MemberConnection): null => {
-      const t = f.tuple(p, 'backup');
-      const service = f.str(t, 0, 'service');
+      const t = decodeBackup(p);
+      const service = t.service;
       const handler = this.handlers.get(service);
       if (handler === undefined) throw new GridError('BAD_REQUEST', `unknown service ${service}`);
-      const pid = f.int(t, 2, 'partitionId');
+      const pid = t.partitionId;
       if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
-      const type = f.str(t, 1, 'type');
-      const args = f.arr(t, 3, 'args');
-      const stamp = t[4] === undefined || t[4] === null ? undefined : f.int(t, 4, 'table version');
-      const refusal = admitPartitionWrite('backup', pid, from.peer?.uuid ?? '', stamp, {
+      const refusal = admitPartitionWrite('backup', pid, from.peer?.uuid ?? '', t.tableVersion, {
         version: this.partitions.table.version(),
         owner: this.partitions.table.ownerOf(pid),
       });
       if (refusal !== undefined) throw refusal;
       // Test hook: lost on the way, as far as this member's versions can tell (the ack still goes).
       if (this.dropper.active && this.dropper.next()) return null;
-      if (t[5] !== undefined && t[5] !== null) {
-        const index = f.int(t, 5, 'replicaIndex');
-        const version = f.int(t, 6, 'version');
+      if (t.replica !== undefined) {
         // A duplicate (resent after a broken connection) is skipped; one out of sequence is applied and repaired.
-        if (!this.partitions.replicaSync.onBackup(pid, index, version, from.peer?.uuid ?? '')) return null;
+        if (!this.partitions.replicaSync.onBackup(pid, t.replica.index, t.replica.version, from.peer?.uuid ?? '')) return null;
       }
-      handler.applyBackup(pid, type, args);
+      handler.applyBackup(pid, t.type, t.args);
       return null;
     };
     net.handle(Msg.Backup, backup);
@@ -338,8 +333,8 @@ export class ClusterInvoker implements Invoker {
       backup(p, from);
     });
     net.handleOneWay(Msg.PollCancel, (p) => {
-      const t = f.tuple(p, 'poll cancel');
-      const key = `${f.str(t, 0, 'uuid')}:${f.int(t, 1, 'invocationId')}`;
+      const t = decodePollCancel(p);
+      const key = `${t.callerUuid}:${t.invocationId}`;
       this.callerGone(key);
     });
   }
@@ -359,12 +354,7 @@ export class ClusterInvoker implements Invoker {
   }
 
   private onOperation(p: WireValue, from: MemberConnection): MaybePromise<WireValue> {
-    const t = f.tuple(p, 'operation');
-    const service = f.str(t, 0, 'service');
-    const type = f.str(t, 1, 'type');
-    const pid = f.int(t, 2, 'partitionId');
-    const args = f.arr(t, 3, 'args');
-    const invocationId = t[4] === null || t[4] === undefined ? undefined : f.int(t, 4, 'invocationId');
+    const { service, type, partitionId: pid, args, invocationId } = decodeOperation(p);
     const handler = this.handlers.get(service);
     if (handler === undefined) throw new GridError('BAD_REQUEST', `unknown service ${service}`);
     if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
