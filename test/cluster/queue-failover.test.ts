@@ -4,6 +4,7 @@
 import { expect, it } from 'vitest';
 import { partitionIdOf } from '../../src/partition/partitioning.js';
 import { startCluster } from '../support/cluster.js';
+import { waitFor } from '../support/process.js';
 
 const ITEMS = Array.from({ length: 40 }, (_, n) => `item-${n}`);
 
@@ -27,8 +28,10 @@ it('keeps queue items and their order, and a waiting poll, through a kill -9 of 
   // A poll on member 2 (not the owner) waiting for up to 30 s on the empty queue.
   let settled = false;
   const poll = c.http(2, 'GET', `/hazelcast/rest/queues/${waiting}/30`, undefined, { timeoutMs: 40_000 }).finally(() => (settled = true));
-  // Nothing shows that the poll has reached the owner and is parked there: give it a moment.
-  await new Promise((r) => setTimeout(r, 500));
+  await waitFor('the poll to wait at the owner', async () => {
+    const res = await c.http(0, 'GET', `/hazelcast/rest/queues/${waiting}/stats`);
+    return res.status === 200 && (JSON.parse(res.body) as { waitingPolls: number }).waitingPolls === 1;
+  });
   expect(settled).toBe(false);
 
   await c.kill(victim.index);

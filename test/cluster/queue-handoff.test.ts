@@ -5,6 +5,7 @@
 import { expect, it } from 'vitest';
 import { partitionIdOf } from '../../src/partition/partitioning.js';
 import { startCluster } from '../support/cluster.js';
+import { waitFor } from '../support/process.js';
 
 const ITEMS = Array.from({ length: 30 }, (_, n) => `item-${n}`);
 
@@ -24,8 +25,10 @@ it('keeps queue items, their order and a waiting poll when the owner hands the q
 
   let settled = false;
   const poll = c.http(2, 'GET', `/hazelcast/rest/queues/${waiting}/30`, undefined, { timeoutMs: 40_000 }).finally(() => (settled = true));
-  // Nothing observable says the poll is parked at the owner yet: give it a moment.
-  await new Promise((r) => setTimeout(r, 300));
+  await waitFor('the poll to wait at the owner', async () => {
+    const res = await c.http(0, 'GET', `/hazelcast/rest/queues/${waiting}/stats`);
+    return res.status === 200 && (JSON.parse(res.body) as { waitingPolls: number }).waitingPolls === 1;
+  });
 
   await c.stop(leaver.index);
   await c.waitForMembers(2);
