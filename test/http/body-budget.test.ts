@@ -9,6 +9,7 @@ import type { RestServer } from '../../src/rest/rest-server.js';
 import { startCluster } from '../support/cluster.js';
 import { buildRequest, expectError, pollUntil, RawConnection, rawRequest } from '../support/http.js';
 import { restConfig, startMember, type StartedMember } from '../support/member.js';
+import { waitFor } from '../support/process.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -221,7 +222,7 @@ describe.runIf(process.platform === 'linux')('RSS under many slow uploads', () =
           for (let sent = 0; sent < UPLOAD - PIECE.length && Date.now() < deadline; sent += PIECE.length) {
             if (c.pending.length > 0 || c.peerEnded) break;
             await c.write(chunked ? CHUNK : PIECE);
-            await sleep(5);
+            await sleep(5); // pacing: what makes the upload slow
           }
           if (c.pending.length > 0 || c.peerEnded) {
             const r = await c.read({ timeoutMs: 2_000 }).catch(() => undefined);
@@ -235,8 +236,8 @@ describe.runIf(process.platform === 'linux')('RSS under many slow uploads', () =
       }
     };
     const uploads = Array.from({ length: 40 }, (_, i) => slowUploader(i));
-    // Requests without a body keep being answered during the load.
-    await sleep(1_500);
+    // Requests without a body keep being answered during the load, once the budget refuses uploads.
+    await waitFor('an upload refused by the budget', () => (refusals.get(503) ?? 0) > 0, 3_000);
     const during = await cluster.http(0, 'GET', '/hazelcast/health/ready', undefined, { timeoutMs: 2_000 });
     await Promise.all(uploads);
     clearInterval(sampler);

@@ -80,7 +80,7 @@ describe('back-pressure', () => {
         await c.write(Buffer.concat(Array.from({ length: 100 }, () => one)));
         await sleep(10);
       }
-      await sleep(200);
+      await sleep(200); // a negative: time for the member to read more, would it not stop
       const longest = Math.max(...[...restOf(member).connections].map((x) => x.queue.length));
       expect(longest).toBeLessThan(500); // without real back-pressure it reaches 2000
     } finally {

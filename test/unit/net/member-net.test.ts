@@ -480,12 +480,16 @@ describe('MemberNet: timeouts, closed peers, bad bytes, stop', () => {
   it('fails pending calls with MEMBER_UNREACHABLE when the peer closes, and reports the closed outbound connection', async () => {
     const a = await startNode();
     const b = await startNode();
-    b.net.handle(Msg.Operation, () => new Promise<WireValue>(() => undefined)); // never answers
+    let arrived = 0;
+    b.net.handle(Msg.Operation, () => {
+      arrived++;
+      return new Promise<WireValue>(() => undefined); // never answers
+    });
     const closedAddresses: string[] = [];
     a.net.onOutboundClosed((address) => closedAddresses.push(address));
     const pending = [1, 2, 3].map((i) => rejection(a.net.request(b.address, Msg.Operation, i, 10_000)));
     await waitFor('the connection up', () => b.net.connectionCount() === 1, 2_000);
-    await sleep(20); // let the three requests reach b
+    await waitFor('the three requests to reach b', () => arrived === 3, 2_000);
     await b.net.stop();
     const errors = await within(Promise.all(pending), 2_000, 'the pending calls to fail');
     for (const e of errors) {
@@ -578,13 +582,17 @@ describe('MemberNet: timeouts, closed peers, bad bytes, stop', () => {
     const b = await startNode();
     const c = await startNode();
     for (const n of [a, b, c]) n.net.handle(Msg.Operation, (p) => p);
-    b.net.handle(Msg.Join, () => new Promise<WireValue>(() => undefined)); // never answers
+    let joins = 0;
+    b.net.handle(Msg.Join, () => {
+      joins++;
+      return new Promise<WireValue>(() => undefined); // never answers
+    });
     await a.net.request(b.address, Msg.Operation, 1, 2_000);
     await b.net.request(a.address, Msg.Operation, 1, 2_000);
     await c.net.request(a.address, Msg.Operation, 1, 2_000);
     expect(a.net.connectionCount()).toBe(3);
     const pending = rejection(a.net.request(b.address, Msg.Join, null, 10_000));
-    await sleep(20);
+    await waitFor('the pending call to reach b', () => joins === 1, 2_000);
 
     await a.net.stop();
     expect((await within(pending, 2_000, 'the pending call to fail')).code).toBe('MEMBER_UNREACHABLE');
@@ -612,7 +620,7 @@ describe('MemberNet: timeouts, closed peers, bad bytes, stop', () => {
     await a.net.request(b.address, Msg.Operation, 1, 2_000);
     await a.net.stop();
     await waitFor('closed', () => a.net.connectionCount() === 0, 2_000);
-    await sleep(20);
+    await sleep(20); // a negative: time for a report that must not come
     expect(closed).toEqual([]);
   });
 });
