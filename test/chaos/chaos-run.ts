@@ -102,6 +102,8 @@ export interface ChaosContext {
   log(line: string): void;
 }
 
+// Sleeps here are fault durations, quiet times between faults and retry back-off; waits for a
+// condition go through the harness (waitForMembers, waitSafe).
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const between = (rnd: () => number, [lo, hi]: readonly [number, number]): number => lo + rnd() * (hi - lo);
 const others = (ctx: ChaosContext, victim: number): number[] => ctx.c.members.map((m) => m.index).filter((i) => i !== victim);

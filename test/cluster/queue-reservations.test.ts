@@ -160,7 +160,7 @@ it('under load through kill -9 cycles, every acknowledged offer is polled at lea
           if (res.status === 200) polled.push(res.body);
         }
       } catch {
-        await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 20)); // back-off: a refused connection fails at once
       }
     }
   };

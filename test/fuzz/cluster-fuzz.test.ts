@@ -131,6 +131,7 @@ describe('fuzz: a 2-member cluster', () => {
         const m = c.member(0);
         const child = m.process.child;
         const deadline = Date.now() + DIAL_SECONDS * 1000;
+        // A negative over a fixed window (the member does not die while dialling), ended early by a death.
         while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) await new Promise((r) => setTimeout(r, 100));
         const answers = peers.flatMap((p) => p.answers);
         const seconds = (Date.now() - t0) / 1000;

@@ -310,7 +310,7 @@ export async function runFuzz(fc: FuzzCluster, opts: RunOptions): Promise<Summar
     await fc.restart();
     for (const c of batch) {
       await sendCase(fc.port(c.target % fc.size), c.chunks, opts.windowMs);
-      await sleep(150);
+      await sleep(150); // a negative: time for a crash this case causes to show
       const dead = fc.dead();
       if (dead.length > 0) {
         finding({
@@ -329,7 +329,7 @@ export async function runFuzz(fc: FuzzCluster, opts: RunOptions): Promise<Summar
 
   /** After a batch: alive, canary, RSS. Returns false when the run must stop. */
   const check = async (batch: readonly FuzzCase[]): Promise<boolean> => {
-    await sleep(20);
+    await sleep(20); // a negative: time for a crash the batch caused to show
     const dead = fc.dead();
     if (dead.length > 0) {
       summary.crashes++;
