@@ -57,7 +57,7 @@ describe('hostile member-protocol peers', () => {
   it('a Join naming a listener that answers Auth with garbage is refused, and the master lives on', async () => {
     const c = await startCluster({ size: 2 });
     for (let i = 0; i < 10; i++) expect((await c.http(0, 'POST', `/hazelcast/rest/maps/m/k${i}`, `v${i}`)).status).toBe(200);
-    const master = c.member(0);
+    const master = c.member(await c.masterIndex(0));
     const garbage: WireValue[] = [[7, '127.0.0.1:1'], 'not a list', ['u-x'], [null, null], []];
     for (const answer of garbage) {
       const fake = await fakeMemberListener(() => ({ ok: true, payload: answer }));
