@@ -166,14 +166,15 @@ export function encodeMembers(p: MembersPayload): WireValue {
   return trimmed([p.version, p.members.map(encodeMember), p.state, p.stateVersion, p.masterSince ?? (p.stateVersion === undefined ? undefined : null)]);
 }
 
-function decodeMemberList(v: WireValue, what: string): MembersPayload {
+/** `prefix` names the fields of a list inside another message (a join answer's `members.`). */
+function decodeMemberList(v: WireValue, what: string, prefix = ''): MembersPayload {
   const t = f.tuple(v, what);
   return {
-    version: f.int(t, 0, 'version'),
-    members: f.arr(t, 1, 'members').map((m, i) => decodeMember(m, `members[${i}]`)),
-    state: clusterState(t, 2, 'state'),
-    stateVersion: f.optInt(t, 3, 'state version'),
-    masterSince: f.optNum(t, 4, 'master since'),
+    version: f.int(t, 0, `${prefix}version`),
+    members: f.arr(t, 1, `${prefix}members`).map((m, i) => decodeMember(m, `${prefix}members[${i}]`)),
+    state: clusterState(t, 2, `${prefix}state`),
+    stateVersion: f.optInt(t, 3, `${prefix}state version`),
+    masterSince: f.optNum(t, 4, `${prefix}master since`),
   };
 }
 
@@ -225,7 +226,7 @@ export function decodeJoinAnswer(v: WireValue): JoinAnswerPayload {
   const refusal = f.optStr(t, 2, 'refusal');
   const redirect = f.optStr(t, 0, 'redirect');
   const list = t[1];
-  const members = (list === null || list === undefined) && (refusal !== undefined || redirect !== undefined) ? undefined : decodeMembers(list ?? null);
+  const members = (list === null || list === undefined) && (refusal !== undefined || redirect !== undefined) ? undefined : decodeMemberList(list ?? null, 'members', 'members.');
   return { redirect, members, refusal };
 }
 

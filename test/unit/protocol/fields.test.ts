@@ -196,4 +196,48 @@ describe('fields: reading member message payloads', () => {
       expect(refusal(() => f.strings([], 0, 'uuids')).message).toBe('malformed member message: uuids is null');
     });
   });
+
+  describe('optInt and optNum (optional trailing fields)', () => {
+    it('read numbers; null and a missing position are undefined', () => {
+      expect(f.optInt([3], 0, 'stamp')).toBe(3);
+      expect(f.optInt([null], 0, 'stamp')).toBeUndefined();
+      expect(f.optInt([], 0, 'stamp')).toBeUndefined();
+      expect(f.optNum([1.5], 0, 'since')).toBe(1.5);
+      expect(f.optNum([null], 0, 'since')).toBeUndefined();
+      expect(f.optNum(['a'], 5, 'since')).toBeUndefined();
+    });
+
+    it('refuse other types, and optInt a fraction', () => {
+      for (const [shown, v] of SAMPLES) {
+        if (v === null || typeof v === 'number') continue;
+        expect(refusal(() => f.optInt([v], 0, 'stamp')).message).toBe(`malformed member message: stamp is ${shown}`);
+        expect(refusal(() => f.optNum([v], 0, 'since')).message).toBe(`malformed member message: since is ${shown}`);
+      }
+      expect(refusal(() => f.optInt([1.5], 0, 'stamp')).message).toBe('malformed member message: stamp is number');
+    });
+  });
+
+  describe('ints', () => {
+    it('reads an array of integers and names a bad one by its index', () => {
+      expect(f.ints([[0, -1, 2 ** 40]], 0, 'versions')).toEqual([0, -1, 2 ** 40]);
+      expect(refusal(() => f.ints([[0, 1.5]], 0, 'versions')).message).toBe('malformed member message: versions[1] is number');
+      expect(refusal(() => f.ints([[null]], 0, 'versions')).message).toBe('malformed member message: versions[0] is null');
+      expect(refusal(() => f.ints([7], 0, 'versions')).message).toBe('malformed member message: versions is number');
+    });
+  });
+
+  describe('record', () => {
+    it('reads a plain object, an empty one included', () => {
+      expect(f.record([obj], 0, 'data')).toBe(obj);
+      expect(f.record([{}], 0, 'data')).toEqual({});
+    });
+
+    it('refuses arrays, bytes, Latin1 strings, null and everything else', () => {
+      for (const [shown, v] of SAMPLES) {
+        if (v === obj) continue;
+        expect(refusal(() => f.record([v], 0, 'data')).message).toBe(`malformed member message: data is ${shown}`);
+      }
+      expect(refusal(() => f.record([], 0, 'data')).message).toBe('malformed member message: data is undefined');
+    });
+  });
 });
