@@ -1,32 +1,34 @@
 // The member protocol's message table. A message type is a u16 in the frame header; the
 // payload is one WireValue (mostly a tuple). Types are never renumbered: a new message gets a
 // new number, and a changed payload shape gets a new type (the preamble carries the protocol
-// version for incompatible changes of the framing itself).
+// version for incompatible changes of the framing itself). Each payload below has a typed
+// encode/decode pair in payloads.ts, pinned on bytes in test/unit/protocol/payloads.test.ts;
+// `x?` is an optional trailing field (absent from older senders, read as undefined).
 
 export const Msg = {
   /** First request on every connection: [clusterName, uuid, address, username|null, password|null, version] -> [uuid, address]. */
   Auth: 1,
   /** Before joining: [uuid, address] -> [uuid, address, joined, masterAddress|null]. */
   Discover: 2,
-  /** To the master: [member tuple] -> [redirectAddress|null, member list|null, refusal|null]. */
+  /** To the master: [member tuple] -> [redirectAddress|null, member list (as in Members)|null, refusal?]. */
   Join: 3,
-  /** Master -> all: [version, members[], clusterState]. */
+  /** Master -> all: [version, members[], clusterState, stateVersion?, masterSince|null?] -> null. A member is [uuid, address, host, port, lite, version]. */
   Members: 4,
-  /** One-way, every member to every member: [uuid, membersVersion]. */
+  /** One-way, every member to every member: [uuid, membersVersion, clusterState?, stateVersion?, stateChangeTxId|null?] (the state part: the master's, read from the master only). */
   Heartbeat: 5,
-  /** Master -> all: [version, uuids[], rows[][], migrationQueueSize]. One-way. */
+  /** Master -> all, one-way: [tableVersion, uuids[], rows[][] (indexes into uuids, owner first), migrationQueueSize?]. */
   PartitionTable: 6,
-  /** Caller -> owner: [service, type, partitionId, args[], invocationId|null] -> encoded result. */
+  /** Caller -> owner: [service, type, partitionId, args[], invocationId|null] -> the service's encoded result (args and result belong to the service). */
   Operation: 7,
-  /** Owner -> backup: [service, type, partitionId, args[], tableVersion, replicaIndex?, version?] -> null (sync) or one-way (async); version: the owner's count of backups sent to that replica index of the partition (absent from older senders). Refused unless the sender owns the partition in the receiver's table or its table is newer. */
+  /** Owner -> backup: [service, type, partitionId, args[], tableVersion?, replicaIndex?, version?] -> null (sync) or one-way (async); version: the owner's count of backups sent to that replica index of the partition. Refused unless the sender owns the partition in the receiver's table or its table is newer. */
   Backup: 8,
   /** Master -> owner: [partitionId, replicas[], previousReplicas[]] -> null once every copy is acknowledged (refused when the owner's row differs from previousReplicas). */
   Migrate: 9,
-  /** Owner -> new replica: [partitionId, replicaIndex, data per service {service: data}, tableVersion, versions[]?] -> null (versions: the owner's backup counters taken with the copy; absent from older senders). Refused unless the sender owns the partition in the receiver's table or its table is newer. */
+  /** Owner -> new replica: [partitionId, replicaIndex, data per service {service: data}, tableVersion?, versions[]?] -> null (versions: the owner's backup counters taken with the copy). Refused unless the sender owns the partition in the receiver's table or its table is newer. */
   PartitionData: 10,
-  /** Master -> all: [txId, state, membersVersion] -> null (the member locks its state for txId). */
+  /** Master -> all: [txId, state, membersVersion?] -> null (the member locks its state for txId). */
   StatePrepare: 11,
-  /** Master -> all: [txId, state, membersVersion] -> null. */
+  /** Master -> all: [txId, state, membersVersion?, stateVersion?] -> null. */
   StateCommit: 12,
   /** Master -> all: [txId] -> null. */
   StateRollback: 13,
@@ -36,7 +38,7 @@ export const Msg = {
   LeaveRequest: 15,
   /** Any member -> every member: [] one-way; each member shuts down (cluster is PASSIVE). */
   ClusterShutdown: 16,
-  /** New master -> members: [] -> [membersVersion, members[], tableVersion, uuids[], rows[][]]. */
+  /** Any member -> members: [] -> the member list as in Members. */
   FetchState: 17,
   /** Caller -> owner, one-way: [callerUuid, invocationId]: the client of a waiting poll has gone. */
   PollCancel: 18,
