@@ -74,6 +74,17 @@ export interface ClusterView {
   checkMembership(reason: string): void;
 }
 
+/** What the partition layer needs of membership: the view, its events, liveness, and the hand-off hook. */
+export interface ClusterMembership extends ClusterView {
+  on(listener: (e: ClusterEvent) => void): () => void;
+  /** Set by the partition layer: move every partition replica off `uuid`; resolves when done. */
+  setHandOff(fn: (uuid: string) => Promise<void>): void;
+  /** True when `uuid` is in the member list and not suspected dead. */
+  isAlive(uuid: string): boolean;
+  /** The committed state, ignoring a state change in progress. */
+  committedState(): ClusterState;
+}
+
 /** What the REST layer may do to the cluster: read it, change its state, ask for shutdown. */
 export interface ClusterFacade extends ClusterView {
   /** Change the cluster state on every member; false when it already is `to`. */
@@ -122,7 +133,7 @@ export interface ClusterDeps {
   readonly tuning: ClusterTuning;
 }
 
-export class ClusterService implements ClusterFacade {
+export class ClusterService implements ClusterFacade, ClusterMembership {
   readonly clusterName: string;
   private local: MemberInfo;
   private memberList: MemberInfo[];

@@ -14,7 +14,7 @@ import { Msg } from '../protocol/messages.js';
 import { decodeBackup, decodeOperation, decodePollCancel, encodeBackup, encodeOperation, encodePollCancel } from '../protocol/payloads.js';
 import type { MemberConnection, MemberNet } from '../net/member-net.js';
 import type { ClusterView } from '../cluster/cluster-service.js';
-import type { PartitionService } from '../partition/partition-service.js';
+import type { PartitionView } from '../partition/partition-service.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
 import { admitPartitionWrite } from '../cluster/member-rules.js';
 import { BackupDropper } from '../partition/replica-versions.js';
@@ -100,7 +100,7 @@ function sleep(clock: Clock, ms: number): Promise<void> {
 export class ClusterInvoker implements Invoker {
   private readonly handlers = new Map<string, OperationHandler>();
   private readonly cluster: ClusterView;
-  private readonly partitions: PartitionService;
+  private readonly partitions: PartitionView;
   private readonly net: MemberNet | undefined;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -115,7 +115,7 @@ export class ClusterInvoker implements Invoker {
 
   constructor(deps: {
     cluster: ClusterView;
-    partitions: PartitionService;
+    partitions: PartitionView;
     net: MemberNet | undefined;
     clock: Clock;
     logger: Logger;

@@ -23,7 +23,7 @@ import {
   encodePartitionTable,
 } from '../protocol/payloads.js';
 import type { MemberNet } from '../net/member-net.js';
-import type { ClusterService } from '../cluster/cluster-service.js';
+import type { ClusterMembership } from '../cluster/cluster-service.js';
 import type { ClusterEvent, MemberInfo } from '../cluster/types.js';
 import { admitPartitionWrite } from '../cluster/member-rules.js';
 import { balance, changedPartitions, copyTargets, promote, type Replicas } from './assignment.js';
@@ -64,12 +64,20 @@ const INCOMING_TTL_MS = 120_000;
 const RETRY_REPARTITION_MS = 1_000;
 const FETCH_TABLE_TIMEOUT_MS = 5_000;
 
-export class PartitionService {
+/** What the invocation layer needs of the partition layer: the table, writes held back during a hand-over, and backup versions. */
+export interface PartitionView {
+  readonly table: Pick<PartitionTable, 'ownerOf' | 'replicas' | 'version'>;
+  readonly replicaSync: Pick<ReplicaSync, 'stampBackup' | 'onBackup'>;
+  /** True while this member hands the partition over: writes must wait. */
+  isBlocked(partitionId: number): boolean;
+}
+
+export class PartitionService implements PartitionView {
   readonly table = new PartitionTable();
   /** Anti-entropy: per-partition backup versions, and the round that repairs backups that differ. */
   readonly replicaSync: ReplicaSync;
   private readonly services: ReplicaData[] = [];
-  private readonly cluster: ClusterService;
+  private readonly cluster: ClusterMembership;
   private readonly net: MemberNet | undefined;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -91,7 +99,7 @@ export class PartitionService {
   /** Set when the master changed while partitions were blocked: the new master's first table decides. */
   private unblockOnTableFrom: string | undefined;
 
-  constructor(deps: { cluster: ClusterService; net: MemberNet | undefined; clock: Clock; logger: Logger; tuning: PartitionTuning }) {
+  constructor(deps: { cluster: ClusterMembership; net: MemberNet | undefined; clock: Clock; logger: Logger; tuning: PartitionTuning }) {
     this.cluster = deps.cluster;
     this.net = deps.net;
     this.clock = deps.clock;
