@@ -46,7 +46,7 @@ import { DeadlineFailureDetector } from './failure-detector.js';
 import { decideJoin, type DiscoverAnswer } from './join-decision.js';
 import { admit, admitStateChange, judgeMemberList, type GateView } from './member-rules.js';
 import { applyMessageFault, parseMessageFaults } from './message-faults.js';
-import { shouldMergeInto, type ClusterSide } from './merge-policies.js';
+import { searchOtherClusters, type SplitBrainHost } from './split-brain.js';
 import { ClusterStateMachine, type StateTransition } from './state-machine.js';
 import type { ClusterEvent, ClusterState, MemberInfo, NodeState } from './types.js';
 
@@ -657,7 +657,7 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
   private scheduleMergeSearch(delayMs: number): void {
     this.mergeTimer?.cancel();
     this.mergeTimer = this.clock.setTimeout(() => {
-      this.searchOtherClusters()
+      searchOtherClusters(this.splitBrainHost())
         .catch((e: unknown) => this.logger.warn(`looking for another cluster of this name failed: ${describeError(e)}`))
         .finally(() => {
           if (this.node !== 'SHUT_DOWN') this.scheduleMergeSearch(this.tuning.mergeNextRunDelayMs ?? 120_000);
@@ -665,47 +665,27 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
     }, delayMs);
   }
 
-  /**
-   * The master asks the tcp-ip addresses that are not members whether they belong to another
-   * cluster of this name (the other side of a healed split brain). If so, the smaller cluster
-   * (then the one with the younger master) merges into the other: its master tells its members,
-   * and each of them joins the other cluster and merges the data it owned, entry by entry.
-   */
-  private async searchOtherClusters(): Promise<void> {
-    if (!this.isMaster() || this.merging || this.isShuttingDown() || this.state() !== 'ACTIVE' || this.net === undefined) return;
-    const mine = new Set(this.memberList.map((m) => m.address));
-    const seen = new Set<string>();
-    for (const address of this.joinAddresses()) {
-      if (mine.has(address) || address === this.local.address) continue;
-      const answer = await this.discover(address);
-      if (answer === undefined || !answer.joined || answer.masterAddress === undefined) continue;
-      const theirMaster = answer.masterAddress;
-      if (mine.has(theirMaster) || seen.has(theirMaster)) continue;
-      seen.add(theirMaster);
-      let fetched: WireValue;
-      try {
-        fetched = await this.net.request(theirMaster, Msg.FetchState, encodeEmpty(), this.tuning.callTimeoutMs);
-      } catch (e) {
-        this.logger.debug(`another cluster's master ${theirMaster} did not answer: ${describeError(e)}`);
-        continue;
-      }
-      const { members, state: theirState, masterSince: theirMasterSince } = decodeFetchStateAnswer(fetched);
-      if (members[0]?.address !== theirMaster || members.some((m) => m.uuid === this.local.uuid)) continue;
-      if (theirState !== 'ACTIVE' || !this.isMaster() || this.merging) continue;
-      const theirs: ClusterSide = { memberCount: members.length, masterSince: theirMasterSince ?? 0, masterAddress: theirMaster };
-      const ours: ClusterSide = { memberCount: this.memberList.length, masterSince: this.masterSince ?? Date.now(), masterAddress: this.local.address };
-      if (!shouldMergeInto(ours, theirs)) {
-        this.logger.warn(`split brain: another cluster "${this.clusterName}" (master ${theirMaster}, ${theirs.memberCount} members) was found; it will merge into this one (${ours.memberCount} members)`);
-        continue;
-      }
-      this.logger.warn(
-        `split brain healed: another cluster "${this.clusterName}" (master ${theirMaster}, ${theirs.memberCount} members) was found; this cluster (${ours.memberCount} members) merges into it`,
-      );
-      const others = this.memberList.filter((m) => m.uuid !== this.local.uuid);
-      await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.MergeTo, encodeMergeTo({ target: theirMaster }), this.tuning.callTimeoutMs)));
-      await this.mergeInto(theirMaster);
-      return;
-    }
+  /** The split-brain search's view of this member (split-brain.ts). */
+  private splitBrainHost(): SplitBrainHost {
+    return {
+      clusterName: this.clusterName,
+      localUuid: this.local.uuid,
+      logger: this.logger,
+      canSearch: () => this.isMaster() && !this.merging && !this.isShuttingDown() && this.state() === 'ACTIVE' && this.net !== undefined,
+      memberAddresses: () => new Set([this.local.address, ...this.memberList.map((m) => m.address)]),
+      joinAddresses: () => this.joinAddresses(),
+      ourSide: () => ({ memberCount: this.memberList.length, masterSince: this.masterSince ?? Date.now(), masterAddress: this.local.address }),
+      discover: (address) => this.discover(address),
+      fetchCluster: async (address) => {
+        const { members, state, masterSince } = decodeFetchStateAnswer(await this.net!.request(address, Msg.FetchState, encodeEmpty(), this.tuning.callTimeoutMs));
+        return { members, state, masterSince };
+      },
+      mergeInto: async (target) => {
+        const others = this.memberList.filter((m) => m.uuid !== this.local.uuid);
+        await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.MergeTo, encodeMergeTo({ target }), this.tuning.callTimeoutMs)));
+        await this.mergeInto(target);
+      },
+    };
   }
 
   /**
