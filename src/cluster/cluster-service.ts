@@ -44,7 +44,7 @@ import {
 import { splitAddress, type MemberConnection, type MemberNet } from '../net/member-net.js';
 import { DeadlineFailureDetector } from './failure-detector.js';
 import { decideJoin, type DiscoverAnswer } from './join-decision.js';
-import { admit, admitStateChange, judgeMemberList, type GateView } from './member-rules.js';
+import { admit, admitStateChange, judgeMemberList, removedWhilePaused, type GateView } from './member-rules.js';
 import { applyMessageFault, parseMessageFaults } from './message-faults.js';
 import { searchOtherClusters, type SplitBrainHost } from './split-brain.js';
 import { ClusterStateMachine, type StateTransition } from './state-machine.js';
@@ -283,9 +283,9 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
         this.logger.warn(`ignoring a malformed member list: ${describeError(e)}`);
         continue;
       }
-      const master = list[0];
-      if (version > this.listVersion && master !== undefined && !list.some((m) => m.uuid === this.local.uuid) && this.memberByUuid(master.uuid) !== undefined) {
-        this.becomeRemoved(`master ${master.address} removed this member from the cluster (member list version ${version})`);
+      const me = { localUuid: this.local.uuid, version: this.listVersion, members: this.memberList.map((m) => m.uuid) };
+      if (removedWhilePaused(me, { version, members: list.map((m) => m.uuid) })) {
+        this.becomeRemoved(`master ${list[0]?.address ?? '?'} removed this member from the cluster (member list version ${version})`);
       }
     }
   }

@@ -112,6 +112,21 @@ export function judgeMemberList(version: number, list: readonly string[], sender
   return { action: 'accept' };
 }
 
+// ---------------------------------------------------------------------------- fencing
+
+/**
+ * A member back from a pause asked the others for their lists. It was removed when one of them
+ * has a newer list without it, whose master was a member of this member's own list (the
+ * cluster it belonged to moved on without it); a list from some other cluster proves nothing.
+ */
+export function removedWhilePaused(
+  me: { readonly localUuid: string; readonly version: number; readonly members: readonly string[] },
+  answer: { readonly version: number; readonly members: readonly string[] },
+): boolean {
+  const master = answer.members[0];
+  return answer.version > me.version && master !== undefined && !answer.members.includes(me.localUuid) && me.members.includes(master);
+}
+
 // ---------------------------------------------------------------------------- partition writes
 
 /**

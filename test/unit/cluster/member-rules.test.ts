@@ -5,6 +5,7 @@ import {
   admitPartitionWrite,
   admitStateChange,
   judgeMemberList,
+  removedWhilePaused,
   type GateView,
   type ListReceiver,
 } from '../../../src/cluster/member-rules.js';
@@ -164,5 +165,19 @@ describe('judgeMemberList', () => {
       expect(mine.version).toBe(30);
       expect(mine.members).toEqual(list);
     }
+  });
+});
+
+describe('removedWhilePaused', () => {
+  const me = { localUuid: 'B', version: 5, members: ['A', 'B', 'C'] };
+  it('a newer list without this member, from a master of its cluster, means it was removed', () => {
+    expect(removedWhilePaused(me, { version: 6, members: ['A', 'C'] })).toBe(true);
+    expect(removedWhilePaused(me, { version: 6, members: ['C', 'A'] })).toBe(true);
+  });
+  it('an older or equal list, a list that keeps it, or one from a stranger cluster proves nothing', () => {
+    expect(removedWhilePaused(me, { version: 5, members: ['A', 'C'] })).toBe(false);
+    expect(removedWhilePaused(me, { version: 6, members: ['A', 'B', 'C'] })).toBe(false);
+    expect(removedWhilePaused(me, { version: 9, members: ['X', 'Y'] })).toBe(false);
+    expect(removedWhilePaused(me, { version: 9, members: [] })).toBe(false);
   });
 });
