@@ -163,6 +163,9 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
   private fencedSince: number | undefined;
   private verifying = false;
   private readonly toldNonMember = new Map<string, number>();
+  /** When the heartbeat timer last ran (0 before it starts); a much later time means this process was paused. */
+  private lastTickAt = 0;
+  private pauseMs = Number.POSITIVE_INFINITY;
   /** Wall-clock ms since which this member is master (compared with another cluster's after a split brain). */
   private masterSince: number | undefined;
   private merging = false;
@@ -240,7 +243,26 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
   }
 
   fenced(): boolean {
-    return this.fencedSince !== undefined || this.removed;
+    if (this.fencedSince !== undefined || this.removed) return true;
+    // Back from a pause, the I/O that waited in socket buffers is handled before the heartbeat
+    // timer runs: an operation must not run on the old view before the timer notices.
+    if (this.lastTickAt !== 0) {
+      const now = this.clock.now();
+      if (now - this.lastTickAt > this.pauseMs) {
+        this.pauseDetected(now, now - this.lastTickAt);
+        return this.fencedSince !== undefined;
+      }
+    }
+    return false;
+  }
+
+  /** This process did not run for `gapMs` (SIGSTOP, a frozen VM, a long GC): the others may have removed it. */
+  private pauseDetected(now: number, gapMs: number): void {
+    this.lastTickAt = now;
+    if (this.isShuttingDown()) return;
+    // The silence was ours: nobody is suspected for it.
+    for (const m of this.memberList) if (m.uuid !== this.local.uuid) this.detector.heard(m.uuid, now);
+    this.checkMembership(`this member did not run for ${(gapMs / 1000).toFixed(1)} s (paused?)`);
   }
 
   /** True once the master removed this member (it stops; it hands nothing over). */
@@ -627,18 +649,13 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
     const tick = Math.min(this.tuning.heartbeatIntervalMs, 1000);
     // A tick that comes this late means this process did not run (SIGSTOP, a frozen VM, a long
     // GC): the others may have removed it meanwhile.
-    const pauseMs = Math.max(this.tuning.maxNoHeartbeatMs / 2, 2 * tick);
+    this.pauseMs = Math.max(this.tuning.maxNoHeartbeatMs / 2, 2 * tick);
     let sinceBeat = Infinity;
-    let lastTick = this.clock.now();
+    this.lastTickAt = this.clock.now();
     this.heartbeatTimer = this.clock.setInterval(() => {
       const now = this.clock.now();
-      const gap = now - lastTick;
-      lastTick = now;
-      if (gap > pauseMs && !this.isShuttingDown()) {
-        // The silence was ours: nobody is suspected for it.
-        for (const m of this.memberList) if (m.uuid !== this.local.uuid) this.detector.heard(m.uuid, now);
-        this.checkMembership(`this member did not run for ${(gap / 1000).toFixed(1)} s (paused?)`);
-      }
+      if (now - this.lastTickAt > this.pauseMs) this.pauseDetected(now, now - this.lastTickAt);
+      this.lastTickAt = now;
       sinceBeat += tick;
       if (sinceBeat >= this.tuning.heartbeatIntervalMs) {
         sinceBeat = 0;

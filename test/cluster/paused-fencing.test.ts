@@ -112,3 +112,47 @@ it('a master paused while migrations are in flight comes back and overwrites not
   await c.waitSafe(30_000, 3);
   await readBack(c, others, expected);
 }, 150_000);
+
+it('writes forwarded to an owner that is paused and then removed are not lost when it resumes (a map without backups)', async () => {
+  // The victim joins last and ignores member-list pushes (grid.debug.ignore-messages), so the
+  // list that would tell it of its removal never arrives: what saves the writes waiting in its
+  // socket buffers is the member noticing its own pause before it runs any of them.
+  const c = await startCluster({ size: 1, spare: 2, config: () => ({ map: { nob: { 'backup-count': 0 } } }) });
+  await c.addMember();
+  const victimMember = await c.addMember({ config: { properties: { 'grid.debug.ignore-messages': 'Members' } } });
+  const list = await c.waitForMembers(3);
+  await c.waitSafe();
+  const victim = victimMember.index;
+  const victimUuid = list[2]!.uuid;
+  expect(c.byUuid(victimUuid).index).toBe(victim);
+  const others = c.members.map((m) => m.index).filter((i) => i !== victim);
+  // Keys whose partition the victim owns: it would run their writes itself, with no backup to refuse them.
+  const table = await c.partitions(victim);
+  const { partitionIdOf } = await import('../../src/partition/partitioning.js');
+  const keys = Array.from({ length: 400 }, (_, i) => `w${i}`).filter((k) => table.partitions[partitionIdOf(k)]?.[0] === victimUuid).slice(0, 8);
+  expect(keys.length).toBe(8);
+  c.pause(victim);
+  // Sent through a survivor while the owner sleeps: forwarded to it, they wait in its socket.
+  const pending = keys.map((k) => c.http(others[0]!, 'POST', `/hazelcast/rest/maps/nob/${k}`, `v-${k}`, { timeoutMs: 90_000 }));
+  await waitFor(
+    'the others to remove the paused member',
+    async () => {
+      for (const o of others) if ((await c.clusterInfo(o)).members.length !== others.length) return false;
+      return true;
+    },
+    30_000,
+    100,
+  );
+  c.resume(victim);
+  const answers = await Promise.all(pending);
+  await c.waitExit(victim, 30_000);
+  expect(c.member(victim).logMessages().some((l) => l.includes('did not run for'))).toBe(true);
+  // Whatever was acknowledged is there.
+  const lost: string[] = [];
+  for (const [n, k] of keys.entries()) {
+    if (answers[n]!.status !== 200) continue;
+    for (const o of others) if ((await c.http(o, 'GET', `/hazelcast/rest/maps/nob/${k}`)).body !== `v-${k}`) lost.push(`${k} on member ${o}`);
+  }
+  expect(lost).toEqual([]);
+  expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(0);
+}, 120_000);
