@@ -5,6 +5,7 @@ import type { Logger, LogControl } from '../core/logger.js';
 import type { ClusterFacade } from '../cluster/cluster-service.js';
 import type { MapFacade } from '../map/map-service.js';
 import type { QueueFacade } from '../queue/queue-service.js';
+import type { ReplicaSyncStats } from '../partition/replica-sync.js';
 import type { CredentialChecker } from '../security/credentials.js';
 
 export interface HealthView {
@@ -19,16 +20,7 @@ export interface PartitionsView {
   version(): number;
   replicas(partitionId: number): readonly string[];
   /** Anti-entropy counters of this member (copies requested, installed, sent, ...). */
-  replicaSync?(): {
-    readonly rounds: number;
-    readonly requested: number;
-    readonly done: number;
-    readonly served: number;
-    readonly gaps: number;
-    readonly stale: number;
-    readonly checks: number;
-    readonly outstanding: number;
-  };
+  replicaSync?(): ReplicaSyncStats;
 }
 
 export interface RestDeps {

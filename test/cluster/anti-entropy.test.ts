@@ -8,17 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import { findMissing, startCluster, type Cluster } from '../support/cluster.js';
 import { waitFor } from '../support/process.js';
+import type { ReplicaSyncStats } from '../../src/partition/replica-sync.js';
 
-interface SyncCounters {
-  readonly rounds: number;
-  readonly requested: number;
-  readonly done: number;
-  readonly served: number;
-  readonly gaps: number;
-  readonly stale: number;
-  readonly checks: number;
-  readonly outstanding: number;
-}
+type SyncCounters = ReplicaSyncStats;
 
 const DROP_FRACTION = 0.2;
 const MAP = 'ae-map';

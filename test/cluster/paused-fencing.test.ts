@@ -41,8 +41,7 @@ async function readBack(c: Cluster, through: number[], expected: Map<string, str
   }
 }
 
-async function pauseUntilRemoved(c: Cluster, victim: number, others: number[]): Promise<void> {
-  c.pause(victim);
+async function waitRemoved(c: Cluster, others: number[]): Promise<void> {
   await waitFor(
     'the others to remove the paused member',
     async () => {
@@ -52,6 +51,11 @@ async function pauseUntilRemoved(c: Cluster, victim: number, others: number[]): 
     30_000,
     100,
   );
+}
+
+async function pauseUntilRemoved(c: Cluster, victim: number, others: number[]): Promise<void> {
+  c.pause(victim);
+  await waitRemoved(c, others);
   await c.waitSafe(30_000, others.length, others);
 }
 
@@ -134,15 +138,7 @@ it('writes forwarded to an owner that is paused and then removed are not lost wh
   c.pause(victim);
   // Sent through a survivor while the owner sleeps: forwarded to it, they wait in its socket.
   const pending = keys.map((k) => c.http(others[0]!, 'POST', `/hazelcast/rest/maps/nob/${k}`, `v-${k}`, { timeoutMs: 90_000 }));
-  await waitFor(
-    'the others to remove the paused member',
-    async () => {
-      for (const o of others) if ((await c.clusterInfo(o)).members.length !== others.length) return false;
-      return true;
-    },
-    30_000,
-    100,
-  );
+  await waitRemoved(c, others);
   c.resume(victim);
   const answers = await Promise.all(pending);
   await c.waitExit(victim, 30_000);
