@@ -1,7 +1,7 @@
 // In-process fuzz of the pure decoders that sit on every member socket: the value codec, the
-// frame reader (whole, in random chunks, byte by byte) and the field readers. Whatever the
-// bytes, they either decode or throw GridError('BAD_REQUEST'); nothing else escapes, and the
-// chunking never changes the outcome.
+// frame reader (whole, in random chunks, byte by byte), the field readers and the payload
+// decoders of payloads.ts. Whatever the bytes, they either decode or throw
+// GridError('BAD_REQUEST'); nothing else escapes, and the chunking never changes the outcome.
 
 import { describe, expect, it } from 'vitest';
 import { GridError } from '../../src/core/errors.js';
@@ -9,7 +9,7 @@ import { ValueReader, encodeValue, type WireValue } from '../../src/protocol/cod
 import * as fields from '../../src/protocol/fields.js';
 import { FrameReader, type Frame } from '../../src/protocol/frame.js';
 import { DEFAULT_SEED, Rng, caseSeed, chunkBytes, mutateMany, randomValue } from './engine.js';
-import { ALL_MESSAGES, authPrefix, fuzzFrame, validPayload, wrongValue, type MemberFuzzContext } from './member-input.js';
+import { ALL_MESSAGES, authPrefix, fuzzFrame, mutatePayload, validPayload, wrongPayload, type MemberFuzzContext } from './member-input.js';
 
 const CASES = Number(process.env.FUZZ_DECODER_CASES ?? 3000);
 const SEED = Number(process.env.FUZZ_SEED ?? DEFAULT_SEED);
@@ -110,11 +110,23 @@ describe('fuzz: pure decoders', () => {
     for (let i = 0; i < CASES; i++) {
       const rng = new Rng(caseSeed(SEED ^ 0xf1e1d, i));
       const spec = rng.pick(ALL_MESSAGES);
-      const payload = rng.chance(0.5) ? wrongValue(rng, spec.request) : validPayload(rng, spec);
+      const payload = rng.chance(0.5) ? wrongPayload(rng, spec.request) : validPayload(rng, spec);
       outcome(() => {
         const t = fields.tuple(payload, 'payload');
         rng.pick(readers)(t, rng.int(8));
       }, `fields case ${i} (${spec.name})`);
+    }
+  });
+
+  it(`payload decoders: the fuzz's valid payloads of every message and answer decode; ${CASES} mutated ones decode or fail with BAD_REQUEST`, () => {
+    const payloads = ALL_MESSAGES.flatMap((m) => [{ name: m.name, p: m.request }, ...(m.answer === undefined ? [] : [{ name: `${m.name} answer`, p: m.answer }])]);
+    for (let i = 0; i < CASES; i++) {
+      const rng = new Rng(caseSeed(SEED ^ 0x9a71, i));
+      const { name, p } = rng.pick(payloads);
+      const valid = p.valid(rng);
+      expect(outcome(() => p.decode(valid), `payload case ${i} (${name}, valid)`), `payload case ${i}: valid ${name} ${JSON.stringify(valid)}`).toBe('ok');
+      const mutated = mutatePayload(rng, valid);
+      outcome(() => p.decode(mutated), `payload case ${i} (${name}, mutated)`);
     }
   });
 });

@@ -1,182 +1,106 @@
-// Member-protocol fuzz input: the shape of every message of the table (messages.ts), valid
-// and wrong payloads for each, whole connection streams before and after Auth, and the policy
-// that keeps the fuzz on decoding rather than authority (no well-formed cluster command).
+// Member-protocol fuzz input: valid and wrong payloads of every message of the table
+// (messages.ts), whole connection streams before and after Auth, and the policy that keeps the
+// fuzz on decoding rather than authority (no well-formed cluster command). Payload shapes are
+// not restated here: valid payloads are typed values put through payloads.ts's encoders, and
+// "well-formed" means "payloads.ts's decoder takes it", as it does on the receiving member.
 
+import { GridError } from '../../src/core/errors.js';
 import { Latin1, type WireValue } from '../../src/protocol/codec.js';
 import { FrameKind, FrameReader, encodeFrame, type Frame } from '../../src/protocol/frame.js';
 import { Msg } from '../../src/protocol/messages.js';
+import * as P from '../../src/protocol/payloads.js';
 import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../../src/protocol/preamble.js';
 import { INTERESTING_U32, Rng, chunkBytes, deepValue, mutateMany, randomNumber, randomString, randomValue } from './engine.js';
 
-// ---------------------------------------------------------------- shapes
+// ---------------------------------------------------------------- typed generators
 
-export type Shape =
-  | { readonly t: 'str' | 'optStr' | 'int' | 'optInt' | 'num' | 'bool' | 'latin1' | 'any' | 'pid' | 'state' | 'uuid' | 'address' | 'mapOrQueue' }
-  | { readonly t: 'arr'; readonly of: Shape }
-  | { readonly t: 'obj'; readonly of: Shape }
-  | { readonly t: 'tuple'; readonly items: readonly Shape[] };
+type ValueGen<T> = (rng: Rng) => T;
 
-const leaf = <T extends Shape['t']>(t: T): Shape => ({ t }) as Shape;
-const S = {
-  str: leaf('str'),
-  optStr: leaf('optStr'),
-  int: leaf('int'),
-  optInt: leaf('optInt'),
-  num: leaf('num'),
-  bool: leaf('bool'),
-  latin1: leaf('latin1'),
-  any: leaf('any'),
-  /** A partition id, 0..270. */
-  pid: leaf('pid'),
-  /** A cluster state a member may be told to enter. */
-  state: leaf('state'),
-  uuid: leaf('uuid'),
-  address: leaf('address'),
-  /** `map` or `queue` (a service name). */
-  service: leaf('mapOrQueue'),
-  arr: (of: Shape): Shape => ({ t: 'arr', of }),
-  obj: (of: Shape): Shape => ({ t: 'obj', of }),
-  tuple: (...items: Shape[]): Shape => ({ t: 'tuple', items }),
-};
+/**
+ * A generator for every field of payload type T, optional ones included (they may generate
+ * undefined): a field added to a payload in payloads.ts fails the typecheck here until the fuzz
+ * generates it.
+ */
+type Fields<T> = { readonly [K in keyof T]-?: object extends Pick<T, K> ? ValueGen<T[K] | undefined> : ValueGen<T[K]> };
+
+function build<T>(rng: Rng, fields: Fields<T>): T {
+  const out: Partial<Record<keyof T, unknown>> = {};
+  // In the literal's key order: the same seed builds the same value.
+  for (const k of Object.keys(fields) as (keyof T)[]) out[k] = (fields[k] as ValueGen<unknown>)(rng);
+  return out as T;
+}
+
+/** `g`, or undefined (an optional field left off) with probability `absent`. */
+const opt =
+  <T>(g: ValueGen<T>, absent = 0.4): ValueGen<T | undefined> =>
+  (rng) =>
+    rng.chance(absent) ? undefined : g(rng);
+
+const list =
+  <T>(g: ValueGen<T>, max = 5): ValueGen<T[]> =>
+  (rng) =>
+    Array.from({ length: rng.size(max) }, () => g(rng));
 
 const PARTITION_COUNT = 271;
-const SETTABLE_STATES = ['ACTIVE', 'FROZEN', 'NO_MIGRATION', 'PASSIVE'];
+const inRange = (pid: number): boolean => Number.isInteger(pid) && pid >= 0 && pid < PARTITION_COUNT;
 
-const MEMBER = S.tuple(S.uuid, S.address, S.str, S.int, S.bool, S.str);
-const TABLE = S.tuple(S.int, S.arr(S.uuid), S.arr(S.arr(S.optStr)), S.int);
-
-/**
- * What the receiver does with a payload of the message's own shape:
- * - `data`: serves or stores data under names the fuzz picks (never the canary's);
- * - `command`: changes membership, ownership or state: never sent well-formed (authority is
- *   not what this fuzz tests, and a forged command is not a decode bug);
- * - `commandForMembers`: a command only when it names a real member (Leave);
- * - `always`: the receiver acts whatever the payload (ClusterShutdown): never sent.
- */
-export type Effect = 'harmless' | 'data' | 'command' | 'commandForMembers' | 'always';
-
-export interface MessageSpec {
-  readonly type: number;
-  readonly name: string;
-  readonly request: Shape;
-  /** The shape of the answer (for the dialling side), when the message has one. */
-  readonly answer?: Shape;
-  readonly effect: Effect;
-  /** The shape that makes it a command, when narrower than `request` (the fields the receiver acts on). */
-  readonly commandShape?: Shape;
-}
-
-export const MESSAGES: readonly MessageSpec[] = [
-  { type: Msg.Auth, name: 'Auth', request: S.tuple(S.str, S.uuid, S.address, S.optStr, S.optStr, S.str), answer: S.tuple(S.uuid, S.address), effect: 'harmless' },
-  { type: Msg.Discover, name: 'Discover', request: S.tuple(S.uuid, S.address), answer: S.tuple(S.uuid, S.address, S.bool, S.optStr), effect: 'harmless' },
-  { type: Msg.Join, name: 'Join', request: S.tuple(MEMBER), answer: S.tuple(S.optStr, S.any, S.optStr), effect: 'command' },
-  { type: Msg.Members, name: 'Members', request: S.tuple(S.int, S.arr(MEMBER), S.state), effect: 'command' },
-  { type: Msg.Heartbeat, name: 'Heartbeat', request: S.tuple(S.uuid, S.int), effect: 'harmless' },
-  { type: Msg.PartitionTable, name: 'PartitionTable', request: TABLE, effect: 'command' },
-  { type: Msg.Operation, name: 'Operation', request: S.tuple(S.service, S.str, S.pid, S.arr(S.any), S.optInt), effect: 'data' },
-  { type: Msg.Backup, name: 'Backup', request: S.tuple(S.service, S.str, S.pid, S.arr(S.any), S.int), effect: 'data' },
-  { type: Msg.Migrate, name: 'Migrate', request: S.tuple(S.pid, S.arr(S.uuid), S.arr(S.uuid)), effect: 'command' },
-  // The receiver wipes the partition whatever the rest holds: a valid id alone makes it a command.
-  { type: Msg.PartitionData, name: 'PartitionData', request: S.tuple(S.pid, S.int, S.obj(S.any), S.int), effect: 'command', commandShape: S.tuple(S.pid) },
-  // [txId, state, membersVersion]; a receiver might take [txId, state] from an older sender: that is a command too.
-  { type: Msg.StatePrepare, name: 'StatePrepare', request: S.tuple(S.str, S.state, S.int), effect: 'command', commandShape: S.tuple(S.str, S.state) },
-  { type: Msg.StateCommit, name: 'StateCommit', request: S.tuple(S.str, S.state, S.int), effect: 'command', commandShape: S.tuple(S.str, S.state) },
-  { type: Msg.StateRollback, name: 'StateRollback', request: S.tuple(S.str), effect: 'harmless' },
-  { type: Msg.ChangeState, name: 'ChangeState', request: S.tuple(S.state), effect: 'command' },
-  { type: Msg.LeaveRequest, name: 'LeaveRequest', request: S.tuple(S.uuid), effect: 'commandForMembers' },
-  { type: Msg.ClusterShutdown, name: 'ClusterShutdown', request: S.tuple(), effect: 'always' },
-  { type: Msg.FetchState, name: 'FetchState', request: S.tuple(), answer: S.tuple(S.int, S.arr(MEMBER), S.int, S.arr(S.uuid), S.arr(S.arr(S.optStr))), effect: 'harmless' },
-  { type: Msg.PollCancel, name: 'PollCancel', request: S.tuple(S.uuid, S.int), effect: 'harmless' },
-  { type: Msg.Leave, name: 'Leave', request: S.tuple(S.uuid), effect: 'commandForMembers' },
-  { type: Msg.FetchTable, name: 'FetchTable', request: S.tuple(), answer: TABLE, effect: 'harmless' },
-  // MigrateEnd lets the partition take writes again: only its migration's master may say so.
-  { type: Msg.MigrateEnd, name: 'MigrateEnd', request: S.tuple(S.pid), effect: 'command' },
-];
-
-const KNOWN: readonly MessageSpec[] = MESSAGES;
-
-/**
- * Messages of the table this file has no shape for yet (added since): fuzzed with any
- * payload, and, being unknown, every array payload counts as a possible command.
- */
-export const UNSHAPED: readonly MessageSpec[] = Object.entries(Msg)
-  .filter(([, type]) => !KNOWN.some((m) => m.type === type))
-  .map(([name, type]) => ({ type, name, request: S.tuple(S.any), effect: 'command' as const, commandShape: S.tuple() }));
-
-export const ALL_MESSAGES: readonly MessageSpec[] = [...KNOWN, ...UNSHAPED];
-
-const BY_TYPE = new Map(ALL_MESSAGES.map((m) => [m.type, m]));
-export const AUTH_SHAPE = (BY_TYPE.get(Msg.Auth) as MessageSpec).request;
-
-/** What the generators need to know about the target. */
-export interface MemberFuzzContext {
-  readonly clusterName: string;
-  /** uuids of the real members (never named in a Leave). */
-  readonly memberUuids: readonly string[];
-  /** Strings that must not appear anywhere in a case (the canary's map name). */
-  readonly forbidden: readonly string[];
-}
-
-/** Names of maps and queues the fuzz may touch. */
-const FUZZ_NAMES = ['fz-m', 'fz-q', 'fz-0', 'default', 'm', 'q'];
-
-// ---------------------------------------------------------------- valid values
-
-export function validValue(rng: Rng, shape: Shape): WireValue {
-  switch (shape.t) {
-    case 'str':
-      return randomString(rng);
-    case 'optStr':
-      return rng.chance(0.4) ? null : randomString(rng);
-    case 'int':
-      return rng.chance(0.5) ? rng.range(-2, 300) : rng.pick([0, -1, 0x7fffffff, -0x80000000]);
-    case 'optInt':
-      return rng.chance(0.5) ? null : rng.range(0, 1000);
-    case 'num':
-      return randomNumber(rng);
-    case 'bool':
-      return rng.chance(0.5);
-    case 'latin1':
-      return new Latin1(String.fromCharCode(...rng.bytes(rng.size(16))));
-    case 'any':
-      return randomValue(rng, 2);
-    case 'pid':
-      return rng.chance(0.8) ? rng.int(PARTITION_COUNT) : rng.pick([PARTITION_COUNT, -1, 1000]);
-    case 'state':
-      return rng.chance(0.8) ? rng.pick(SETTABLE_STATES) : rng.pick(['IN_TRANSITION', 'active', '']);
-    case 'uuid':
-      return rng.chance(0.7) ? fakeUuid(rng) : randomString(rng);
-    case 'address':
-      return rng.pick(['127.0.0.1:1', '127.0.0.1:9', 'localhost:1', '[::1]:1', 'nowhere', '']);
-    case 'mapOrQueue':
-      return rng.chance(0.9) ? rng.pick(['map', 'queue']) : randomString(rng);
-    case 'arr': {
-      const n = rng.size(5);
-      return Array.from({ length: n }, () => validValue(rng, shape.of));
-    }
-    case 'obj': {
-      const out: Record<string, WireValue> = {};
-      const n = rng.size(3);
-      for (let i = 0; i < n; i++) {
-        const key = rng.chance(0.5) ? rng.pick(['map', 'queue']) : randomString(rng);
-        Object.defineProperty(out, key, { value: validValue(rng, shape.of), enumerable: true, writable: true, configurable: true });
-      }
-      return out;
-    }
-    case 'tuple':
-      return shape.items.map((s) => validValue(rng, s));
-  }
-}
+const str: ValueGen<string> = (rng) => randomString(rng);
+const int: ValueGen<number> = (rng) => (rng.chance(0.5) ? rng.range(-2, 300) : rng.pick([0, -1, 0x7fffffff, -0x80000000]));
+const small: ValueGen<number> = (rng) => rng.range(0, 1000);
+/** A partition id, mostly in range (an id outside it is refused by the receiver). */
+const pid: ValueGen<number> = (rng) => (rng.chance(0.8) ? rng.int(PARTITION_COUNT) : rng.pick([PARTITION_COUNT, -1, 1000]));
+const state: ValueGen<P.WireClusterState> = (rng) => rng.pick(P.WIRE_CLUSTER_STATES);
+const uuid: ValueGen<string> = (rng) => (rng.chance(0.7) ? fakeUuid(rng) : randomString(rng));
+const address: ValueGen<string> = (rng) => rng.pick(['127.0.0.1:1', '127.0.0.1:9', 'localhost:1', '[::1]:1', 'nowhere', '']);
+const version: ValueGen<string> = (rng) => (rng.chance(0.7) ? rng.pick(['5.3.0', '0.1.0']) : randomString(rng));
 
 export function fakeUuid(rng: Rng): string {
   const h = rng.bytes(16).toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
+const MEMBER: Fields<P.WireMember> = { uuid, address, host: str, port: int, liteMember: (rng) => rng.chance(0.5), version };
+const member: ValueGen<P.WireMember> = (rng) => build(rng, MEMBER);
+
+const MEMBERS: Fields<P.MembersPayload> = {
+  version: int,
+  members: list(member, 4),
+  state,
+  stateVersion: opt(small),
+  masterSince: opt((rng) => (rng.chance(0.8) ? Date.now() - rng.int(1e6) : randomNumber(rng))),
+};
+
+const TABLE: Fields<P.PartitionTablePayload> = {
+  version: int,
+  // A few uuids shared between rows, as in a real table.
+  rows: (rng) => {
+    const pool = Array.from({ length: 1 + rng.int(4) }, () => uuid(rng));
+    return list(list((r) => r.pick(pool), 3), 6)(rng);
+  },
+  migrationQueueSize: opt(small),
+};
+
+/** Each service's data of a partition: any value under `map`, `queue` or another name. */
+const perService: ValueGen<P.PerServiceData> = (rng) => {
+  const out: Record<string, WireValue> = {};
+  const n = rng.size(3);
+  for (let i = 0; i < n; i++) {
+    const key = rng.chance(0.5) ? rng.pick(['map', 'queue']) : randomString(rng);
+    Object.defineProperty(out, key, { value: randomValue(rng, 2), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+};
+
+/** Names of maps and queues the fuzz may touch. */
+const FUZZ_NAMES = ['fz-m', 'fz-q', 'fz-0', 'default', 'm', 'q'];
+const OPERATION_TYPES: ReadonlyMap<string, readonly string[]> = new Map([
+  ['map', ['get', 'put', 'remove', 'clear', 'size']],
+  ['queue', ['offer', 'pushFront', 'poll', 'size', 'destroy']],
+]);
+
 /** Plausible arguments of a map or queue operation, on fuzz names. */
 function dataArgs(rng: Rng): WireValue[] {
-  const name = rng.pick(FUZZ_NAMES);
-  const args: WireValue[] = [name];
+  const args: WireValue[] = [rng.pick(FUZZ_NAMES)];
   const n = rng.int(4);
   for (let i = 0; i < n; i++) {
     args.push(
@@ -192,103 +116,269 @@ function dataArgs(rng: Rng): WireValue[] {
   return args;
 }
 
-/** A well-formed payload of `spec` (for harmless and data messages, and as a base to mutate). */
+/** `map` or `queue` now and then something else; then one of that service's operation types. */
+const service: ValueGen<string> = (rng) => (rng.chance(0.95) ? rng.pick(['map', 'queue']) : randomString(rng));
+function withOperationType<T extends { readonly service: string; readonly type: string }>(rng: Rng, p: T): T {
+  const types = OPERATION_TYPES.get(p.service);
+  return types === undefined ? p : { ...p, type: rng.pick(types) };
+}
+
+// ---------------------------------------------------------------- payloads of the table
+
+/** One payload (a request's or an answer's): how to build a well-formed one, and the receiver's decoder. */
+export interface PayloadSpec {
+  /** A well-formed payload: a typed value put through payloads.ts's encoder. */
+  readonly valid: (rng: Rng) => WireValue;
+  /** payloads.ts's decoder, as the receiver runs it: throws GridError('BAD_REQUEST') on a wrong shape. */
+  readonly decode: (v: WireValue) => unknown;
+}
+
+function payload<T>(encode: (p: T) => WireValue, decode: (v: WireValue) => T, fields: Fields<NoInfer<T>>, couple?: (rng: Rng, p: T) => T): PayloadSpec {
+  return {
+    valid: (rng) => {
+      const p = build<T>(rng, fields);
+      return encode(couple === undefined ? p : couple(rng, p));
+    },
+    decode,
+  };
+}
+
+/** ClusterShutdown, FetchState and FetchTable ask with an empty tuple. */
+const EMPTY: PayloadSpec = { valid: () => P.encodeEmpty(), decode: (v) => P.decodeEmpty(v, 'payload') };
+
+/**
+ * What the receiver does with a payload its decoder takes:
+ * - `harmless`: nothing the cluster depends on (answers, heartbeats, a rollback of no change);
+ * - `data`: serves or stores data under names the fuzz picks (never the canary's);
+ * - `command`: changes membership, ownership, replicas or state (or, for `acts`, does so only
+ *   for some payloads): never sent well-formed after a successful Auth. Authority is not what
+ *   this fuzz tests, and a forged command is not a decode bug;
+ * - `always`: the receiver acts whatever the payload (ClusterShutdown): never sent.
+ */
+export type Effect = 'harmless' | 'data' | 'command' | 'always';
+
+export interface MessageSpec {
+  readonly type: number;
+  readonly name: string;
+  readonly request: PayloadSpec;
+  /** The answer (for the dialling side), when the message has one with a shape. */
+  readonly answer?: PayloadSpec;
+  readonly effect: Effect;
+  /** For a command: whether a payload its decoder takes makes the receiver act (default: always). */
+  readonly acts?: (payload: WireValue, ctx: MemberFuzzContext) => boolean;
+}
+
+/** A Leave or LeaveRequest acts only when it names a real member. */
+const namesMember = (v: WireValue, ctx: MemberFuzzContext): boolean => ctx.memberUuids.includes(P.decodeLeave(v).uuid);
+
+const MEMBERS_PAYLOAD = payload(P.encodeMembers, P.decodeMembers, MEMBERS);
+const TABLE_PAYLOAD = payload(P.encodePartitionTable, P.decodePartitionTable, TABLE);
+
+/**
+ * Every message of messages.ts by name: a message added there fails the typecheck here until
+ * it has a spec (its payload pair lives in payloads.ts).
+ */
+const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'name'> } = {
+  Auth: {
+    request: payload(P.encodeAuth, P.decodeAuth, { clusterName: str, uuid, address, username: opt(str, 0.7), password: opt(str, 0.7), version: opt(version, 0.3) }),
+    answer: payload(P.encodeAuthAnswer, P.decodeAuthAnswer, { uuid, address }),
+    effect: 'harmless',
+  },
+  Discover: {
+    request: payload(P.encodeDiscover, P.decodeDiscover, { uuid, address }),
+    answer: payload(P.encodeDiscoverAnswer, P.decodeDiscoverAnswer, { uuid, address, joined: (rng) => rng.chance(0.5), masterAddress: opt(address) }),
+    effect: 'harmless',
+  },
+  Join: {
+    request: payload(P.encodeJoin, P.decodeJoin, { member }),
+    // Without a refusal or a redirect, a join answer carries the member list.
+    answer: payload(P.encodeJoinAnswer, P.decodeJoinAnswer, { redirect: opt(address, 0.6), members: opt((rng) => build(rng, MEMBERS), 0.3), refusal: opt(str, 0.8) }, (rng, p) =>
+      p.members === undefined && p.redirect === undefined && p.refusal === undefined ? { ...p, members: build(rng, MEMBERS) } : p,
+    ),
+    effect: 'command',
+  },
+  Members: { request: MEMBERS_PAYLOAD, effect: 'command' },
+  Heartbeat: {
+    request: payload(P.encodeHeartbeat, P.decodeHeartbeat, {
+      uuid,
+      membersVersion: int,
+      clusterState: opt((rng) => build<P.HeartbeatState>(rng, { state, version: small, change: opt(str) })),
+    }),
+    effect: 'harmless',
+  },
+  PartitionTable: { request: TABLE_PAYLOAD, effect: 'command' },
+  Operation: {
+    request: payload(
+      P.encodeOperation,
+      P.decodeOperation,
+      { service, type: str, partitionId: pid, args: dataArgs, invocationId: opt((rng) => rng.int(1 << 20), 0.5) },
+      withOperationType,
+    ),
+    effect: 'data',
+  },
+  Backup: {
+    request: payload(
+      P.encodeBackup,
+      P.decodeBackup,
+      {
+        service,
+        type: str,
+        partitionId: pid,
+        args: dataArgs,
+        // The sender's table version; a newer one than the receiver's now and then.
+        tableVersion: opt((rng) => (rng.chance(0.8) ? rng.int(100) : 0x7fffffff), 0.1),
+        replica: opt((rng) => ({ index: rng.range(-1, 3), version: small(rng) })),
+      },
+      withOperationType,
+    ),
+    effect: 'data',
+  },
+  // Partition-scoped commands act only on a partition that exists (the receiver refuses others).
+  Migrate: {
+    request: payload(P.encodeMigrate, P.decodeMigrate, { partitionId: pid, replicas: list(uuid, 3), previousReplicas: list(uuid, 3) }),
+    effect: 'command',
+    acts: (v) => inRange(P.decodeMigrate(v).partitionId),
+  },
+  // The receiver replaces the partition's data with the copy (an empty one wipes it).
+  PartitionData: {
+    request: payload(P.encodePartitionData, P.decodePartitionData, { partitionId: pid, replicaIndex: int, data: perService, tableVersion: opt(int, 0.2), versions: opt(list(small, 3)) }),
+    effect: 'command',
+    acts: (v) => inRange(P.decodePartitionData(v).partitionId),
+  },
+  // A state change from an older sender (no member list version) is taken too: the decoder says so.
+  StatePrepare: { request: payload(P.encodeStatePrepare, P.decodeStatePrepare, { txId: str, state, membersVersion: opt(int) }), effect: 'command' },
+  StateCommit: { request: payload(P.encodeStateCommit, P.decodeStateCommit, { txId: str, state, membersVersion: opt(int), stateVersion: opt(small) }), effect: 'command' },
+  StateRollback: { request: payload(P.encodeStateRollback, P.decodeStateRollback, { txId: str }), effect: 'harmless' },
+  ChangeState: { request: payload(P.encodeChangeState, P.decodeChangeState, { state }), effect: 'command' },
+  LeaveRequest: { request: payload(P.encodeLeave, P.decodeLeave, { uuid }), effect: 'command', acts: namesMember },
+  ClusterShutdown: { request: EMPTY, effect: 'always' },
+  FetchState: { request: EMPTY, answer: payload(P.encodeFetchStateAnswer, P.decodeFetchStateAnswer, MEMBERS), effect: 'harmless' },
+  PollCancel: { request: payload(P.encodePollCancel, P.decodePollCancel, { callerUuid: uuid, invocationId: int }), effect: 'harmless' },
+  Leave: { request: payload(P.encodeLeave, P.decodeLeave, { uuid }), effect: 'command', acts: namesMember },
+  FetchTable: { request: EMPTY, answer: TABLE_PAYLOAD, effect: 'harmless' },
+  // MigrateEnd lets the partition take writes again: only its migration's master may say so.
+  MigrateEnd: { request: payload(P.encodeMigrateEnd, P.decodeMigrateEnd, { partitionId: pid }), effect: 'command', acts: (v) => inRange(P.decodeMigrateEnd(v).partitionId) },
+  // Anti-entropy: an owner's backup counters (the receiver asks the sender for copies), a
+  // backup's request for copies (the receiver sends partition data), a copy (the receiver
+  // replaces its backup). Who may speak for a partition is a rule of the receiver's table
+  // (member-rules.ts admitPartitionWrite, test/unit and test/cluster/anti-entropy.test.ts):
+  // authority, so commands, like PartitionData. Their wrong shapes are fuzzed.
+  ReplicaVersions: {
+    request: payload(P.encodeReplicaVersions, P.decodeReplicaVersions, {
+      tableVersion: int,
+      entries: list((rng) => build<P.ReplicaVersionEntry>(rng, { partitionId: pid, replicaIndex: (r) => r.range(-1, 3), version: small }), 4),
+    }),
+    effect: 'command',
+  },
+  ReplicaSyncRequest: { request: payload(P.encodeReplicaSyncRequest, P.decodeReplicaSyncRequest, { tableVersion: int, partitionIds: list(pid, 4) }), effect: 'command' },
+  ReplicaSyncData: {
+    request: payload(P.encodeReplicaSyncData, P.decodeReplicaSyncData, { partitionId: pid, replicaIndex: (rng) => rng.range(-1, 3), data: perService, versions: list(small, 3), tableVersion: int }),
+    effect: 'command',
+    acts: (v) => inRange(P.decodeReplicaSyncData(v).partitionId),
+  },
+  // MergeTo makes the receiver leave its cluster and join the one at the target address. The
+  // gate (member-rules.ts: master only) refuses it from anyone but the master, and a fuzz
+  // connection is never the master; still a command here, as every message whose effect is
+  // decided by who sent it: the fuzz tests decoding, and must not start testing the gate (or
+  // breaking the cluster under test) if that rule ever changes. test/cluster tests the rule.
+  MergeTo: { request: payload(P.encodeMergeTo, P.decodeMergeTo, { target: address }), effect: 'command' },
+};
+
+export const ALL_MESSAGES: readonly MessageSpec[] = (Object.keys(SPECS) as (keyof typeof Msg)[]).map((name) => ({ type: Msg[name], name, ...SPECS[name] }));
+
+const BY_TYPE = new Map(ALL_MESSAGES.map((m) => [m.type, m]));
+const AUTH = SPECS.Auth.request;
+
+/** What the generators need to know about the target. */
+export interface MemberFuzzContext {
+  readonly clusterName: string;
+  /** uuids of the real members (never named in a Leave). */
+  readonly memberUuids: readonly string[];
+  /** Strings that must not appear anywhere in a case (the canary's map name). */
+  readonly forbidden: readonly string[];
+}
+
+// ---------------------------------------------------------------- valid and wrong payloads
+
+/** A well-formed payload of `spec`'s request (for harmless and data messages, and as a base to mutate). */
 export function validPayload(rng: Rng, spec: MessageSpec): WireValue {
-  if (spec.type === Msg.Operation || spec.type === Msg.Backup) {
-    const service = rng.pick(['map', 'queue']);
-    const types = service === 'map' ? ['get', 'put', 'remove', 'clear', 'size'] : ['offer', 'pushFront', 'poll', 'size', 'destroy'];
-    const t: WireValue[] = [service, rng.pick(types), rng.int(PARTITION_COUNT), dataArgs(rng)];
-    if (spec.type === Msg.Operation) t.push(rng.chance(0.5) ? null : rng.int(1 << 20));
-    else t.push(rng.chance(0.8) ? rng.int(100) : 0x7fffffff); // the sender's table version
-    return t;
-  }
-  return validValue(rng, spec.request);
+  return spec.request.valid(rng);
 }
 
-// ---------------------------------------------------------------- conformance (as protocol/fields.ts reads)
-
-export function conforms(shape: Shape, v: WireValue | undefined): boolean {
-  switch (shape.t) {
-    case 'str':
-    case 'uuid':
-    case 'address':
-    case 'mapOrQueue':
-      return typeof v === 'string';
-    case 'optStr':
-      return v === null || v === undefined || typeof v === 'string';
-    case 'int':
-      return typeof v === 'number' && Number.isInteger(v);
-    case 'optInt':
-      return v === null || v === undefined || (typeof v === 'number' && Number.isInteger(v));
-    case 'num':
-      return typeof v === 'number';
-    case 'bool':
-      return typeof v === 'boolean';
-    case 'latin1':
-      return v instanceof Latin1;
-    case 'any':
-      return v !== undefined;
-    case 'pid':
-      return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < PARTITION_COUNT;
-    case 'state':
-      return typeof v === 'string' && SETTABLE_STATES.includes(v);
-    case 'arr':
-      return Array.isArray(v) && (v as readonly WireValue[]).every((x) => conforms(shape.of, x));
-    case 'obj':
-      return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array) && !(v instanceof Latin1);
-    case 'tuple':
-      // Extra items are ignored by the receivers, so a longer tuple conforms too.
-      return Array.isArray(v) && shape.items.every((s, i) => conforms(s, (v as readonly WireValue[])[i]));
+/** Whether the receiver's decoder takes `v`. Anything but a BAD_REQUEST GridError from a decoder is a bug, thrown. */
+export function decodes(p: PayloadSpec, v: WireValue): boolean {
+  try {
+    p.decode(v);
+    return true;
+  } catch (e) {
+    if (e instanceof GridError && e.code === 'BAD_REQUEST') return false;
+    throw new Error(`a payload decoder threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)} (not a BAD_REQUEST GridError)`, { cause: e });
   }
 }
 
-// ---------------------------------------------------------------- wrong values
+type Kind = 'null' | 'boolean' | 'number' | 'string' | 'latin1' | 'bytes' | 'array' | 'object';
 
-/** A value of another kind than `shape` asks for. */
-function wrongLeaf(rng: Rng, shape: Shape): WireValue {
+function kindOf(v: WireValue): Kind {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (v instanceof Latin1) return 'latin1';
+  if (v instanceof Uint8Array) return 'bytes';
+  return typeof v as Kind;
+}
+
+/** A value of another kind than `v` (a number for a string, an array for a number, …). */
+function otherKind(rng: Rng, v: WireValue): WireValue {
+  const kind = kindOf(v);
   for (let i = 0; i < 20; i++) {
-    const v = rng.chance(0.2) ? deepValue(rng, rng.pick([1, 3, 20, 50])) : randomValue(rng, 2);
-    if (!conforms(shape, v)) return v;
+    const x = rng.chance(0.2) ? deepValue(rng, rng.pick([1, 3, 20, 50])) : randomValue(rng, 2);
+    if (kindOf(x) !== kind) return x;
   }
-  return shape.t === 'str' ? 1 : 'wrong';
+  return kind === 'string' ? 1 : 'wrong';
 }
 
-/** A payload that does NOT have `shape`: wrong kind at the top, a missing item, or one item wrong (recursively). */
-export function wrongValue(rng: Rng, shape: Shape): WireValue {
+/** A wrong value in place of `v`: another kind, or for a number or string another value of its kind. */
+function wrongFor(rng: Rng, v: WireValue): WireValue {
+  if (typeof v === 'number' && rng.chance(0.3)) return rng.pick([1.5, -0.5, NaN, Infinity, 2 ** 53 + 2]);
+  if (typeof v === 'string' && rng.chance(0.3)) return rng.chance(0.5) ? randomString(rng) : v.toLowerCase();
+  return otherKind(rng, v);
+}
+
+/** `t` with one item replaced, inserted or removed, at any depth of its arrays. */
+function changeOne(rng: Rng, t: readonly WireValue[]): WireValue[] {
+  const out = [...t];
+  const i = rng.int(out.length + 1);
+  const item = out[i];
+  if (item === undefined || rng.chance(0.1)) {
+    out.splice(i, 0, otherKind(rng, out[0] ?? null)); // an item inserted (or appended past the end)
+    return out;
+  }
+  if (Array.isArray(item) && item.length > 0 && rng.chance(0.6)) out[i] = changeOne(rng, item as readonly WireValue[]);
+  else out[i] = wrongFor(rng, item);
+  return out;
+}
+
+/** A structural mutation of a valid payload; it may still decode (an optional field dropped, an item the decoder ignores). */
+export function mutatePayload(rng: Rng, valid: WireValue): WireValue {
+  if (!Array.isArray(valid) || rng.chance(0.15)) return otherKind(rng, valid);
+  const t = valid as readonly WireValue[];
+  if (t.length === 0) return rng.chance(0.5) ? otherKind(rng, valid) : [randomValue(rng, 1)];
+  switch (rng.int(4)) {
+    case 0:
+      return t.slice(0, rng.int(t.length));
+    case 1:
+      return t.map((x) => otherKind(rng, x)); // every item of another kind
+    default:
+      return changeOne(rng, t);
+  }
+}
+
+/** A payload the decoder of `p` refuses: a mutation of a valid one, checked against the decoder. */
+export function wrongPayload(rng: Rng, p: PayloadSpec): WireValue {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const v = wrongOnce(rng, shape);
-    if (!conforms(shape, v)) return v;
+    const v = mutatePayload(rng, p.valid(rng));
+    if (!decodes(p, v)) return v;
   }
-  return wrongLeaf(rng, shape);
-}
-
-function wrongOnce(rng: Rng, shape: Shape): WireValue {
-  if (shape.t === 'tuple' && shape.items.length > 0 && rng.chance(0.85)) {
-    const t = validValue(rng, shape) as WireValue[];
-    switch (rng.int(4)) {
-      case 0:
-        return t.slice(0, rng.int(shape.items.length));
-      case 1: {
-        // a tuple whose items are all of other kinds
-        return shape.items.map((s) => wrongLeaf(rng, s));
-      }
-      default: {
-        const i = rng.int(shape.items.length);
-        t[i] = wrongValue(rng, shape.items[i] as Shape);
-        return t;
-      }
-    }
-  }
-  if (shape.t === 'arr' && rng.chance(0.7)) {
-    const a = validValue(rng, shape) as WireValue[];
-    a.splice(rng.int(a.length + 1), 0, wrongValue(rng, shape.of));
-    return a;
-  }
-  if (shape.t === 'tuple' && shape.items.length === 0) {
-    // An empty tuple is the shape: anything but an array is wrong.
-    return wrongLeaf(rng, shape);
-  }
-  return wrongLeaf(rng, shape);
+  return otherKind(rng, []); // not an array: every decoder refuses it
 }
 
 // ---------------------------------------------------------------- frames and streams
@@ -315,8 +405,9 @@ export function nestedBytes(levels: number, objects: boolean): Buffer {
   return Buffer.concat([...Array.from({ length: levels }, () => one), Buffer.of(0x00)]);
 }
 
+/** A valid Auth request (security off: no credentials). */
 export function authPayload(ctx: MemberFuzzContext, uuid: string): WireValue {
-  return [ctx.clusterName, uuid, '127.0.0.1:1', null, null, '0.1.0'];
+  return P.encodeAuth({ clusterName: ctx.clusterName, uuid, address: '127.0.0.1:1', version: '0.1.0' });
 }
 
 /** Preamble + a valid Auth request (what a post-auth case starts with). */
@@ -350,14 +441,14 @@ export function fuzzFrame(rng: Rng, _ctx: MemberFuzzContext): Buffer {
     case 0:
     case 1:
     case 2: // wrong-shaped payload for a known message
-      return frame(rng.chance(0.75) ? FrameKind.Request : FrameKind.OneWay, spec.type, callId, wrongValue(rng, spec.request));
+      return frame(rng.chance(0.75) ? FrameKind.Request : FrameKind.OneWay, spec.type, callId, wrongPayload(rng, spec.request));
     case 3: // well-formed payload (filtered by the policy)
       return frame(rng.chance(0.75) ? FrameKind.Request : FrameKind.OneWay, spec.type, callId, validPayload(rng, spec));
     case 4: // any value for any type, any kind
       return frame(anyKind(rng), anyType(rng), callId, randomValue(rng, 3));
     case 5: {
       // a valid frame, mutated
-      const base = frame(FrameKind.Request, spec.type, callId, rng.chance(0.5) ? validPayload(rng, spec) : wrongValue(rng, spec.request));
+      const base = frame(FrameKind.Request, spec.type, callId, rng.chance(0.5) ? validPayload(rng, spec) : wrongPayload(rng, spec.request));
       return mutateMany(rng, base, 1 + rng.int(3));
     }
     case 6: {
@@ -413,7 +504,7 @@ const PRE_AUTH: readonly (readonly [number, string, Gen])[] = [
       const p = Buffer.from(PREAMBLE);
       if (rng.chance(0.5)) p[4] = rng.pick([0, MEMBER_PROTOCOL_VERSION + 1, 0xff]);
       else p[1 + rng.int(3)] = rng.int(256);
-      const rest = rng.chance(0.5) ? frame(FrameKind.Request, Msg.Auth, 1, ['dev', 'u', 'a', null, null, '0.1.0']) : Buffer.alloc(0);
+      const rest = rng.chance(0.5) ? frame(FrameKind.Request, Msg.Auth, 1, P.encodeAuth({ clusterName: 'dev', uuid: 'u', address: 'a', version: '0.1.0' })) : Buffer.alloc(0);
       return Buffer.concat([rng.chance(0.3) ? p.subarray(0, 1 + rng.int(4)) : p, rest]);
     },
   ],
@@ -422,13 +513,10 @@ const PRE_AUTH: readonly (readonly [number, string, Gen])[] = [
     2,
     'refused Auth',
     (rng, ctx) => {
-      const t = authPayload(ctx, fakeUuid(rng)) as WireValue[];
-      t[0] = rng.chance(0.5) ? randomString(rng) : `${ctx.clusterName}x`;
-      if (rng.chance(0.3)) {
-        t[3] = randomString(rng);
-        t[4] = randomString(rng);
-      }
-      return Buffer.concat([PREAMBLE, frame(FrameKind.Request, Msg.Auth, 1, t), rng.chance(0.5) ? fuzzFrame(rng, ctx) : Buffer.alloc(0)]);
+      const clusterName = rng.chance(0.5) ? randomString(rng) : `${ctx.clusterName}x`;
+      const credentials = rng.chance(0.3) ? { username: randomString(rng), password: randomString(rng) } : {};
+      const auth = P.encodeAuth({ clusterName, uuid: fakeUuid(rng), address: '127.0.0.1:1', version: '0.1.0', ...credentials });
+      return Buffer.concat([PREAMBLE, frame(FrameKind.Request, Msg.Auth, 1, auth), rng.chance(0.5) ? fuzzFrame(rng, ctx) : Buffer.alloc(0)]);
     },
   ],
   [3, 'frame before Auth', (rng, ctx) => Buffer.concat([PREAMBLE, fuzzFrame(rng, ctx)])],
@@ -449,7 +537,7 @@ const PRE_AUTH: readonly (readonly [number, string, Gen])[] = [
     4,
     'mutated handshake',
     (rng, ctx) => {
-      const valid = Buffer.concat([authPrefix(ctx, rng), frame(FrameKind.OneWay, Msg.Heartbeat, 0, [fakeUuid(rng), 1])]);
+      const valid = Buffer.concat([authPrefix(ctx, rng), frame(FrameKind.OneWay, Msg.Heartbeat, 0, P.encodeHeartbeat({ uuid: fakeUuid(rng), membersVersion: 1 }))]);
       return mutateMany(rng, valid, 1 + rng.int(4), [valid]);
     },
   ],
@@ -478,21 +566,31 @@ const POST_AUTH: readonly (readonly [number, string, Gen])[] = [
   ],
 ];
 
+/** Not a string and not null: what a username or a password must not be. */
+function notOptStr(rng: Rng): WireValue {
+  const v = otherKind(rng, 'x');
+  return v === null ? 0 : v;
+}
+
 function wrongAuth(rng: Rng, ctx: MemberFuzzContext): WireValue {
   const t = authPayload(ctx, fakeUuid(rng)) as WireValue[];
   switch (rng.int(4)) {
     case 0: // username or password not a string (or both): issue 7's crash
-      if (rng.chance(0.7)) t[3] = wrongLeaf(rng, S.optStr);
-      if (rng.chance(0.7) || typeof t[3] === 'string' || t[3] === null) t[4] = wrongLeaf(rng, S.optStr);
+      if (rng.chance(0.7)) t[3] = notOptStr(rng);
+      if (rng.chance(0.7) || typeof t[3] === 'string' || t[3] === null) t[4] = notOptStr(rng);
       return t;
     case 1:
-      return wrongValue(rng, AUTH_SHAPE);
-    case 2: // the cluster name right, something else wrong
-    {
-      const items = (AUTH_SHAPE as { items: readonly Shape[] }).items;
-      const i = 1 + rng.int(items.length - 1);
-      t[i] = wrongLeaf(rng, items[i] as Shape);
-      return rng.chance(0.2) ? t.slice(0, i) : t;
+      return wrongPayload(rng, AUTH);
+    case 2: {
+      // the cluster name right, something else wrong (or left off)
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const i = 1 + rng.int(t.length - 1);
+        const w = [...t];
+        w[i] = wrongFor(rng, t[i] ?? null);
+        const v = rng.chance(0.2) ? w.slice(0, i) : w;
+        if (!decodes(AUTH, v)) return v;
+      }
+      return t.slice(0, 1 + rng.int(2));
     }
     default:
       return randomValue(rng, 3);
@@ -540,7 +638,7 @@ export function checkStream(bytes: Buffer, ctx: MemberFuzzContext, opts: { inbou
   for (const f of frames) {
     if (!authed) {
       if (f.type !== Msg.Auth || f.kind !== FrameKind.Request) return undefined; // the member closes here
-      if (conforms(AUTH_SHAPE, f.payload) && (f.payload as readonly WireValue[])[0] === ctx.clusterName) authed = true;
+      if (authAccepted(f.payload, ctx)) authed = true;
       continue;
     }
     if (f.kind === FrameKind.Response || f.kind === FrameKind.ErrorResponse) continue;
@@ -564,22 +662,22 @@ function framesBeforeError(bytes: Buffer, preamble: boolean): Frame[] {
   return out;
 }
 
+/**
+ * Whether the member may take this Auth: its decoder takes it and the cluster name is right
+ * (security off). It may still refuse a bad uuid or address: erring this way only keeps more
+ * cases from being sent, never lets a command through.
+ */
+function authAccepted(payload: WireValue, ctx: MemberFuzzContext): boolean {
+  return decodes(AUTH, payload) && P.decodeAuth(payload).clusterName === ctx.clusterName;
+}
+
 function commandIn(f: Frame, ctx: MemberFuzzContext): string | undefined {
   const spec = BY_TYPE.get(f.type);
   if (spec === undefined) return undefined;
-  switch (spec.effect) {
-    case 'always':
-      return `${spec.name} (acted on whatever its payload)`;
-    case 'command':
-      return conforms(spec.commandShape ?? spec.request, f.payload) ? `well-formed ${spec.name}` : undefined;
-    case 'commandForMembers': {
-      if (!conforms(spec.request, f.payload)) return undefined;
-      const uuid = (f.payload as readonly WireValue[])[0];
-      return ctx.memberUuids.includes(uuid as string) ? `${spec.name} naming a member` : undefined;
-    }
-    default:
-      return undefined;
-  }
+  if (spec.effect === 'always') return `${spec.name} (acted on whatever its payload)`;
+  if (spec.effect !== 'command' || !decodes(spec.request, f.payload)) return undefined;
+  if (spec.acts !== undefined && !spec.acts(f.payload, ctx)) return undefined;
+  return `well-formed ${spec.name}`;
 }
 
 function mentions(v: WireValue, needles: readonly string[]): boolean {
@@ -613,27 +711,31 @@ function answerOnce(rng: Rng, request: Frame, ctx: MemberFuzzContext, masters: r
   const id = request.callId;
   const pick = rng.int(10);
   if (pick <= 2 && spec?.type === Msg.Auth) {
-    return { bytes: frame(FrameKind.Response, 0, id, [fakeUuid(rng), '127.0.0.1:1']), close: false, label: 'valid Auth answer' };
+    return { bytes: frame(FrameKind.Response, 0, id, P.encodeAuthAnswer({ uuid: fakeUuid(rng), address: '127.0.0.1:1' })), close: false, label: 'valid Auth answer' };
   }
   if (pick <= 2 && spec?.type === Msg.Discover) {
     // Not joined, from an address lower than the dialler's: it waits and asks again.
-    if (pick <= 1 || masters.length === 0) return { bytes: frame(FrameKind.Response, 0, id, [fakeUuid(rng), '127.0.0.1:1', false, null]), close: false, label: 'valid Discover answer (waiting)' };
+    if (pick <= 1 || masters.length === 0) {
+      return { bytes: frame(FrameKind.Response, 0, id, P.encodeDiscoverAnswer({ uuid: fakeUuid(rng), address: '127.0.0.1:1', joined: false })), close: false, label: 'valid Discover answer (waiting)' };
+    }
     // Joined, with a fake master: the dialler sends that master a Join.
-    return { bytes: frame(FrameKind.Response, 0, id, [fakeUuid(rng), rng.pick(masters), true, rng.pick(masters)]), close: false, label: 'valid Discover answer (joined)' };
+    const answer = P.encodeDiscoverAnswer({ uuid: fakeUuid(rng), address: rng.pick(masters), joined: true, masterAddress: rng.pick(masters) });
+    return { bytes: frame(FrameKind.Response, 0, id, answer), close: false, label: 'valid Discover answer (joined)' };
   }
   if (pick <= 1 && spec?.type === Msg.Join) {
-    const members = Array.from({ length: 1 + rng.int(3) }, () => validValue(rng, MEMBER));
-    return { bytes: frame(FrameKind.Response, 0, id, [null, [rng.int(10), members, rng.pick(SETTABLE_STATES)], null]), close: false, label: 'valid Join answer with a made-up member list' };
+    const members = Array.from({ length: 1 + rng.int(3) }, () => member(rng));
+    const answer = P.encodeJoinAnswer({ members: { version: rng.int(10), members, state: state(rng) } });
+    return { bytes: frame(FrameKind.Response, 0, id, answer), close: false, label: 'valid Join answer with a made-up member list' };
   }
   switch (pick) {
     case 2:
     case 3:
     case 4:
-      return { bytes: frame(FrameKind.Response, 0, id, spec?.answer ? wrongValue(rng, spec.answer) : randomValue(rng, 2)), close: rng.chance(0.3), label: `wrong ${spec?.name ?? '?'} answer` };
+      return { bytes: frame(FrameKind.Response, 0, id, spec?.answer ? wrongPayload(rng, spec.answer) : randomValue(rng, 2)), close: rng.chance(0.3), label: `wrong ${spec?.name ?? '?'} answer` };
     case 5:
       return { bytes: frame(FrameKind.ErrorResponse, 0, id, rng.chance(0.5) ? randomValue(rng, 2) : [randomString(rng), randomValue(rng, 1)]), close: rng.chance(0.3), label: 'error answer of any shape' };
     case 6:
-      return { bytes: mutateMany(rng, frame(FrameKind.Response, 0, id, [fakeUuid(rng), '127.0.0.1:1']), 1 + rng.int(3)), close: rng.chance(0.5), label: 'mutated answer' };
+      return { bytes: mutateMany(rng, frame(FrameKind.Response, 0, id, P.encodeAuthAnswer({ uuid: fakeUuid(rng), address: '127.0.0.1:1' })), 1 + rng.int(3)), close: rng.chance(0.5), label: 'mutated answer' };
     case 7:
       return { bytes: rng.bytes(rng.size(64)), close: true, label: 'garbage' };
     case 8:

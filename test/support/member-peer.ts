@@ -7,6 +7,7 @@ import { FrameKind, FrameReader, encodeFrame, type Frame } from '../../src/proto
 import type { WireValue } from '../../src/protocol/codec.js';
 import { MEMBER_PREAMBLE } from '../../src/protocol/preamble.js';
 import { Msg } from '../../src/protocol/messages.js';
+import { encodeAuth } from '../../src/protocol/payloads.js';
 import { afterEach } from 'vitest';
 
 const open = new Set<net.Socket | net.Server>();
@@ -72,7 +73,7 @@ export class MemberPeer {
   /** Connects and authenticates as `uuid` at `address` with the cluster name (security off). */
   static async authenticated(port: number, clusterName: string, uuid: string, address: string): Promise<MemberPeer> {
     const p = await MemberPeer.connect(port);
-    const a = await p.request(Msg.Auth, [clusterName, uuid, address, null, null, '5.3.0']);
+    const a = await p.request(Msg.Auth, encodeAuth({ clusterName, uuid, address, version: '5.3.0' }));
     if (!a.ok) throw new Error(`auth refused: ${JSON.stringify(a.payload)}`);
     return p;
   }
