@@ -925,9 +925,11 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
       }
       if (this.isMaster()) this.removeMembers([uuid], 'it left the cluster');
     });
-    net.handle(Msg.MergeTo, (p) => {
+    net.handle(Msg.MergeTo, (p, from) => {
       const { target } = decodeMergeTo(p);
       splitAddress(target);
+      // The gate already takes it from the master only; a merge throws this member's data away, so check again.
+      if (from.peer?.uuid !== this.memberList[0]?.uuid || !this.joined()) throw new GridError('NOT_MEMBER', 'MergeTo refused: only this member\'s master may ask it to merge');
       this.logger.warn(`split brain healed: the master asks this member to merge into the cluster of ${target}`);
       void this.mergeInto(target);
       return null;

@@ -6,7 +6,7 @@
 // `x?` is an optional trailing field (absent from older senders, read as undefined).
 
 export const Msg = {
-  /** First request on every connection: [clusterName, uuid, address, username|null, password|null, version] -> [uuid, address]. */
+  /** First request on every connection: [clusterName, uuid, address, username|null, password|null, version?] -> [uuid, address]. */
   Auth: 1,
   /** Before joining: [uuid, address] -> [uuid, address, joined, masterAddress|null]. */
   Discover: 2,
