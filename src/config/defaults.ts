@@ -104,7 +104,7 @@ export const DEFAULT_WAN_PUBLISHER = {
   batchMaxDelayMillis: 1000,
   /** How long to wait for a target's acknowledgement. */
   responseTimeoutMillis: 60000,
-  /** Events queued per partition before `queue-full-behavior` applies. */
+  /** Primary WAN events one member queues for a publisher (all partitions and maps together) before `queue-full-behavior` applies. */
   queueCapacity: 10000,
   queueFullBehavior: 'DISCARD_AFTER_MUTATION',
   initialPublisherState: 'REPLICATING',
