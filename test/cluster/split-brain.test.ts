@@ -107,7 +107,8 @@ it.skipIf(unavailable !== undefined)(
     const mergeMs = Date.now() - healAt;
     const log2 = c.member(2).logMessages();
     expect(log2.some((l) => l.includes('split brain healed'))).toBe(true);
-    expect(c.member(0).logMessages().some((l) => l.includes('it will merge into this one'))).toBe(true);
+    // The larger side's master may or may not have seen the other side before it merged; it saw member 2 join again.
+    expect(c.member(0).logMessages().filter((l) => l.includes(`${c.member(2).address} (`) && l.includes('joins')).length).toBeGreaterThanOrEqual(2);
 
     const expected = (map: string, key: string): string | undefined => {
       const k = Number(key.slice(1));
