@@ -19,15 +19,44 @@ function mixH(h: number, k: number): number {
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
-function finish(h: number, tail: number, tailLen: number, length: number): number {
-  if (tailLen > 0) h ^= mixK(tail);
-  h ^= length;
+/** MurmurHash3's final avalanche (fmix32): every input bit affects every output bit. */
+export function fmix32(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return h | 0;
+}
+
+function finish(h: number, tail: number, tailLen: number, length: number): number {
+  if (tailLen > 0) h ^= mixK(tail);
+  return fmix32(h ^ length);
+}
+
+/**
+ * MurmurHash3_x86_32 of a latin1 string (one byte per char, the form values are stored in),
+ * without allocating. Equal to murmur3Bytes(Buffer.from(s, 'latin1'), seed).
+ */
+export function murmur3Latin1(s: string, seed = 0): number {
+  let h = seed | 0;
+  const len = s.length;
+  const blocks = len & ~3;
+  let i = 0;
+  for (; i < blocks; i += 4) {
+    const k =
+      (s.charCodeAt(i) & 0xff) |
+      ((s.charCodeAt(i + 1) & 0xff) << 8) |
+      ((s.charCodeAt(i + 2) & 0xff) << 16) |
+      ((s.charCodeAt(i + 3) & 0xff) << 24);
+    h = mixH(h, k);
+  }
+  let tail = 0;
+  const tailLen = len & 3;
+  if (tailLen === 3) tail ^= (s.charCodeAt(i + 2) & 0xff) << 16;
+  if (tailLen >= 2) tail ^= (s.charCodeAt(i + 1) & 0xff) << 8;
+  if (tailLen >= 1) tail ^= s.charCodeAt(i) & 0xff;
+  return finish(h, tail, tailLen, len);
 }
 
 /** MurmurHash3_x86_32 of a byte array; returns a signed 32-bit integer. */

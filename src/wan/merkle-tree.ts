@@ -16,7 +16,7 @@
 //     depths compare at the shallower one's leaf level.
 
 import { GridError } from '../core/errors.js';
-import { murmur3String } from '../core/murmur3.js';
+import { fmix32, murmur3Latin1, murmur3String } from '../core/murmur3.js';
 import type { StoredValue } from '../map/record-store.js';
 
 /** Hazelcast's MerkleTreeConfig limits (inclusive, as its setDepth checks them) and default. */
@@ -28,59 +28,8 @@ export const MERKLE_DEFAULT_DEPTH = 10;
 export const MERKLE_KEY_SEED = 0x6d65726b; // 'merk'
 export const MERKLE_VALUE_SEED = 0x6c656166; // 'leaf'
 
-const C1 = 0xcc9e2d51;
-const C2 = 0x1b873593;
 const GOLDEN = 0x9e3779b1;
 const SIGN = 0x80000000;
-
-function mixK(k: number): number {
-  k = Math.imul(k, C1);
-  k = (k << 15) | (k >>> 17);
-  return Math.imul(k, C2);
-}
-
-function mixH(h: number, k: number): number {
-  h ^= mixK(k);
-  h = (h << 13) | (h >>> 19);
-  return (Math.imul(h, 5) + 0xe6546b64) | 0;
-}
-
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h | 0;
-}
-
-/**
- * MurmurHash3_x86_32 of a latin1 string (one byte per char, the form values are stored in),
- * without allocating. Equal to murmur3Bytes(Buffer.from(s, 'latin1'), seed).
- */
-export function murmur3Latin1(s: string, seed = 0): number {
-  let h = seed | 0;
-  const len = s.length;
-  const blocks = len & ~3;
-  let i = 0;
-  for (; i < blocks; i += 4) {
-    const k =
-      (s.charCodeAt(i) & 0xff) |
-      ((s.charCodeAt(i + 1) & 0xff) << 8) |
-      ((s.charCodeAt(i + 2) & 0xff) << 16) |
-      ((s.charCodeAt(i + 3) & 0xff) << 24);
-    h = mixH(h, k);
-  }
-  const tailLen = len & 3;
-  if (tailLen > 0) {
-    let tail = 0;
-    if (tailLen === 3) tail ^= (s.charCodeAt(i + 2) & 0xff) << 16;
-    if (tailLen >= 2) tail ^= (s.charCodeAt(i + 1) & 0xff) << 8;
-    tail ^= s.charCodeAt(i) & 0xff;
-    h ^= mixK(tail);
-  }
-  return fmix32(h ^ len);
-}
 
 /** The hash of a key: places it in a leaf and enters its entry hash (UTF-8 bytes, no allocation). */
 export function hashKey(key: string): number {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GridError } from '../../../src/core/errors.js';
-import { murmur3Bytes, murmur3String } from '../../../src/core/murmur3.js';
+import { murmur3Bytes, murmur3Latin1, murmur3String } from '../../../src/core/murmur3.js';
 import {
   entryHash,
   hashKey,
@@ -12,7 +12,6 @@ import {
   MERKLE_VALUE_SEED,
   MerkleComparison,
   MerkleTree,
-  murmur3Latin1,
   nodeOfKeyHash,
   validateMerkleDepth,
 } from '../../../src/wan/merkle-tree.js';
