@@ -90,7 +90,10 @@ describe('fuzz: pure decoders', () => {
       const chunked = readStream(chunkBytes(rng, bytes), preamble);
       for (const r of [whole, chunked]) {
         expect(r.error, what).toBe(byByte.error);
-        expect(byByte.frames.slice(0, r.frames.length), what).toEqual(r.frames);
+        // Long streams go in 7-byte steps, so the reference may drop frames too (seed 902, case
+        // 31811): whichever read fewer frames read a prefix of the other's.
+        const [fewer, more] = r.frames.length <= byByte.frames.length ? [r, byByte] : [byByte, r];
+        expect(more.frames.slice(0, fewer.frames.length), what).toEqual(fewer.frames);
         if (r.error === undefined) expect(r.frames, what).toEqual(byByte.frames);
       }
     }
