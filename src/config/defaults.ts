@@ -2,7 +2,7 @@
 // nothing else; docs/configuration.md lists the same values. Where Grid follows Hazelcast the
 // value is Hazelcast's default; where Grid differs, the comment says why.
 
-import type { EndpointGroupName, MapConfig, QueueConfig, TuningConfig } from './types.js';
+import type { EndpointGroupName, MapConfig, MergePolicyName, QueueConfig, TuningConfig } from './types.js';
 
 /** `cluster-name`: members join only members with the same name; REST (security off) checks it. */
 export const DEFAULT_CLUSTER_NAME = 'dev';
@@ -59,10 +59,20 @@ export const DEFAULT_MAP: Omit<MapConfig, 'name'> = {
   /** No split-brain protection. */
   splitBrainProtectionRef: undefined,
   mergePolicy: { policy: 'PutIfAbsentMergePolicy', batchSize: 100 },
+  /**
+   * `merkle-tree`: off (Hazelcast's default), so maps pay nothing for it; depth 10 (Hazelcast's
+   * default) = 512 leaves per partition. WAN consistencyCheck needs it enabled on both clusters.
+   */
+  merkleTree: { enabled: false, depth: 10 },
 };
 
+/** Smallest `merkle-tree depth` (Hazelcast's limit; src/wan/merkle-tree.ts has the same, config does not import wan/). */
+export const MIN_MERKLE_TREE_DEPTH = 2;
+/** Largest `merkle-tree depth` (Hazelcast's limit): 2^26 leaves per partition. */
+export const MAX_MERKLE_TREE_DEPTH = 27;
+
 /** `wan-replication-ref merge-policy-class-name`: the incoming entry wins. */
-export const DEFAULT_WAN_MERGE_POLICY = 'PassThroughMergePolicy';
+export const DEFAULT_WAN_MERGE_POLICY: MergePolicyName = 'PassThroughMergePolicy';
 /** `wan-replication-ref republishing-enabled`: entries received by WAN are published further. */
 export const DEFAULT_WAN_REPUBLISHING_ENABLED = true;
 

@@ -6,4 +6,5 @@ export { findMapConfig, findQueueConfig, findSplitBrainProtection } from './matc
 export { listenPlan, type ListenPlan } from './endpoints.js';
 export { expandMemberList, parseMemberEntry, type MemberAddress } from './member-list.js';
 export { ConfigError } from './problems.js';
+export { isHostPort } from './validate.js';
 export * from './types.js';

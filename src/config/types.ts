@@ -87,6 +87,16 @@ export interface MapConfig {
   readonly splitBrainProtectionRef: string | undefined;
   /** How entries of a merging cluster are merged after a split brain (`merge-policy`). */
   readonly mergePolicy: MergePolicyConfig;
+  /** `merkle-tree`: per-partition Merkle trees of this map, for WAN consistency checks and delta sync. */
+  readonly merkleTree: MerkleTreeConfig;
+}
+
+/** A map's `merkle-tree`. */
+export interface MerkleTreeConfig {
+  /** Keep a Merkle tree per partition (WAN consistencyCheck needs it on both clusters). */
+  readonly enabled: boolean;
+  /** Levels of the tree, root included: 2^(depth-1) leaves per partition. An integer 2-27. */
+  readonly depth: number;
 }
 
 /** Hazelcast's merge policies (com.hazelcast.spi.merge.*), by simple class name. */
@@ -116,8 +126,14 @@ export interface MergePolicyConfig {
 }
 
 export interface WanReplicationRef {
+  /** The `wan-replication` this map publishes to (checked to exist). */
   readonly name: string;
-  readonly mergePolicyClassName: string;
+  /**
+   * `merge-policy-class-name`: how the TARGET merges this map's entries (the policy travels
+   * with each event). Written with or without `com.hazelcast.spi.merge.`; stored as the simple name.
+   */
+  readonly mergePolicyClassName: MergePolicyName;
+  /** Entries this map receives over WAN are published further to its own wan-replication. */
   readonly republishingEnabled: boolean;
 }
 

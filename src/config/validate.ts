@@ -28,6 +28,8 @@ import {
   ENDPOINT_GROUP_ALIASES,
   LOG_LEVELS,
   MAX_BACKUP_COUNT,
+  MAX_MERKLE_TREE_DEPTH,
+  MIN_MERKLE_TREE_DEPTH,
 } from './defaults.js';
 import { isHost, parseMemberEntry, splitMemberEntries } from './member-list.js';
 import { childPath, isRecord, show, type Problems } from './problems.js';
@@ -42,6 +44,7 @@ import {
   type GridConfig,
   type JoinConfig,
   type MapConfig,
+  type MerkleTreeConfig,
   type NetworkConfig,
   type PortConfig,
   type QueueConfig,
@@ -66,7 +69,7 @@ const IGNORED_TOP_LEVEL = [
   'cardinality-estimator', 'flake-id-generator', 'pn-counter', 'cache', 'native-memory',
   'persistence', 'hot-restart-persistence', 'crdt-replication', 'user-code-deployment', 'instance-tracking',
   'integrity-checker', 'auditlog', 'dynamic-configuration', 'local-device', 'tpc', 'member-attributes',
-  'data-connection', 'user-code-namespaces', 'vector-collection', 'rest', 'event-journal', 'merkle-tree',
+  'data-connection', 'user-code-namespaces', 'vector-collection', 'rest', 'event-journal',
   'map-store', 'memcache-protocol', 'quorum', 'cluster-properties', 'device',
 ];
 const IGNORED_NETWORK = [
@@ -76,7 +79,7 @@ const IGNORED_NETWORK = [
 const IGNORED_JOIN = ['aws', 'gcp', 'azure', 'kubernetes', 'eureka', 'discovery-strategies'];
 const IGNORED_MAP = [
   'in-memory-format', 'statistics-enabled', 'per-entry-stats-enabled', 'cache-deserialized-values', 'eviction',
-  'read-backup-data', 'hot-restart', 'data-persistence', 'merkle-tree', 'event-journal', 'map-store',
+  'read-backup-data', 'hot-restart', 'data-persistence', 'event-journal', 'map-store',
   'near-cache', 'indexes', 'attributes', 'entry-listeners', 'partition-lost-listeners', 'partition-strategy',
   'query-caches', 'metadata-policy', 'tiered-store', 'partition-attributes',
   'user-code-namespace', 'max-size', 'eviction-policy', 'optimize-queries', 'quorum-ref',
@@ -97,11 +100,39 @@ const IGNORED_ADVANCED = [
   'client-server-socket-endpoint-config', 'wan-endpoint-config', 'wan-server-socket-endpoint-config',
   'memcache-server-socket-endpoint-config', 'member-address-provider', 'failure-detector',
 ];
-const IGNORED_PUBLISHER = [
-  'properties', 'discovery-strategies', 'aws', 'gcp', 'azure', 'kubernetes', 'eureka', 'snapshot-enabled',
-  'max-target-endpoints', 'idle-min-park-ns', 'idle-max-park-ns', 'max-concurrent-invocations',
-  'discovery-period-seconds', 'use-endpoint-private-address', 'endpoint',
-];
+
+// WAN elements Grid does not support, each warned about by name with what to do instead.
+const WAN_DISCOVERY = 'WAN discovery plugins are not supported; list target-endpoints instead';
+const WAN_DISCOVERY_ONLY = 'only used with WAN discovery, which Grid does not support; list target-endpoints instead';
+/** Children of a `wan-replication`. */
+const UNSUPPORTED_WAN: Readonly<Record<string, string>> = {
+  'custom-publisher': 'custom WAN publishers are not supported; use batch-publisher',
+  consumer: 'custom WAN consumers are not supported; Grid always accepts WAN batches from clusters that authenticate as WAN peers',
+};
+/** The aliased discovery plugins: one with enabled="false" is accepted silently (it would do nothing anyway). */
+const WAN_DISCOVERY_PLUGINS = ['aws', 'gcp', 'azure', 'kubernetes', 'eureka'];
+/** Children of a `batch-publisher`. */
+const UNSUPPORTED_PUBLISHER: Readonly<Record<string, string>> = {
+  'discovery-strategies': WAN_DISCOVERY,
+  aws: WAN_DISCOVERY,
+  gcp: WAN_DISCOVERY,
+  azure: WAN_DISCOVERY,
+  kubernetes: WAN_DISCOVERY,
+  eureka: WAN_DISCOVERY,
+  'discovery-period-seconds': WAN_DISCOVERY_ONLY,
+  'max-target-endpoints': WAN_DISCOVERY_ONLY,
+  'use-endpoint-private-address': WAN_DISCOVERY_ONLY,
+  endpoint: 'WAN endpoint configs (advanced-network wan-endpoint-config) are not supported; the publisher connects to the target member ports like a member connection',
+  properties: 'batch-publisher properties are not supported',
+  'idle-min-park-ns': 'not supported: Grid\'s publisher is driven by events and timers, not a polling thread',
+  'idle-max-park-ns': 'not supported: Grid\'s publisher is driven by events and timers, not a polling thread',
+  'snapshot-enabled': 'not supported: every event is sent in order, none is coalesced per key',
+  'max-concurrent-invocations': 'not supported: one batch is in flight per target endpoint, which keeps the order per key',
+};
+/** Children of a map's `wan-replication-ref`. */
+const UNSUPPORTED_WAN_REF: Readonly<Record<string, string>> = {
+  filters: 'WAN event filters are not supported; every mutation of the map is replicated',
+};
 
 type Raw = unknown;
 
@@ -186,6 +217,20 @@ class Section {
     return checkInt(this.problems, this.at(key), v, min, max) ?? def;
   }
 
+  /**
+   * Marks every key of `messages` that is present as read and warns `<path>: <message> (ignored)`:
+   * Hazelcast elements Grid does not support, named with what to do instead.
+   */
+  unsupported(messages: Readonly<Record<string, string>>, opts: { silentWhenDisabled?: readonly string[] } = {}): void {
+    for (const key of Object.keys(this.obj)) {
+      const message = messages[key];
+      if (message === undefined || this.used.has(key)) continue;
+      const v = this.raw(key);
+      if (opts.silentWhenDisabled?.includes(key) === true && isRecord(v) && parseBool(v['enabled']) === false) continue;
+      this.problems.warn(this.at(key), `${message} (ignored)`);
+    }
+  }
+
   /** Reports every key not read: known-but-unused ones as such, the rest as unknown. */
   finish(ignored: readonly string[] = [], opts: { silent?: readonly string[] } = {}): void {
     for (const key of Object.keys(this.obj)) {
@@ -235,8 +280,11 @@ function isPort(s: string): boolean {
   return /^\d{1,5}$/.test(s) && Number(s) >= 1 && Number(s) <= 65535;
 }
 
-/** `host` and `host:port`; host = IPv4, a name or [IPv6]; bare IPv6 without port. (Member-list entries: member-list.ts.) */
-function isHostPort(entry: string): boolean {
+/**
+ * `host` and `host:port`; host = IPv4, a name or [IPv6]; bare IPv6 without port. (Member-list
+ * entries: member-list.ts.) Exported (through index.ts) for WAN target endpoints given over REST.
+ */
+export function isHostPort(entry: string): boolean {
   if (isIPv6(entry)) return true;
   const m = /^(\[[^\]]*\]|[^:]+)(?::(.*))?$/.exec(entry);
   if (m === null) return false;
@@ -430,19 +478,38 @@ function readMaps(problems: Problems, s: Section): MapConfig[] {
       if (names.length > 1) problems.error(refs.path, `a map has at most one wan-replication-ref, got ${names.length}`);
       for (const refName of names) {
         const r = refs.child(refName);
+        let mergePolicyClassName = DEFAULT_WAN_MERGE_POLICY;
+        const className = r.optStr('merge-policy-class-name');
+        if (className !== undefined) {
+          const policy = mergePolicyName(className);
+          if (policy === undefined) problems.error(r.at('merge-policy-class-name'), unknownMergePolicy(className));
+          else mergePolicyClassName = policy;
+        }
         wanReplicationRef ??= {
           name: refName,
-          mergePolicyClassName: r.str('merge-policy-class-name', DEFAULT_WAN_MERGE_POLICY),
+          mergePolicyClassName,
           republishingEnabled: r.bool('republishing-enabled', DEFAULT_WAN_REPUBLISHING_ENABLED),
         };
-        r.finish(['filters']);
+        r.unsupported(UNSUPPORTED_WAN_REF);
+        r.finish();
       }
       refs.finish();
     }
     const mergePolicy = readMergePolicy(problems, m, DEFAULT_MAP.mergePolicy);
     const splitBrainProtectionRef = readProtectionRef(m);
+    const merkleTree = readMerkleTree(problems, m);
     m.finish(IGNORED_MAP);
-    maps.push({ name, backupCount, asyncBackupCount, timeToLiveSeconds, maxIdleSeconds, wanReplicationRef, splitBrainProtectionRef, mergePolicy });
+    maps.push({
+      name,
+      backupCount,
+      asyncBackupCount,
+      timeToLiveSeconds,
+      maxIdleSeconds,
+      wanReplicationRef,
+      splitBrainProtectionRef,
+      mergePolicy,
+      merkleTree,
+    });
   }
   return maps;
 }
@@ -483,12 +550,52 @@ function readMergePolicy(problems: Problems, s: Section, def: MergePolicyConfig)
     batchSize = m.int('batch-size', def.batchSize, 1);
     m.finish();
   }
-  const simple = className.slice(className.lastIndexOf('.') + 1);
-  if (!(MERGE_POLICY_NAMES as readonly string[]).includes(simple)) {
-    problems.error(s.at('merge-policy'), `unknown merge policy ${show(className)}: one of ${MERGE_POLICY_NAMES.join(', ')}`);
+  const policy = mergePolicyName(className);
+  if (policy === undefined) {
+    problems.error(s.at('merge-policy'), unknownMergePolicy(className));
     return def;
   }
-  return { policy: simple as MergePolicyName, batchSize };
+  return { policy, batchSize };
+}
+
+const MERGE_POLICY_PACKAGE = 'com.hazelcast.spi.merge.';
+
+/**
+ * A merge policy class name as Hazelcast writes it, `com.hazelcast.spi.merge.X` or just `X`,
+ * -> `X` when Grid knows it; undefined otherwise (another package is another class).
+ * Used by `merge-policy` and by `wan-replication-ref merge-policy-class-name`.
+ */
+function mergePolicyName(className: string): MergePolicyName | undefined {
+  const name = className.trim();
+  const simple = name.startsWith(MERGE_POLICY_PACKAGE) ? name.slice(MERGE_POLICY_PACKAGE.length) : name;
+  return MERGE_POLICY_NAMES.find((p) => p === simple);
+}
+
+function unknownMergePolicy(className: string): string {
+  return `unknown merge policy ${show(className)}: one of ${MERGE_POLICY_NAMES.join(', ')} (with or without ${MERGE_POLICY_PACKAGE})`;
+}
+
+/**
+ * A map's `merkle-tree`: XML `<merkle-tree enabled="true"><depth>10</depth></merkle-tree>`, YAML
+ * `merkle-tree: {enabled: true, depth: 10}`. Without `enabled` the tree stays off (Hazelcast
+ * reads it so), with a warning when the element is there.
+ */
+function readMerkleTree(problems: Problems, s: Section): MerkleTreeConfig {
+  const def = DEFAULT_MAP.merkleTree;
+  if (!s.has('merkle-tree')) {
+    s.raw('merkle-tree');
+    return def;
+  }
+  const t = s.child('merkle-tree');
+  if (!t.has('enabled')) {
+    problems.warn(t.at('enabled'), 'not set: the Merkle tree stays disabled; set enabled to true to use it');
+  }
+  const merkle = {
+    enabled: t.bool('enabled', def.enabled),
+    depth: t.int('depth', def.depth, MIN_MERKLE_TREE_DEPTH, MAX_MERKLE_TREE_DEPTH),
+  };
+  t.finish();
+  return merkle;
 }
 
 /** `split-brain-protection-ref` of a map or queue (that the name exists is checked once all are read). */
@@ -629,6 +736,7 @@ function readWan(problems: Problems, s: Section): WanReplicationConfig[] {
     for (const key of Object.keys(bp.obj)) {
       const p = bp.child(key);
       const clusterName = p.str('cluster-name', DEFAULT_WAN_PUBLISHER.clusterName);
+      if (clusterName === '') problems.error(p.at('cluster-name'), 'must not be empty: the cluster name of the target cluster');
       // In YAML the entry key is the publisher id; XML entries are keyed by publisher-id or cluster-name.
       const publisherId = p.optStr('publisher-id') || key || clusterName;
       if (publishers.some((x) => x.publisherId === publisherId)) {
@@ -653,6 +761,11 @@ function readWan(problems: Problems, s: Section): WanReplicationConfig[] {
         const upper = syncEnum.toUpperCase();
         if (upper === 'NONE' || upper === 'MERKLE_TREES') consistencyCheckStrategy = upper;
         else problems.error(sync.at('consistency-check-strategy'), `must be one of NONE, MERKLE_TREES, got ${show(syncEnum)}`);
+      }
+      for (const key of Object.keys(sync.obj)) {
+        if (key !== 'consistency-check-strategy') {
+          sync.unsupported({ [key]: 'not supported: consistency-check-strategy is the only setting of sync' });
+        }
       }
       sync.finish();
       publishers.push({
@@ -679,10 +792,12 @@ function readWan(problems: Problems, s: Section): WanReplicationConfig[] {
         ] as const),
         consistencyCheckStrategy,
       });
-      p.finish(IGNORED_PUBLISHER);
+      p.unsupported(UNSUPPORTED_PUBLISHER, { silentWhenDisabled: WAN_DISCOVERY_PLUGINS });
+      p.finish();
     }
     bp.finish();
-    w.finish(['custom-publisher', 'consumer']);
+    w.unsupported(UNSUPPORTED_WAN);
+    w.finish();
     out.push({ name, batchPublishers: publishers });
   }
   return out;
@@ -841,6 +956,9 @@ export function validateConfig(raw: Raw, source: string, problems: Problems): Gr
       problems.error(`hazelcast.map.${m.name}.wan-replication-ref.${ref.name}`, `wan-replication "${ref.name}" is not defined`);
     }
   }
+  root.unsupported({
+    'merkle-tree': 'the top-level merkle-tree of Hazelcast 3.x is not supported; put merkle-tree inside the map',
+  });
   root.finish(IGNORED_TOP_LEVEL);
 
   return {

@@ -192,6 +192,7 @@ describe('defaults', () => {
       wanReplicationRef: undefined,
       mergePolicy: { policy: 'PutIfAbsentMergePolicy', batchSize: 100 },
       splitBrainProtectionRef: undefined,
+      merkleTree: { enabled: false, depth: 10 },
     });
     expect(c.queues[0]).toEqual({
       name: 'q',

@@ -41,6 +41,7 @@ describe('findMapConfig', () => {
       wanReplicationRef: undefined,
       mergePolicy: { policy: 'PutIfAbsentMergePolicy', batchSize: 100 },
       splitBrainProtectionRef: undefined,
+      merkleTree: { enabled: false, depth: 10 },
     });
     expect(Object.isFrozen(findMapConfig(bare, 'other'))).toBe(true);
   });
