@@ -7,6 +7,7 @@ import type { MapFacade } from '../map/map-service.js';
 import type { QueueFacade } from '../queue/queue-service.js';
 import type { ReplicaSyncStats } from '../partition/replica-sync.js';
 import type { CredentialChecker } from '../security/credentials.js';
+import type { WanFacade } from '../wan/wan-facade.js';
 
 export interface HealthView {
   clusterSafe(): boolean;
@@ -31,6 +32,8 @@ export interface RestDeps {
   readonly cluster: ClusterFacade;
   readonly maps: MapFacade;
   readonly queues: QueueFacade;
+  /** WAN replication: the wan/* endpoints and GET rest/wan. */
+  readonly wan: WanFacade;
   readonly credentials: CredentialChecker;
   readonly health: HealthView;
   readonly partitions: PartitionsView;

@@ -9,6 +9,7 @@ import { andThen, type MaybePromise } from '../core/maybe-promise.js';
 import { parseLogLevel } from '../core/logger.js';
 import { SETTABLE_CLUSTER_STATES, type ClusterState } from '../cluster/types.js';
 import { parseBasicAuth } from '../security/credentials.js';
+import type { WanFacade } from '../wan/wan-facade.js';
 import type { RestDeps } from './context.js';
 import { decodeSegment, parseMapPath, parseParams, parseQueuePath, parseTimeoutSeconds } from './paths.js';
 import { rawHeader } from './headers.js';
@@ -41,7 +42,8 @@ const unknown = (method: string, path: string): GridError =>
 export function groupOfPath(rest: string): EndpointGroupName | undefined {
   if (rest.startsWith('rest/maps/') || rest.startsWith('rest/queues/')) return 'DATA';
   if (rest === 'health' || rest.startsWith('health/')) return 'HEALTH_CHECK';
-  if (rest.startsWith('rest/wan/')) return 'WAN';
+  // `rest/wan/` alone is GET rest/wan (CLUSTER_READ) with a trailing slash.
+  if (rest.startsWith('rest/wan/') && rest.length > 9) return 'WAN';
   if (rest === 'rest/cp-subsystem' || rest.startsWith('rest/cp-subsystem/')) return 'CP';
   return undefined;
 }
@@ -60,6 +62,9 @@ export function resolveRoute(method: Method, rest: string): Route {
       return onlyGet(method, path, 'CLUSTER_READ', clusterInfo);
     case 'rest/partitions':
       return onlyGet(method, path, 'CLUSTER_READ', partitionsInfo);
+    case 'rest/wan':
+      // Grid's own: the WAN publishers of this member (a read of member state, not a WAN operation).
+      return onlyGet(method, path, 'CLUSTER_READ', (r, d) => sendJson(r.res, { publishers: d.wan.status() }));
     case 'rest/instance':
       return onlyGet(method, path, 'CLUSTER_READ', (r, d) => sendJson(r.res, { name: d.instanceName }));
     case 'rest/log-level':
@@ -516,25 +521,82 @@ function cpRoute(method: Method): Route {
   return { group: 'CP', readsBody: false, run: fail };
 }
 
-const WAN_PARAMS: Readonly<Record<string, number>> = {
-  clearWanQueues: 4,
-  pausePublisher: 4,
-  resumePublisher: 4,
-  stopPublisher: 4,
-  'sync/map': 5,
-  'sync/allmaps': 4,
-  'consistencyCheck/map': 5,
-  addWanConfig: 3,
+/** The WAN POSTs that act on one publisher of this member, with their answer's message. */
+const WAN_PUBLISHER_OPS: Readonly<Record<string, { readonly message: string; readonly act: (w: WanFacade, rep: string, pub: string) => void }>> = {
+  pausePublisher: { message: 'WAN publisher paused', act: (w, rep, pub) => w.pausePublisher(rep, pub) },
+  resumePublisher: { message: 'WAN publisher resumed', act: (w, rep, pub) => w.resumePublisher(rep, pub) },
+  stopPublisher: { message: 'WAN publisher stopped', act: (w, rep, pub) => w.stopPublisher(rep, pub) },
+  clearWanQueues: { message: 'WAN replication queues are cleared.', act: (w, rep, pub) => w.clearQueues(rep, pub) },
 };
 
+/** `op` is the encoded path after `rest/wan/`, without a trailing `/`. */
 function wanRoute(method: Method, op: string): Route {
-  const later = (): never => {
-    throw new GridError('NOT_IMPLEMENTED', 'WAN replication arrives in a later release');
-  };
-  if (isGet(method) && op.startsWith('sync/progress/') && op.length > 14) {
-    return { group: 'WAN', readsBody: false, run: later };
+  const path = `rest/wan/${op}`;
+  if (isGet(method)) {
+    // GETs take no credentials (grid-behavior.md §7 protects only health/cluster-state and log-level).
+    const uuid = wanUuid(op, 'sync/progress/');
+    if (uuid !== undefined) {
+      return {
+        group: 'WAN',
+        readsBody: false,
+        run: (r, d) => d.wan.syncProgress(uuid).then((result) => sendJson(r.res, { status: 'success', result })),
+      };
+    }
+    const checkUuid = wanUuid(op, 'consistencyCheck/');
+    if (checkUuid !== undefined && checkUuid !== 'map') {
+      return {
+        group: 'WAN',
+        readsBody: false,
+        run: (r, d) => d.wan.consistencyResult(checkUuid).then((result) => sendJson(r.res, { status: 'success', result })),
+      };
+    }
+    throw unknown(method, path);
   }
-  const count = Object.hasOwn(WAN_PARAMS, op) ? WAN_PARAMS[op] : undefined;
-  if (method !== 'POST' || count === undefined) throw unknown(method, `rest/wan/${op}`);
-  return paramRoute('WAN', count, count, later);
+  if (method !== 'POST') throw unknown(method, path);
+  const publisherOp = Object.hasOwn(WAN_PUBLISHER_OPS, op) ? WAN_PUBLISHER_OPS[op] : undefined;
+  if (publisherOp !== undefined) {
+    return paramRoute('WAN', 4, 4, (r, d, [rep = '', pub = '']) => {
+      publisherOp.act(d.wan, rep, pub);
+      sendJson(r.res, { status: 'success', message: publisherOp.message });
+    });
+  }
+  switch (op) {
+    case 'sync/map':
+      return paramRoute('WAN', 5, 5, async (r, d, [rep = '', pub = '', mapName = '']) => {
+        const map = requiredMapName(mapName);
+        const uuid = await d.wan.startSync(rep, pub, map);
+        sendJson(r.res, { status: 'success', message: 'Sync initiated', uuid });
+      });
+    case 'sync/allmaps':
+      return paramRoute('WAN', 4, 4, async (r, d, [rep = '', pub = '']) => {
+        const uuid = await d.wan.startSync(rep, pub, undefined);
+        sendJson(r.res, { status: 'success', message: 'Sync initiated', uuid });
+      });
+    case 'consistencyCheck/map':
+      return paramRoute('WAN', 5, 5, async (r, d, [rep = '', pub = '', mapName = '']) => {
+        const map = requiredMapName(mapName);
+        const uuid = await d.wan.startConsistencyCheck(rep, pub, map);
+        sendJson(r.res, { status: 'success', message: 'Consistency check initiated', uuid });
+      });
+    case 'addWanConfig':
+      // Text beyond the second `&` is the JSON (which may itself contain `&`).
+      return paramRoute('WAN', 3, 3, async (r, d, [json = '']) => {
+        const { addedPublisherIds, ignoredPublisherIds } = await d.wan.addConfigJson(json);
+        sendJson(r.res, { status: 'success', message: 'WAN configuration added.', addedPublisherIds, ignoredPublisherIds });
+      });
+  }
+  throw unknown(method, path);
+}
+
+/** The decoded uuid of `<prefix><uuid>` (one non-empty segment), else undefined. */
+function wanUuid(op: string, prefix: string): string | undefined {
+  if (!op.startsWith(prefix)) return undefined;
+  const raw = op.slice(prefix.length);
+  if (raw.length === 0 || raw.includes('/')) return undefined;
+  return decodeSegment(raw, 'uuid');
+}
+
+function requiredMapName(mapName: string | undefined): string {
+  if (mapName === undefined || mapName === '') throw new GridError('BAD_REQUEST', 'missing map name (parameter 5)');
+  return mapName;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EndpointGroupName } from '../../../src/config/types.js';
 import type { RestDeps } from '../../../src/rest/context.js';
 import { resolveRoute, type Method, type Request } from '../../../src/rest/routes.js';
-import { expectGridError, gridErrorOf } from './helpers.js';
+import { expectGridError } from './helpers.js';
 
 const group = (method: Method, rest: string): EndpointGroupName => resolveRoute(method, rest).group;
 
@@ -45,6 +45,8 @@ const CASES: readonly [Method, string, EndpointGroupName][] = [
   ['POST', 'rest/wan/consistencyCheck/map', 'WAN'],
   ['POST', 'rest/wan/addWanConfig', 'WAN'],
   ['GET', 'rest/wan/sync/progress/0f3c1a52-6f1e-4b0e-9a55-4b8a8f1d1a2b', 'WAN'],
+  ['HEAD', 'rest/wan/sync/progress/0f3c1a52-6f1e-4b0e-9a55-4b8a8f1d1a2b', 'WAN'],
+  ['GET', 'rest/wan/consistencyCheck/0f3c1a52-6f1e-4b0e-9a55-4b8a8f1d1a2b', 'WAN'],
   // PERSISTENCE
   ['POST', 'rest/management/cluster/forceStart', 'PERSISTENCE'],
   ['POST', 'rest/management/cluster/partialStart', 'PERSISTENCE'],
@@ -63,6 +65,8 @@ const CASES: readonly [Method, string, EndpointGroupName][] = [
   ['GET', 'rest/license', 'CLUSTER_READ'],
   ['GET', 'rest/log-level', 'CLUSTER_READ'],
   ['GET', 'rest/config/tcp-ip/member-list', 'CLUSTER_READ'],
+  ['GET', 'rest/wan', 'CLUSTER_READ'],
+  ['GET', 'rest/wan/', 'CLUSTER_READ'],
   // CLUSTER_WRITE
   ['POST', 'rest/management/cluster/clusterShutdown', 'CLUSTER_WRITE'],
   ['POST', 'rest/management/cluster/memberShutdown', 'CLUSTER_WRITE'],
@@ -154,6 +158,12 @@ describe('resolveRoute: unknown paths and methods', () => {
     ['GET', 'rest/wan/sync/progress'],
     ['GET', 'rest/wan/sync/progress/'],
     ['POST', 'rest/wan/sync/progress/u'],
+    ['GET', 'rest/wan/sync/progress/a/b'],
+    ['GET', 'rest/wan/consistencyCheck'],
+    ['GET', 'rest/wan/consistencyCheck/'],
+    ['GET', 'rest/wan/consistencyCheck/map'],
+    ['POST', 'rest/wan/consistencyCheck/u'],
+    ['DELETE', 'rest/wan'],
     ['GET', 'rest/cp-subsystemx'],
     ['HEAD', 'rest/queues/q/5'],
     ['GET', 'REST/CLUSTER'],
@@ -188,6 +198,8 @@ describe('resolveRoute: unknown paths and methods', () => {
     ['DELETE', 'rest/queues/q/size', /poll timeout/],
     ['DELETE', 'rest/queues/q//', /poll timeout/],
     ['POST', 'rest/queues/q/%ZZ', /malformed percent-escape in queue value/],
+    ['GET', 'rest/wan/sync/progress/%ZZ', /malformed percent-escape in uuid/],
+    ['GET', 'rest/wan/consistencyCheck/%ZZ', /malformed percent-escape in uuid/],
   ] as const)('%s %s -> BAD_REQUEST', (method, rest, message) => {
     expectGridError(() => resolveRoute(method, rest), 'BAD_REQUEST', message);
   });
@@ -204,10 +216,5 @@ describe('resolveRoute: handlers that need nothing from the member', () => {
 
   it('CP endpoints say CP is not enabled', () => {
     expectGridError(() => resolveRoute('GET', 'rest/cp-subsystem/groups').run(none, noDeps), 'NOT_ENABLED', 'CP subsystem is not enabled');
-  });
-
-  it('WAN sync progress is not implemented yet', () => {
-    const e = gridErrorOf(() => resolveRoute('GET', 'rest/wan/sync/progress/u').run(none, noDeps));
-    expect(e.code).toBe('NOT_IMPLEMENTED');
   });
 });
