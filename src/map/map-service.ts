@@ -13,14 +13,71 @@ import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
 import type { ReplicaData } from '../partition/partition-service.js';
 import { Latin1, type WireValue } from '../protocol/codec.js';
 import * as f from '../protocol/fields.js';
-import { RecordStore, STATS_STRIDE, type MergeEntry, type StoredValue } from './record-store.js';
+import { RecordStore, STATS_STRIDE, type MergeEntry, type StoreObserver, type StoredValue } from './record-store.js';
 import { mergingWins, policyNeedsStats } from '../cluster/merge-policies.js';
+import type { MergePolicyName } from '../config/types.js';
 
 /** A map's entries of one partition, taken from a cluster that merges into another after a split brain. */
 export interface MapMergeBatch {
   readonly mapName: string;
   readonly partitionId: number;
   readonly entries: readonly (readonly [string, MergeEntry])[];
+}
+
+/** Entry statistics a target's merge policy may compare (maps whose merge policy keeps them). */
+export interface MapWanStats {
+  readonly creationTime: number;
+  readonly lastUpdateTime: number;
+  readonly lastAccessTime: number;
+  readonly hits: number;
+}
+
+/** A map mutation as WAN replication publishes it (the WAN layer adds partition and sequence). */
+export type MapWanEvent =
+  | {
+      readonly kind: 'put';
+      readonly mapName: string;
+      readonly key: string;
+      readonly value: string;
+      readonly contentType: string | undefined;
+      /** Time to live left; undefined = the entry does not expire. */
+      readonly ttlRemainingMs: number | undefined;
+      readonly stats?: MapWanStats;
+      /** Clusters the mutation has passed through (the WAN layer appends this cluster when it queues the event). */
+      readonly originClusters: readonly string[];
+    }
+  | { readonly kind: 'remove'; readonly mapName: string; readonly key: string; readonly originClusters: readonly string[] };
+
+/** An entry received from another cluster by WAN replication, to apply with the source map's merge policy. */
+export interface MapWanIncoming {
+  readonly kind: 'put' | 'remove';
+  readonly key: string;
+  readonly value: string;
+  readonly contentType: string | undefined;
+  readonly ttlRemainingMs: number | undefined;
+  readonly stats: MapWanStats | undefined;
+  readonly mergePolicy: MergePolicyName;
+  readonly originClusters: readonly string[];
+}
+
+/**
+ * Where map mutations go for WAN replication (implemented by the WAN layer, which sits above
+ * this one). Owners admit before a write (a full queue may refuse it) and commit after; backups
+ * mirror the owner's events with the sequence numbers the owner gave them.
+ */
+export interface MapWanSink {
+  /** Reserve queue places before a write; throws QUEUE_FULL when a publisher refuses it. undefined: nothing to publish. */
+  admit(mapName: string, partitionId: number): unknown;
+  /** The admitted write happened: queue its event. Returns what backups need to mirror it (sequence numbers). */
+  commit(tickets: unknown, partitionId: number, event: MapWanEvent): WireValue;
+  /** The admitted write did not happen. */
+  cancel(tickets: unknown): void;
+  /** Queue without refusal (clear, merges, WAN-applied entries when `republish`): a full queue drops. */
+  offer(partitionId: number, event: MapWanEvent, republish: boolean): WireValue;
+  /** A backup replica mirrors the owner's events (`seqs` from commit/offer). */
+  backup(partitionId: number, event: MapWanEvent, seqs: WireValue): void;
+  /** The Merkle tree a record store of this map keeps, when the map has merkle-tree enabled. */
+  newObserver(config: MapConfig): StoreObserver | undefined;
 }
 
 export interface MapFacade {
@@ -60,6 +117,8 @@ class MapPut implements Operation<void> {
   readonly type = 'put';
   readonly mutating = true;
   private wire: WireValue[] | undefined;
+  /** Sequence numbers of the WAN events this put queued, for the backups to mirror them. */
+  private wanSeqs: WireValue | undefined;
   constructor(
     private readonly svc: MapService,
     private readonly pid: number,
@@ -76,11 +135,11 @@ class MapPut implements Operation<void> {
 
   run(): void {
     this.svc.guardOwner(this.mapName, 'WRITE');
-    this.svc.runPut(this.pid, this.mapName, this.key, this.value, this.ct);
+    this.wanSeqs = this.svc.runPut(this.pid, this.mapName, this.key, this.value, this.ct);
   }
 
   backup(): BackupSpec {
-    return this.svc.putBackup(this.mapName, this.args);
+    return this.svc.putBackup(this.mapName, this.wanSeqs === undefined ? this.args : [...this.args, this.wanSeqs]);
   }
 }
 
@@ -90,20 +149,28 @@ class MapContainer {
   /** Replicas that hold this map's data: owner + sync + async backups. */
   readonly replicas: number;
   readonly stats: boolean;
+  /** The map publishes its mutations to a WAN replication (`wan-replication-ref`). */
+  readonly publishes: boolean;
 
-  constructor(readonly config: MapConfig) {
+  constructor(
+    readonly config: MapConfig,
+    private readonly wan: () => MapWanSink | undefined,
+  ) {
     this.expiring = config.timeToLiveSeconds > 0 || config.maxIdleSeconds > 0;
     this.replicas = 1 + config.backupCount + config.asyncBackupCount;
     this.stats = policyNeedsStats(config.mergePolicy.policy);
+    this.publishes = config.wanReplicationRef !== undefined;
   }
 
   store(partitionId: number): RecordStore {
     let s = this.stores[partitionId];
     if (s === undefined) {
+      const observer = this.config.merkleTree.enabled ? this.wan()?.newObserver(this.config) : undefined;
       s = new RecordStore({
         ttlMs: this.config.timeToLiveSeconds * 1000,
         maxIdleMs: this.config.maxIdleSeconds * 1000,
         stats: this.stats,
+        ...(observer === undefined ? {} : { observer }),
       });
       this.stores[partitionId] = s;
     }
@@ -128,6 +195,8 @@ export class MapService implements MapFacade {
   private sweepCursor = 0;
   /** Set when some map config refers to an enabled split-brain protection. */
   private readonly guard: SplitBrainGuard | undefined;
+  private wan: MapWanSink | undefined;
+  private readonly observerQueries = new Map<string, (observer: StoreObserver | undefined, config: MapConfig, arg: WireValue) => WireValue>();
 
   constructor(deps: {
     config: GridConfig;
@@ -179,6 +248,11 @@ export class MapService implements MapFacade {
     return n;
   }
 
+  /** WAN replication takes this map service's mutations from now on (set once at start). */
+  setWanSink(sink: MapWanSink): void {
+    this.wan = sink;
+  }
+
   // ------------------------------------------------------------------ split-brain protection
 
   /**
@@ -217,8 +291,53 @@ export class MapService implements MapFacade {
     return this.containers.get(mapName)?.stores[pid]?.get(key, this.clock.now());
   }
 
-  /** @internal */ runPut(pid: number, mapName: string, key: string, value: string, ct: string | undefined): void {
-    this.container(mapName).store(pid).put(key, value, ct, this.clock.now());
+  /** The owner's put; returns the sequence numbers of the WAN events it queued (undefined: none). */
+  /** @internal */ runPut(pid: number, mapName: string, key: string, value: string, ct: string | undefined): WireValue | undefined {
+    const c = this.container(mapName);
+    const store = c.store(pid);
+    const now = this.clock.now();
+    const wan = c.publishes ? this.wan : undefined;
+    if (wan === undefined) {
+      store.put(key, value, ct, now);
+      return undefined;
+    }
+    const tickets = wan.admit(mapName, pid);
+    if (tickets === undefined) {
+      store.put(key, value, ct, now);
+      return undefined;
+    }
+    try {
+      store.put(key, value, ct, now);
+    } catch (e) {
+      wan.cancel(tickets);
+      throw e;
+    }
+    return wan.commit(tickets, pid, this.putEvent(store, mapName, key, now, []));
+  }
+
+  /** The WAN event of an entry as stored now (TTL as the time left, statistics where kept). */
+  private putEvent(store: RecordStore, mapName: string, key: string, now: number, originClusters: readonly string[]): MapWanEvent {
+    const e = store.mergeView(key, now);
+    if (e === undefined) return { kind: 'remove', mapName, key, originClusters };
+    return {
+      kind: 'put',
+      mapName,
+      key,
+      value: e.value,
+      contentType: e.contentType,
+      ttlRemainingMs: e.expiresAt > 0 ? Math.max(1, e.expiresAt - now) : undefined,
+      ...(store.stats ? { stats: { creationTime: e.creationTime, lastUpdateTime: e.lastUpdateTime, lastAccessTime: e.lastAccessAt, hits: e.hits } } : {}),
+      originClusters,
+    };
+  }
+
+  /** A backup replica mirrors the WAN events of the owner's write (`seqs` came with the backup). */
+  private mirrorWan(pid: number, mapName: string, key: string, seqs: WireValue | undefined, removed: boolean): void {
+    if (seqs === undefined || seqs === null || this.wan === undefined) return;
+    const store = this.containers.get(mapName)?.stores[pid];
+    const now = this.clock.now();
+    const event: MapWanEvent = removed || store === undefined ? { kind: 'remove', mapName, key, originClusters: [] } : this.putEvent(store, mapName, key, now, []);
+    this.wan.backup(pid, event, seqs);
   }
 
   /** @internal */ putBackup(mapName: string, args: readonly WireValue[]): BackupSpec {
@@ -227,6 +346,7 @@ export class MapService implements MapFacade {
 
   private removeOp(pid: number, mapName: string, key: string): Operation<boolean> {
     const args = [mapName, key];
+    let wanSeqs: WireValue | undefined;
     return {
       name: 'map.remove',
       service: 'map',
@@ -235,14 +355,31 @@ export class MapService implements MapFacade {
       args,
       run: () => {
         this.guardOwner(mapName, 'WRITE');
-        return this.containers.get(mapName)?.stores[pid]?.remove(key, this.clock.now()) ?? false;
+        const c = this.containers.get(mapName);
+        const store = c?.stores[pid];
+        if (store === undefined) return false;
+        const wan = c?.publishes === true ? this.wan : undefined;
+        const tickets = wan?.admit(mapName, pid);
+        let removed: boolean;
+        try {
+          removed = store.remove(key, this.clock.now());
+        } catch (e) {
+          if (tickets !== undefined) wan?.cancel(tickets);
+          throw e;
+        }
+        if (tickets !== undefined && wan !== undefined) {
+          if (removed) wanSeqs = wan.commit(tickets, pid, { kind: 'remove', mapName, key, originClusters: [] });
+          else wan.cancel(tickets);
+        }
+        return removed;
       },
-      backup: (removed) => (removed ? this.backupOf(mapName, 'remove', args) : undefined),
+      backup: (removed) => (removed ? this.backupOf(mapName, 'remove', wanSeqs === undefined ? args : [...args, wanSeqs]) : undefined),
     };
   }
 
   private clearOp(pid: number, mapName: string): Operation<void> {
     const args = [mapName];
+    let wanSeqs: WireValue[] | undefined;
     return {
       name: 'map.clear',
       service: 'map',
@@ -251,9 +388,21 @@ export class MapService implements MapFacade {
       args,
       run: () => {
         this.guardOwner(mapName, 'WRITE');
-        this.containers.get(mapName)?.stores[pid]?.clear();
+        const c = this.containers.get(mapName);
+        const store = c?.stores[pid];
+        if (store === undefined) return;
+        // WAN: a clear replicates as a remove of each entry it removes (as Hazelcast does).
+        const wan = c?.publishes === true ? this.wan : undefined;
+        if (wan !== undefined && store.size > 0) {
+          const seqs: WireValue[] = [];
+          for (const [key] of store.liveEntries(this.clock.now())) {
+            seqs.push(key, wan.offer(pid, { kind: 'remove', mapName, key, originClusters: [] }, true));
+          }
+          wanSeqs = seqs;
+        }
+        store.clear();
       },
-      backup: () => (this.containers.get(mapName)?.stores[pid] === undefined ? undefined : this.backupOf(mapName, 'clear', args)),
+      backup: () => (this.containers.get(mapName)?.stores[pid] === undefined ? undefined : this.backupOf(mapName, 'clear', wanSeqs === undefined ? args : [...args, wanSeqs])),
     };
   }
 
@@ -287,6 +436,167 @@ export class MapService implements MapFacade {
       },
       backup: (won) => (won > 0 ? this.backupOf(mapName, 'merged', [mapName, winners]) : undefined),
     };
+  }
+
+  // ------------------------------------------------------------------ WAN replication
+
+  /**
+   * Apply entries another cluster replicated (in their order) on the partition's owner, with
+   * the merge policy each carries; the winners are backed up and, when this map has
+   * republishing-enabled, published further. Resolves with how many changed the map.
+   */
+  applyWan(pid: number, mapName: string, entries: readonly MapWanIncoming[]): MaybePromise<number> {
+    const flat: WireValue[] = [];
+    for (const e of entries) {
+      flat.push(
+        e.kind === 'put' ? 0 : 1,
+        e.key,
+        e.kind === 'put' ? new Latin1(e.value) : null,
+        e.contentType ?? null,
+        e.ttlRemainingMs ?? -1,
+        e.mergePolicy,
+        e.originClusters as string[],
+        e.stats === undefined ? null : [e.stats.creationTime, e.stats.lastUpdateTime, e.stats.lastAccessTime, e.stats.hits],
+      );
+    }
+    return this.invoker.invoke(pid, this.wanApplyOp(pid, mapName, flat));
+  }
+
+  private wanApplyOp(pid: number, mapName: string, flat: readonly WireValue[]): Operation<number> {
+    const args = [mapName, flat as WireValue[]];
+    let applied: WireValue[] = [];
+    return {
+      name: 'map.wanApply',
+      service: 'map',
+      type: 'wanApply',
+      mutating: true,
+      args,
+      run: () => {
+        if (flat.length % WAN_STRIDE !== 0) throw new GridError('BAD_REQUEST', `malformed WAN entries: ${flat.length} values`);
+        const c = this.container(mapName);
+        const store = c.store(pid);
+        const now = this.clock.now();
+        const republish = c.config.wanReplicationRef?.republishingEnabled === true && this.wan !== undefined;
+        applied = [];
+        for (let j = 0; j < flat.length; j += WAN_STRIDE) {
+          const kind = f.num(flat, j, 'kind');
+          const key = f.str(flat, j + 1, 'key');
+          const origins = f.strings(flat, j + 6, 'origin clusters');
+          if (kind === 1) {
+            if (!store.remove(key, now)) continue;
+            const seqs = republish ? this.wan!.offer(pid, { kind: 'remove', mapName, key, originClusters: origins }, true) : null;
+            applied.push(1, key, null, null, 0, 0, 0, 0, 0, seqs);
+            continue;
+          }
+          const value = f.latin1(flat, j + 2, 'value');
+          const ct = this.contentTypeAt(flat, j + 3);
+          const ttl = f.num(flat, j + 4, 'ttl');
+          const policy = f.str(flat, j + 5, 'merge policy') as MergePolicyName;
+          const st = flat[j + 7];
+          const stats = Array.isArray(st) ? { creationTime: f.num(st, 0, 'creationTime'), lastUpdateTime: f.num(st, 1, 'lastUpdateTime'), lastAccessTime: f.num(st, 2, 'lastAccessTime'), hits: f.num(st, 3, 'hits') } : undefined;
+          const expiresAt = ttl > 0 ? now + ttl : c.config.timeToLiveSeconds > 0 ? now + c.config.timeToLiveSeconds * 1000 : 0;
+          const incoming: MergeEntry = {
+            value,
+            contentType: ct,
+            expiresAt,
+            lastAccessAt: stats?.lastAccessTime ?? now,
+            creationTime: stats?.creationTime ?? now,
+            lastUpdateTime: stats?.lastUpdateTime ?? now,
+            hits: stats?.hits ?? 0,
+          };
+          const existing = store.mergeView(key, now);
+          if (!mergingWins(policy, existing === undefined ? undefined : mergeViewOf(existing), mergeViewOf(incoming))) continue;
+          store.putMerged(key, incoming);
+          const seqs = republish ? this.wan!.offer(pid, this.putEvent(store, mapName, key, now, origins), true) : null;
+          applied.push(0, key, new Latin1(value), ct ?? null, incoming.expiresAt, incoming.lastAccessAt, incoming.creationTime, incoming.lastUpdateTime, incoming.hits, seqs);
+        }
+        return applied.length / WAN_APPLIED_STRIDE;
+      },
+      backup: (n) => (n > 0 ? this.backupOf(mapName, 'wan', [mapName, applied]) : undefined),
+    };
+  }
+
+  /** A backup replica applies what the owner applied from another cluster (and mirrors the events it republished). */
+  private applyWanBackup(pid: number, mapName: string, ops: readonly WireValue[]): void {
+    if (ops.length % WAN_APPLIED_STRIDE !== 0) throw new GridError('BAD_REQUEST', `malformed WAN backup: ${ops.length} values`);
+    const store = this.container(mapName).store(pid);
+    const now = this.clock.now();
+    for (let j = 0; j < ops.length; j += WAN_APPLIED_STRIDE) {
+      const key = f.str(ops, j + 1, 'key');
+      if (f.num(ops, j, 'kind') === 1) {
+        store.remove(key, now);
+        this.mirrorWan(pid, mapName, key, ops[j + 9], true);
+        continue;
+      }
+      store.putMerged(key, {
+        value: f.latin1(ops, j + 2, 'value'),
+        contentType: this.contentTypeAt(ops, j + 3),
+        expiresAt: f.num(ops, j + 4, 'expiresAt'),
+        lastAccessAt: f.num(ops, j + 5, 'lastAccessAt'),
+        creationTime: f.num(ops, j + 6, 'creationTime'),
+        lastUpdateTime: f.num(ops, j + 7, 'lastUpdateTime'),
+        hits: f.num(ops, j + 8, 'hits'),
+      });
+      this.mirrorWan(pid, mapName, key, ops[j + 9], false);
+    }
+  }
+
+  /**
+   * A read of a record store's observer (a Merkle tree level) at the partition's owner: the
+   * query runs there by name (registered on every member), so it can travel to a remote owner.
+   */
+  registerObserverQuery(name: string, fn: (observer: StoreObserver | undefined, config: MapConfig, arg: WireValue) => WireValue): void {
+    this.observerQueries.set(name, fn);
+  }
+
+  queryObserver(pid: number, mapName: string, query: string, arg: WireValue): MaybePromise<WireValue> {
+    return this.invoker.invoke(pid, this.observerQueryOp(pid, mapName, query, arg));
+  }
+
+  private observerQueryOp(pid: number, mapName: string, query: string, arg: WireValue): Operation<WireValue> {
+    return {
+      name: 'map.observerQuery',
+      service: 'map',
+      type: 'observerQuery',
+      mutating: false,
+      args: [mapName, query, arg],
+      run: () => {
+        const fn = this.observerQueries.get(query);
+        if (fn === undefined) throw new GridError('BAD_REQUEST', `unknown map observer query ${query}`);
+        return fn(this.observerOf(pid, mapName), this.configOf(mapName), arg);
+      },
+    };
+  }
+
+  /** Names of the maps in use on this member that publish to the WAN replication `wanRepName`. */
+  mapsPublishingTo(wanRepName: string): string[] {
+    const out: string[] = [];
+    for (const [name, c] of this.containers) if (c.config.wanReplicationRef?.name === wanRepName) out.push(name);
+    return out;
+  }
+
+  /** The map's configuration (its own or the matching pattern's). */
+  configOf(mapName: string): MapConfig {
+    return this.containers.get(mapName)?.config ?? findMapConfig(this.config, mapName);
+  }
+
+  /** WAN sync: the events that carry the partition's live entries of the map (those `keep` accepts). */
+  syncEvents(pid: number, mapName: string, keep?: (key: string) => boolean): MapWanEvent[] {
+    const store = this.containers.get(mapName)?.stores[pid];
+    if (store === undefined) return [];
+    const now = this.clock.now();
+    const out: MapWanEvent[] = [];
+    for (const [key] of store.liveEntries(now)) {
+      if (keep !== undefined && !keep(key)) continue;
+      const e = this.putEvent(store, mapName, key, now, []);
+      if (e.kind === 'put') out.push(e);
+    }
+    return out;
+  }
+
+  /** The observer (Merkle tree) of the map's store in the partition, if the store exists here. */
+  observerOf(pid: number, mapName: string): StoreObserver | undefined {
+    return this.containers.get(mapName)?.stores[pid]?.observer;
   }
 
   /** Take the entries of the partitions this member owns (it is about to merge into another cluster). */
@@ -366,6 +676,10 @@ export class MapService implements MapFacade {
           return this.sizeOp(pid, mapName);
         case 'merge':
           return this.mergeOp(pid, mapName, f.arr(args, 1, 'entries'));
+        case 'wanApply':
+          return this.wanApplyOp(pid, mapName, f.arr(args, 1, 'entries'));
+        case 'observerQuery':
+          return this.observerQueryOp(pid, mapName, f.str(args, 1, 'query'), args[2] ?? null);
       }
       throw new GridError('BAD_REQUEST', `unknown map operation ${type}`);
     },
@@ -375,7 +689,8 @@ export class MapService implements MapFacade {
         return v === undefined ? null : [new Latin1(v.value), v.contentType ?? null];
       }
       if (type === 'remove') return result as boolean;
-      if (type === 'size' || type === 'merge') return result as number;
+      if (type === 'observerQuery') return result as WireValue;
+      if (type === 'size' || type === 'merge' || type === 'wanApply') return result as number;
       return null;
     },
     decodeResult: (type: string, w: WireValue): unknown => {
@@ -385,22 +700,38 @@ export class MapService implements MapFacade {
         return { value: f.latin1(t, 0, 'value'), contentType: f.optStr(t, 1, 'content type') } satisfies StoredValue;
       }
       if (type === 'remove') return w === true;
-      if (type === 'size' || type === 'merge') return typeof w === 'number' ? w : 0;
+      if (type === 'observerQuery') return w;
+      if (type === 'size' || type === 'merge' || type === 'wanApply') return typeof w === 'number' ? w : 0;
       return undefined;
     },
     applyBackup: (pid: number, type: string, args: readonly WireValue[]): void => {
       const mapName = f.str(args, 0, 'map name');
       const now = this.clock.now();
       switch (type) {
-        case 'put':
-          this.runPut(pid, mapName, f.str(args, 1, 'key'), f.latin1(args, 2, 'value'), this.contentTypeAt(args, 3));
+        case 'put': {
+          const key = f.str(args, 1, 'key');
+          this.container(mapName).store(pid).put(key, f.latin1(args, 2, 'value'), this.contentTypeAt(args, 3), now);
+          this.mirrorWan(pid, mapName, key, args[4], false);
           return;
-        case 'remove':
-          this.containers.get(mapName)?.stores[pid]?.remove(f.str(args, 1, 'key'), now);
+        }
+        case 'remove': {
+          const key = f.str(args, 1, 'key');
+          this.containers.get(mapName)?.stores[pid]?.remove(key, now);
+          this.mirrorWan(pid, mapName, key, args[2], true);
           return;
-        case 'clear':
+        }
+        case 'clear': {
+          const removed = args[1];
+          if (Array.isArray(removed)) {
+            for (let i = 0; i + 1 < removed.length; i += 2) this.mirrorWan(pid, mapName, f.str(removed, i, 'key'), removed[i + 1], true);
+          }
           this.containers.get(mapName)?.stores[pid]?.clear();
           return;
+        }
+        case 'wan': {
+          this.applyWanBackup(pid, mapName, f.arr(args, 1, 'wan entries'));
+          return;
+        }
         case 'merged': {
           const store = this.container(mapName).store(pid);
           const flat = f.arr(args, 1, 'entries');
@@ -494,7 +825,7 @@ export class MapService implements MapFacade {
   private container(mapName: string): MapContainer {
     let c = this.containers.get(mapName);
     if (c === undefined) {
-      c = new MapContainer(findMapConfig(this.config, mapName));
+      c = new MapContainer(findMapConfig(this.config, mapName), () => this.wan);
       this.containers.set(mapName, c);
     }
     return c;
@@ -512,6 +843,15 @@ export class MapService implements MapFacade {
     if (this.contentTypes.size < MAX_INTERNED_CONTENT_TYPES) this.contentTypes.set(contentType, contentType);
     return contentType;
   }
+}
+
+/** Values per entry applied from another cluster: kind, key, value, content type, ttl left (-1 none), merge policy, origin clusters, stats|null. */
+const WAN_STRIDE = 8;
+/** Values per applied WAN entry in a backup: kind, key, value, content type, expiresAt, lastAccessAt, creationTime, lastUpdateTime, hits, WAN sequence numbers. */
+const WAN_APPLIED_STRIDE = 10;
+
+function mergeViewOf(x: MergeEntry): { hits: number; creationTime: number; lastUpdateTime: number; lastAccessTime: number; expirationTime: number } {
+  return { hits: x.hits, creationTime: x.creationTime, lastUpdateTime: x.lastUpdateTime, lastAccessTime: x.lastAccessAt, expirationTime: x.expiresAt };
 }
 
 /** Reads entries of STATS_STRIDE values (key, value, content type, expiresAt, lastAccessAt, creationTime, lastUpdateTime, hits). */

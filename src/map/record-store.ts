@@ -58,6 +58,15 @@ export interface MergeEntry {
   readonly hits: number;
 }
 
+/**
+ * Told of every change of the store's contents (puts, removes, expiry, clear, restores): the
+ * WAN layer keeps a Merkle tree of the entries this way. Only stores given one pay for it.
+ */
+export interface StoreObserver {
+  changed(key: string, before: StoredValue | undefined, after: StoredValue | undefined): void;
+  cleared(): void;
+}
+
 export interface ExpiryPolicy {
   /** 0 = no TTL. */
   readonly ttlMs: number;
@@ -65,6 +74,8 @@ export interface ExpiryPolicy {
   readonly maxIdleMs: number;
   /** Keep per-entry statistics (hits, update time) for the map's merge policy. */
   readonly stats?: boolean;
+  /** Told of every change of the contents (a Merkle tree). */
+  readonly observer?: StoreObserver;
 }
 
 /** Values per entry in exported partition data: key, value, content type, expiresAt, lastAccessAt (+ creationTime, lastUpdateTime, hits with statistics). */
@@ -77,8 +88,10 @@ export class RecordStore {
   private readonly maxIdleMs: number;
   private readonly expiring: boolean;
   readonly stats: boolean;
+  readonly observer: StoreObserver | undefined;
 
   constructor(policy: ExpiryPolicy) {
+    this.observer = policy.observer;
     this.ttlMs = policy.ttlMs;
     this.maxIdleMs = policy.maxIdleMs;
     this.expiring = policy.ttlMs > 0 || policy.maxIdleMs > 0;
@@ -96,6 +109,7 @@ export class RecordStore {
     const r = rec as ExpiringRecord;
     if (this.expiring && this.isExpired(r, nowMs)) {
       this.entries.delete(key);
+      this.observer?.changed(key, r, undefined);
       return undefined;
     }
     r.lastAccessAt = nowMs;
@@ -117,8 +131,19 @@ export class RecordStore {
 
   /** Put a merged entry as it came (its expiry and statistics kept where this map keeps them). */
   putMerged(key: string, e: MergeEntry): void {
-    if (this.stats) this.entries.set(key, new StatsRecord(e.value, e.contentType, e.expiresAt, e.lastAccessAt, e.creationTime, e.lastUpdateTime, e.hits));
+    if (this.stats) this.set(key, new StatsRecord(e.value, e.contentType, e.expiresAt, e.lastAccessAt, e.creationTime, e.lastUpdateTime, e.hits));
     else this.restore(key, e.value, e.contentType, e.expiresAt, e.lastAccessAt);
+  }
+
+  /** Store a record, telling the observer (when there is one) what it replaced. */
+  private set(key: string, rec: PlainRecord | ExpiringRecord): void {
+    if (this.observer === undefined) {
+      this.entries.set(key, rec);
+      return;
+    }
+    const before = this.entries.get(key);
+    this.entries.set(key, rec);
+    this.observer.changed(key, before, rec);
   }
 
   put(key: string, value: string, contentType: string | undefined, nowMs: number): void {
@@ -127,15 +152,15 @@ export class RecordStore {
     if (this.stats) {
       const prev = this.entries.get(key) as StatsRecord | undefined;
       const expiresAt = this.ttlMs > 0 ? nowMs + this.ttlMs : 0;
-      this.entries.set(key, new StatsRecord(value, contentType, expiresAt, nowMs, prev?.creationTime ?? nowMs, nowMs, prev?.hits ?? 0));
+      this.set(key, new StatsRecord(value, contentType, expiresAt, nowMs, prev?.creationTime ?? nowMs, nowMs, prev?.hits ?? 0));
       return;
     }
     if (!this.expiring) {
-      this.entries.set(key, new PlainRecord(value, contentType));
+      this.set(key, new PlainRecord(value, contentType));
       return;
     }
     const expiresAt = this.ttlMs > 0 ? nowMs + this.ttlMs : 0;
-    this.entries.set(key, new ExpiringRecord(value, contentType, expiresAt, nowMs));
+    this.set(key, new ExpiringRecord(value, contentType, expiresAt, nowMs));
   }
 
   /** Remove `key`; true when a live entry was removed. */
@@ -143,11 +168,13 @@ export class RecordStore {
     const rec = this.entries.get(key);
     if (rec === undefined) return false;
     this.entries.delete(key);
+    this.observer?.changed(key, rec, undefined);
     return !((this.expiring || this.stats) && this.isExpired(rec as ExpiringRecord, nowMs));
   }
 
   clear(): void {
     this.entries.clear();
+    this.observer?.cleared();
   }
 
   /** Remove expired entries; returns how many were removed. */
@@ -157,6 +184,7 @@ export class RecordStore {
     for (const [key, rec] of this.entries) {
       if (this.isExpired(rec as ExpiringRecord, nowMs)) {
         this.entries.delete(key);
+        this.observer?.changed(key, rec, undefined);
         removed++;
       }
     }
@@ -185,9 +213,9 @@ export class RecordStore {
 
   /** Put an entry back exactly as exported (expiry times kept). */
   restore(key: string, value: string, contentType: string | undefined, expiresAt: number, lastAccessAt: number): void {
-    if (this.stats) this.entries.set(key, new StatsRecord(value, contentType, expiresAt, lastAccessAt, lastAccessAt, lastAccessAt, 0));
-    else if (!this.expiring) this.entries.set(key, new PlainRecord(value, contentType));
-    else this.entries.set(key, new ExpiringRecord(value, contentType, expiresAt, lastAccessAt));
+    if (this.stats) this.set(key, new StatsRecord(value, contentType, expiresAt, lastAccessAt, lastAccessAt, lastAccessAt, 0));
+    else if (!this.expiring) this.set(key, new PlainRecord(value, contentType));
+    else this.set(key, new ExpiringRecord(value, contentType, expiresAt, lastAccessAt));
   }
 
   /** Every live entry, for migration and replication (later) and tests. */

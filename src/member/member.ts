@@ -24,6 +24,7 @@ import { QueueService, type QueueMergeBatch } from '../queue/queue-service.js';
 import { createCredentialChecker, createMemberAuth } from '../security/credentials.js';
 import { Listener } from '../net/listener.js';
 import { RestServer } from '../rest/rest-server.js';
+import { WanService } from '../wan/wan-service.js';
 import type { RestDeps } from '../rest/context.js';
 
 export const GRID_VERSION: string = (
@@ -56,6 +57,7 @@ export class Member {
   readonly maps: MapService;
   readonly queues: QueueService;
   readonly partitions: PartitionService;
+  readonly wan: WanService;
   readonly net: MemberNet;
   private readonly clock: Clock;
   private memberListener: Listener | undefined;
@@ -159,6 +161,25 @@ export class Member {
     invoker.register('queue', this.queues.handler);
     this.partitions.register(this.maps.replicaData);
     this.partitions.register(this.queues.replicaData);
+    const memberAuth = createMemberAuth(opts.config);
+    this.wan = new WanService({
+      config: this.config,
+      net: this.net,
+      maps: this.maps,
+      clock: this.clock,
+      logger: this.logger,
+      version: GRID_VERSION,
+      membership: cluster,
+      partitions: {
+        ownerOf: (pid) => partitions.table.ownerOf(pid),
+        replicas: (pid) => partitions.table.replicas(pid),
+      },
+      identity: memberAuth.identity,
+      // A WAN peer's identity is checked like a joining member's (the cluster name was checked already).
+      verifyIdentity: (username, password) => memberAuth.verify(opts.config.clusterName, username, password),
+    });
+    this.maps.setWanSink(this.wan);
+    this.partitions.register(this.wan.replicaData);
   }
 
   static async start(opts: MemberOptions): Promise<Member> {
@@ -218,6 +239,7 @@ export class Member {
       cluster: this.cluster,
       maps: this.maps,
       queues: this.queues,
+      wan: this.wan,
       credentials,
       health: { clusterSafe: () => this.partitions.clusterSafe(), migrationQueueSize: () => this.partitions.migrationQueueSize() },
       partitions: {
@@ -243,6 +265,9 @@ export class Member {
       },
     };
     const refuseHttp = (): void => this.hintRestDisabled();
+
+    // WAN: handlers and the acceptor for other clusters' publishers before the port opens.
+    this.wan.start();
 
     // 1. bind
     this.memberListener = new Listener({
@@ -274,6 +299,7 @@ export class Member {
     }
     // 4. data services
     this.maps.startExpirySweeper(cfg.tuning.expirySweepIntervalMillis);
+    this.wan.joined();
     // 5. REST
     restReady = true;
     this.cluster.on((e) => {
@@ -349,6 +375,7 @@ export class Member {
     } catch (e) {
       this.logger.warn(`leaving the cluster failed: ${describeError(e)}`);
     }
+    this.wan.stop();
     this.queues.stop();
     this.maps.stop();
     this.partitions.stop();

@@ -14,6 +14,7 @@ import type { WireValue } from '../protocol/codec.js';
 import { Msg, messageName } from '../protocol/messages.js';
 import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../protocol/preamble.js';
 import { decodeAuth, decodeAuthAnswer, encodeAuth, encodeAuthAnswer } from '../protocol/payloads.js';
+import { decodeWanAuth, decodeWanAuthAnswer, encodeWanAuth, encodeWanAuthAnswer, type WanAuthPayload } from '../protocol/wan-payloads.js';
 
 export type RequestHandler = (payload: WireValue, from: MemberConnection) => MaybePromise<WireValue>;
 export type OneWayHandler = (payload: WireValue, from: MemberConnection) => void;
@@ -26,6 +27,16 @@ export type MessageGate = (type: number, from: MemberConnection) => GridError | 
 export interface PeerIdentity {
   readonly uuid: string;
   readonly address: string;
+}
+
+/**
+ * Accepts or refuses WAN connections (another cluster's publisher): set by the WAN layer.
+ * A WAN connection may only send the messages registered with `handleWan`; it never joins.
+ */
+export interface WanAcceptor {
+  readonly clusterName: string;
+  /** Why the WAN peer is refused, or undefined when it may connect. */
+  verify(hello: WanAuthPayload): { code: GridErrorCode; reason: string } | undefined;
 }
 
 export interface MemberAuth {
@@ -51,6 +62,8 @@ const PRE_AUTH_MAX_FRAME_BYTES = 64 * 1024;
 
 export class MemberConnection {
   peer: PeerIdentity | undefined;
+  /** Set on a WAN connection (either side): the other cluster's name. */
+  wanCluster: string | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextCallId = 1;
   private corked = false;
@@ -182,6 +195,8 @@ function encodeError(e: unknown): WireValue {
 
 export class MemberNet {
   private readonly handlers = new Map<number, RequestHandler>();
+  private readonly wanHandlers = new Map<number, RequestHandler>();
+  private wanAcceptor: WanAcceptor | undefined;
   private readonly oneWayHandlers = new Map<number, OneWayHandler>();
   private readonly outbound = new Map<string, Promise<MemberConnection>>();
   /** Outbound connections that are up, for sending without a promise hop. */
@@ -220,6 +235,31 @@ export class MemberNet {
 
   handleOneWay(type: number, handler: OneWayHandler): void {
     this.oneWayHandlers.set(type, handler);
+  }
+
+  /** A request another cluster may send on a WAN connection (and nothing else may). */
+  handleWan(type: number, handler: RequestHandler): void {
+    this.wanHandlers.set(type, handler);
+  }
+
+  /** Accept WAN connections from now on (refused until set). */
+  setWanAcceptor(acceptor: WanAcceptor): void {
+    this.wanAcceptor = acceptor;
+  }
+
+  /**
+   * A new WAN connection to another cluster's member (not shared, not a member connection):
+   * the caller owns it and closes it. Rejects when the target refuses the handshake.
+   */
+  dialWan(address: string, hello: WanAuthPayload): Promise<MemberConnection> {
+    if (this.stopped) return Promise.reject(unreachable(address, 'this member is stopping'));
+    return this.dial(address, (conn) =>
+      conn.request(Msg.WanAuth, encodeWanAuth(hello), this.deps.connectTimeoutMs).then((answer) => {
+        const a = decodeWanAuthAnswer(answer);
+        conn.wanCluster = a.clusterName;
+        return { uuid: a.uuid, address };
+      }),
+    );
   }
 
   /** Every request and one-way message after Auth passes `gate` before its handler runs. */
@@ -309,7 +349,7 @@ export class MemberNet {
     return Promise.all([...all].map((c) => c.closeGracefully(STOP_FLUSH_MS))).then(() => undefined);
   }
 
-  private dial(address: string): Promise<MemberConnection> {
+  private dial(address: string, handshake?: (conn: MemberConnection) => Promise<PeerIdentity>): Promise<MemberConnection> {
     const { host, port } = splitAddress(address);
     return new Promise<MemberConnection>((resolve, reject) => {
       const socket = net.connect({ host, port, noDelay: true });
@@ -329,28 +369,28 @@ export class MemberNet {
         socket.write(MEMBER_PREAMBLE);
         const me = this.deps.local();
         const id = this.deps.auth.identity;
-        conn
-          .request(
-            Msg.Auth,
-            encodeAuth({ clusterName: this.deps.auth.clusterName, uuid: me.uuid, address: me.address, username: id?.username, password: id?.password, version: this.deps.version }),
-            this.deps.connectTimeoutMs,
-          )
-          .then((answer) => {
-            // A peer that answers Auth with the wrong shape is not a member: fail this dial only.
-            let peer: PeerIdentity;
-            try {
-              peer = decodeAuthAnswer(answer);
-            } catch (e) {
-              this.deps.logger.warn({ remote: address }, `member connection to ${address} closed: ${describeError(e)}`);
-              fail(e);
-              return;
-            }
+        const hello =
+          handshake?.(conn) ??
+          conn
+            .request(
+              Msg.Auth,
+              encodeAuth({ clusterName: this.deps.auth.clusterName, uuid: me.uuid, address: me.address, username: id?.username, password: id?.password, version: this.deps.version }),
+              this.deps.connectTimeoutMs,
+            )
+            .then(decodeAuthAnswer);
+        hello
+          .then((peer) => {
             if (settled) return;
             conn.peer = peer;
             settled = true;
             socket.off('error', fail);
             resolve(conn);
-          }, fail);
+          })
+          .catch((e: unknown) => {
+            // A peer that answers Auth with the wrong shape is not a member: fail this dial only.
+            if (!settled && (!isGridError(e) || e.code === 'BAD_REQUEST')) this.deps.logger.warn({ remote: address }, `member connection to ${address} closed: ${describeError(e)}`);
+            fail(e);
+          });
       });
     });
   }
@@ -385,6 +425,10 @@ export class MemberNet {
 
   private onFrame(conn: MemberConnection, frame: Frame): void {
     if (conn.peer === undefined && !conn.outbound) {
+      if (frame.type === Msg.WanAuth && frame.kind === FrameKind.Request) {
+        this.authenticateWan(conn, frame);
+        return;
+      }
       if (frame.type !== Msg.Auth || frame.kind !== FrameKind.Request) {
         this.deps.logger.warn({ remote: conn.describe() }, `member connection closed: ${messageName(frame.type)} before authentication`);
         conn.close();
@@ -401,6 +445,10 @@ export class MemberNet {
       // A member we dialled sends requests before answering our Auth: not a member.
       this.deps.logger.warn({ remote: conn.describe() }, `member connection closed: ${messageName(frame.type)} before authentication`);
       conn.close();
+      return;
+    }
+    if (conn.wanCluster !== undefined) {
+      this.onWanFrame(conn, frame);
       return;
     }
     const refusal = this.gate?.(frame.type, conn);
@@ -453,6 +501,56 @@ export class MemberNet {
     } else {
       this.reply(conn, frame.callId, result, false);
     }
+  }
+
+  /** A WAN connection carries only WAN requests, never member messages. */
+  private onWanFrame(conn: MemberConnection, frame: Frame): void {
+    const h = conn.outbound ? undefined : this.wanHandlers.get(frame.type);
+    if (h === undefined || frame.kind !== FrameKind.Request) {
+      this.deps.logger.warn({ remote: conn.describe(), cluster: conn.wanCluster }, `WAN connection closed: ${messageName(frame.type)} is not a WAN request`);
+      conn.close();
+      return;
+    }
+    let result: MaybePromise<WireValue>;
+    try {
+      result = h(frame.payload, conn);
+    } catch (e) {
+      this.reply(conn, frame.callId, e, true);
+      return;
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (v) => this.reply(conn, frame.callId, v, false),
+        (e: unknown) => this.reply(conn, frame.callId, e, true),
+      );
+    } else {
+      this.reply(conn, frame.callId, result, false);
+    }
+  }
+
+  private authenticateWan(conn: MemberConnection, frame: Frame): void {
+    let hello: WanAuthPayload;
+    try {
+      hello = decodeWanAuth(frame.payload);
+      if (hello.uuid.length === 0 || hello.uuid.length > 64 || hello.sourceCluster.length > 1024) throw new GridError('BAD_REQUEST', 'malformed member message: wan auth');
+    } catch (e) {
+      this.deps.logger.warn({ remote: conn.describe() }, `WAN connection refused: ${describeError(e)}`);
+      this.reply(conn, frame.callId, isGridError(e) ? e : new GridError('BAD_REQUEST', describeError(e)), true);
+      conn.socket.end();
+      return;
+    }
+    const refusal = this.wanAcceptor === undefined ? { code: 'NOT_ENABLED' as const, reason: 'this member does not accept WAN connections yet' } : this.wanAcceptor.verify(hello);
+    if (refusal !== undefined) {
+      this.deps.logger.warn({ remote: conn.describe(), source: hello.sourceCluster }, `refused WAN publisher of cluster "${hello.sourceCluster}" from ${hello.address}: ${refusal.reason}`);
+      this.reply(conn, frame.callId, new GridError(refusal.code, refusal.reason), true);
+      conn.socket.end();
+      return;
+    }
+    conn.wanCluster = hello.sourceCluster;
+    conn.peer = { uuid: hello.uuid, address: hello.address };
+    conn.reader?.setMaxFrameBytes(DEFAULT_MAX_FRAME_BYTES);
+    this.deps.logger.info({ remote: conn.describe(), source: hello.sourceCluster }, `WAN publisher of cluster "${hello.sourceCluster}" connected from ${hello.address}`);
+    this.reply(conn, frame.callId, encodeWanAuthAnswer({ clusterName: this.wanAcceptor!.clusterName, uuid: this.deps.local().uuid }), false);
   }
 
   private reply(conn: MemberConnection, callId: number, value: unknown, isError: boolean): void {

@@ -43,6 +43,8 @@ export interface ReplicaData {
   drop(partitionId: number): void;
   /** This member stopped owning the partition: hand waiting work elsewhere. */
   ownershipLost(partitionId: number): void;
+  /** This member now owns the partition (a migration committed, or promotion after the owner left). */
+  ownershipGained?(partitionId: number): void;
   /** This member is now replica `replicaIndex` of the partition: forget structures with fewer replicas (they get no more backups here). */
   trim(partitionId: number, replicaIndex: number): void;
 }
@@ -233,6 +235,7 @@ export class PartitionService implements PartitionView {
       this.replicaSync.versions.rowChanged(pid, before, after, me, oldVersion > 0);
       const change = replicaChange(before, after, me);
       if (change.ownershipLost) this.forEachService((s) => s.ownershipLost(pid));
+      if (after[0] === me && before[0] !== me) this.forEachService((s) => s.ownershipGained?.(pid));
       if (change.trimTo !== undefined) {
         const index = change.trimTo;
         this.forEachService((s) => s.trim(pid, index));

@@ -57,6 +57,23 @@ export const Msg = {
   ReplicaSyncData: 32,
   /** Master -> members of its cluster: [targetMasterAddress] -> null: a split brain healed and this cluster is the smaller: merge into the other one. */
   MergeTo: 40,
+  // WAN replication (payloads in wan-payloads.ts). 50-52 travel between clusters on a WAN connection.
+  /** First request on a WAN connection (instead of Auth): [sourceCluster, targetCluster, uuid, address, username|null, password|null, version] -> [clusterName, uuid]. */
+  WanAuth: 50,
+  /** Source -> target, WAN connection: [sourceCluster, ackOnReceipt, events[]] -> number applied. */
+  WanBatch: 51,
+  /** Source -> target, WAN connection: [mapName, partitionId, level] -> [level, int32 hashes]: the target's Merkle tree level. */
+  WanMerkle: 52,
+  /** Coordinator -> members: [uuid, kind, wanRepName, publisherId, mapNames|null, creationTime, participants[]] -> null: start a sync or consistency check. */
+  WanSyncStart: 53,
+  /** Any member -> members: [uuid] -> the member's part of that job, or null. */
+  WanSyncStatus: 54,
+  /** Any member -> members: [json] -> [added ids[], ignored ids[]]: add a WAN replication config (addWanConfig). */
+  WanAddConfig: 55,
+  /** A member that joined -> master: [] -> [json...]: the WAN configs added at run time. */
+  WanConfigs: 56,
+  /** Owner -> backups, one-way: [wanRepName, publisherId, [partitionId, throughSequence, ...]]: events acknowledged by the target. */
+  WanBackupAck: 57,
 } as const;
 
 export type MessageType = (typeof Msg)[keyof typeof Msg];

@@ -263,6 +263,19 @@ export class WanEventQueue {
     return a.outcome === 'refuse' ? undefined : this.commit(a.ticket, payload, nowMs);
   }
 
+  /**
+   * A WAN sync event (sync/map, sync/allmaps): queued as primary whatever the capacity and
+   * state (the sync paces itself by the queue's size), after the partition's live events.
+   */
+  pushSync(partitionId: number, payload: WanEventPayload, nowMs: number): WanEvent {
+    const q = this.primaryQueue(partitionId);
+    const event: WanEvent = { ...payload, partitionId, sequence: q.nextSequence, enqueuedAtMs: nowMs };
+    q.push(event);
+    this.primaryTotal++;
+    this.counters.queued++;
+    return event;
+  }
+
   // --- reading and acknowledging (the batcher) ---
 
   /** Primary partitions with at least one event, in ascending order. */
@@ -329,6 +342,9 @@ export class WanEventQueue {
    * `queue-capacity` events per member; beyond that backup events are dropped (and counted).
    */
   pushBackup(event: WanEvent): boolean {
+    const known = this.backup.get(event.partitionId);
+    // A backup sent twice (its connection broke and it was resent) is queued once.
+    if (known !== undefined && event.sequence < known.nextSequence) return true;
     if (this.backupTotal >= this.opts.capacity) {
       this.counters.backupDropped++;
       const q = this.backup.get(event.partitionId);
