@@ -332,11 +332,11 @@ export class MapService implements MapFacade {
   }
 
   /** A backup replica mirrors the WAN events of the owner's write (`seqs` came with the backup). */
-  private mirrorWan(pid: number, mapName: string, key: string, seqs: WireValue | undefined, removed: boolean): void {
+  private mirrorWan(pid: number, mapName: string, key: string, seqs: WireValue | undefined, removed: boolean, originClusters: readonly string[] = []): void {
     if (seqs === undefined || seqs === null || this.wan === undefined) return;
     const store = this.containers.get(mapName)?.stores[pid];
     const now = this.clock.now();
-    const event: MapWanEvent = removed || store === undefined ? { kind: 'remove', mapName, key, originClusters: [] } : this.putEvent(store, mapName, key, now, []);
+    const event: MapWanEvent = removed || store === undefined ? { kind: 'remove', mapName, key, originClusters } : this.putEvent(store, mapName, key, now, originClusters);
     this.wan.backup(pid, event, seqs);
   }
 
@@ -430,6 +430,8 @@ export class MapService implements MapFacade {
           const view = (x: MergeEntry) => ({ hits: x.hits, creationTime: x.creationTime, lastUpdateTime: x.lastUpdateTime, lastAccessTime: x.lastAccessAt, expirationTime: x.expiresAt });
           if (!mergingWins(policy, existing === undefined ? undefined : view(existing), view(e))) return;
           store.putMerged(key, e);
+          // A merged winner is a mutation of this cluster: WAN targets get it (not mirrored on backups).
+          if (c.publishes && this.wan !== undefined) this.wan.offer(pid, this.putEvent(store, mapName, key, now, []), true);
           for (let i = 0; i < STATS_STRIDE; i++) winners.push(flat[at + i]!);
         }, (i) => this.contentTypeAt(flat, i));
         return winners.length / STATS_STRIDE;
@@ -485,7 +487,7 @@ export class MapService implements MapFacade {
           if (kind === 1) {
             if (!store.remove(key, now)) continue;
             const seqs = republish ? this.wan!.offer(pid, { kind: 'remove', mapName, key, originClusters: origins }, true) : null;
-            applied.push(1, key, null, null, 0, 0, 0, 0, 0, seqs);
+            applied.push(1, key, null, null, 0, 0, 0, 0, 0, seqs, origins);
             continue;
           }
           const value = f.latin1(flat, j + 2, 'value');
@@ -508,7 +510,7 @@ export class MapService implements MapFacade {
           if (!mergingWins(policy, existing === undefined ? undefined : mergeViewOf(existing), mergeViewOf(incoming))) continue;
           store.putMerged(key, incoming);
           const seqs = republish ? this.wan!.offer(pid, this.putEvent(store, mapName, key, now, origins), true) : null;
-          applied.push(0, key, new Latin1(value), ct ?? null, incoming.expiresAt, incoming.lastAccessAt, incoming.creationTime, incoming.lastUpdateTime, incoming.hits, seqs);
+          applied.push(0, key, new Latin1(value), ct ?? null, incoming.expiresAt, incoming.lastAccessAt, incoming.creationTime, incoming.lastUpdateTime, incoming.hits, seqs, origins);
         }
         return applied.length / WAN_APPLIED_STRIDE;
       },
@@ -523,9 +525,10 @@ export class MapService implements MapFacade {
     const now = this.clock.now();
     for (let j = 0; j < ops.length; j += WAN_APPLIED_STRIDE) {
       const key = f.str(ops, j + 1, 'key');
+      const origins = f.strings(ops, j + 10, 'origin clusters');
       if (f.num(ops, j, 'kind') === 1) {
         store.remove(key, now);
-        this.mirrorWan(pid, mapName, key, ops[j + 9], true);
+        this.mirrorWan(pid, mapName, key, ops[j + 9], true, origins);
         continue;
       }
       store.putMerged(key, {
@@ -537,7 +540,7 @@ export class MapService implements MapFacade {
         lastUpdateTime: f.num(ops, j + 7, 'lastUpdateTime'),
         hits: f.num(ops, j + 8, 'hits'),
       });
-      this.mirrorWan(pid, mapName, key, ops[j + 9], false);
+      this.mirrorWan(pid, mapName, key, ops[j + 9], false, origins);
     }
   }
 
@@ -847,8 +850,8 @@ export class MapService implements MapFacade {
 
 /** Values per entry applied from another cluster: kind, key, value, content type, ttl left (-1 none), merge policy, origin clusters, stats|null. */
 const WAN_STRIDE = 8;
-/** Values per applied WAN entry in a backup: kind, key, value, content type, expiresAt, lastAccessAt, creationTime, lastUpdateTime, hits, WAN sequence numbers. */
-const WAN_APPLIED_STRIDE = 10;
+/** Values per applied WAN entry in a backup: kind, key, value, content type, expiresAt, lastAccessAt, creationTime, lastUpdateTime, hits, WAN sequence numbers, origin clusters. */
+const WAN_APPLIED_STRIDE = 11;
 
 function mergeViewOf(x: MergeEntry): { hits: number; creationTime: number; lastUpdateTime: number; lastAccessTime: number; expirationTime: number } {
   return { hits: x.hits, creationTime: x.creationTime, lastUpdateTime: x.lastUpdateTime, lastAccessTime: x.lastAccessAt, expirationTime: x.expiresAt };
