@@ -72,8 +72,8 @@ export interface MapWanSink {
   commit(tickets: unknown, partitionId: number, event: MapWanEvent): WireValue;
   /** The admitted write did not happen. */
   cancel(tickets: unknown): void;
-  /** Queue without refusal (clear, merges, WAN-applied entries when `republish`): a full queue drops. */
-  offer(partitionId: number, event: MapWanEvent, republish: boolean): WireValue;
+  /** Queue without refusal (clear, split-brain merges, entries applied from another cluster that this map republishes): a full queue drops. */
+  offer(partitionId: number, event: MapWanEvent): WireValue;
   /** A backup replica mirrors the owner's events (`seqs` from commit/offer). */
   backup(partitionId: number, event: MapWanEvent, seqs: WireValue): void;
   /** The Merkle tree a record store of this map keeps, when the map has merkle-tree enabled. */
@@ -396,7 +396,7 @@ export class MapService implements MapFacade {
         if (wan !== undefined && store.size > 0) {
           const seqs: WireValue[] = [];
           for (const [key] of store.liveEntries(this.clock.now())) {
-            seqs.push(key, wan.offer(pid, { kind: 'remove', mapName, key, originClusters: [] }, true));
+            seqs.push(key, wan.offer(pid, { kind: 'remove', mapName, key, originClusters: [] }));
           }
           wanSeqs = seqs;
         }
@@ -431,7 +431,7 @@ export class MapService implements MapFacade {
           if (!mergingWins(policy, existing === undefined ? undefined : view(existing), view(e))) return;
           store.putMerged(key, e);
           // A merged winner is a mutation of this cluster: WAN targets get it (not mirrored on backups).
-          if (c.publishes && this.wan !== undefined) this.wan.offer(pid, this.putEvent(store, mapName, key, now, []), true);
+          if (c.publishes && this.wan !== undefined) this.wan.offer(pid, this.putEvent(store, mapName, key, now, []));
           for (let i = 0; i < STATS_STRIDE; i++) winners.push(flat[at + i]!);
         }, (i) => this.contentTypeAt(flat, i));
         return winners.length / STATS_STRIDE;
@@ -486,7 +486,7 @@ export class MapService implements MapFacade {
           const origins = f.strings(flat, j + 6, 'origin clusters');
           if (kind === 1) {
             if (!store.remove(key, now)) continue;
-            const seqs = republish ? this.wan!.offer(pid, { kind: 'remove', mapName, key, originClusters: origins }, true) : null;
+            const seqs = republish ? this.wan!.offer(pid, { kind: 'remove', mapName, key, originClusters: origins }) : null;
             applied.push(1, key, null, null, 0, 0, 0, 0, 0, seqs, origins);
             continue;
           }
@@ -509,7 +509,7 @@ export class MapService implements MapFacade {
           const existing = store.mergeView(key, now);
           if (!mergingWins(policy, existing === undefined ? undefined : mergeViewOf(existing), mergeViewOf(incoming))) continue;
           store.putMerged(key, incoming);
-          const seqs = republish ? this.wan!.offer(pid, this.putEvent(store, mapName, key, now, origins), true) : null;
+          const seqs = republish ? this.wan!.offer(pid, this.putEvent(store, mapName, key, now, origins)) : null;
           applied.push(0, key, new Latin1(value), ct ?? null, incoming.expiresAt, incoming.lastAccessAt, incoming.creationTime, incoming.lastUpdateTime, incoming.hits, seqs, origins);
         }
         return applied.length / WAN_APPLIED_STRIDE;

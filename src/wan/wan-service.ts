@@ -458,7 +458,7 @@ export class WanService implements WanFacade, MapWanSink {
     for (const [p, t] of tickets as [Publisher, WanTicket][]) p.queue.cancel(t);
   }
 
-  offer(partitionId: number, event: MapWanEvent, _republish: boolean): WireValue {
+  offer(partitionId: number, event: MapWanEvent): WireValue {
     const now = this.deps.clock.now();
     const payload = this.payloadOf(event);
     const seqs: WireValue[] = [];
@@ -828,9 +828,7 @@ export class WanService implements WanFacade, MapWanSink {
         const keep = this.deltaFilter(s, mapName, pid);
         if (keep === false) continue;
         for (const e of this.deps.maps.syncEvents(pid, mapName, keep)) {
-          const payload = this.payloadOf(e);
-          if (payload.originClusters.includes(p.cfg.clusterName) && payload.originClusters[0] === p.cfg.clusterName) continue;
-          last = p.queue.pushSync(pid, payload, now).sequence;
+          last = p.queue.pushSync(pid, this.payloadOf(e), now).sequence;
         }
       }
       if (last < 0) job.done++;
