@@ -1,14 +1,18 @@
 // Member-protocol fuzz input: valid and wrong payloads of every message of the table
-// (messages.ts), whole connection streams before and after Auth, and the policy that keeps the
-// fuzz on decoding rather than authority (no well-formed cluster command). Payload shapes are
-// not restated here: valid payloads are typed values put through payloads.ts's encoders, and
-// "well-formed" means "payloads.ts's decoder takes it", as it does on the receiving member.
+// (messages.ts), whole connection streams before and after Auth (and on a WAN connection, one
+// opened by WanAuth), and the policy that keeps the fuzz on decoding rather than authority (no
+// well-formed cluster command). Payload shapes are not restated here: valid payloads are typed
+// values put through payloads.ts's (wan-payloads.ts's) encoders, and "well-formed" means "the
+// decoder takes it", as it does on the receiving member. The exceptions are the three WAN
+// requests read inline by wan-service.ts (WanSyncStatus, WanAddConfig, WanConfigs; see WAN_INLINE).
 
 import { GridError } from '../../src/core/errors.js';
 import { Latin1, type WireValue } from '../../src/protocol/codec.js';
 import { FrameKind, FrameReader, encodeFrame, type Frame } from '../../src/protocol/frame.js';
 import { Msg } from '../../src/protocol/messages.js';
+import * as F from '../../src/protocol/fields.js';
 import * as P from '../../src/protocol/payloads.js';
+import * as W from '../../src/protocol/wan-payloads.js';
 import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../../src/protocol/preamble.js';
 import { INTERESTING_U32, Rng, chunkBytes, deepValue, mutateMany, randomNumber, randomString, randomValue } from './engine.js';
 
@@ -166,10 +170,92 @@ export interface MessageSpec {
   readonly effect: Effect;
   /** For a command: whether a payload its decoder takes makes the receiver act (default: always). */
   readonly acts?: (payload: WireValue, ctx: MemberFuzzContext) => boolean;
+  /**
+   * What the receiver does with it as a request on a WAN connection (after an accepted WanAuth);
+   * absent: the receiver closes the WAN connection (not a WAN request).
+   */
+  readonly wan?: Effect;
 }
 
 /** A Leave or LeaveRequest acts only when it names a real member. */
 const namesMember = (v: WireValue, ctx: MemberFuzzContext): boolean => ctx.memberUuids.includes(P.decodeLeave(v).uuid);
+
+// ---------------------------------------------------------------- WAN payloads (wan-payloads.ts)
+
+/** Latin-1 text (a value travels as Latin1: one byte per character). */
+const latin1Text: ValueGen<string> = (rng) => (rng.chance(0.6) ? `v${rng.int(1000)}` : rng.bytes(rng.size(40)).toString('latin1'));
+const mapName: ValueGen<string> = (rng) => (rng.chance(0.9) ? rng.pick(FUZZ_NAMES) : randomString(rng));
+const clusterName: ValueGen<string> = (rng) => (rng.chance(0.6) ? rng.pick(['fz-source', 'fz-other', 'dev']) : randomString(rng));
+const MERGE_POLICIES = ['PassThroughMergePolicy', 'PutIfAbsentMergePolicy', 'HigherHitsMergePolicy', 'LatestUpdateMergePolicy', 'com.hazelcast.spi.merge.PassThroughMergePolicy'];
+const time: ValueGen<number> = (rng) => (rng.chance(0.8) ? Date.now() - rng.int(1e6) : randomNumber(rng));
+
+const WAN_EVENT: Fields<W.WireWanEvent> = {
+  mapName,
+  kind: (rng) => (rng.chance(0.7) ? 'put' : 'remove'),
+  key: (rng) => (rng.chance(0.8) ? `k${rng.int(50)}` : randomString(rng)),
+  value: latin1Text,
+  contentType: opt((rng) => (rng.chance(0.7) ? rng.pick(['text/plain', 'application/json']) : randomString(rng)), 0.5),
+  // The time left; 0 or less (and -1 on the wire for none) reads as no TTL.
+  ttlRemainingMs: opt((rng) => (rng.chance(0.8) ? rng.range(1, 120_000) : randomNumber(rng)), 0.5),
+  mergePolicy: (rng) => (rng.chance(0.85) ? rng.pick(MERGE_POLICIES) : randomString(rng)),
+  originClusters: list(clusterName, 3),
+  stats: opt((rng) => build<W.WireWanStats>(rng, { creationTime: time, lastUpdateTime: time, lastAccessTime: time, hits: (r) => (r.chance(0.8) ? r.int(100) : randomNumber(r)) })),
+};
+
+const WAN_JOB_PART: Fields<W.WanJobPart> = {
+  kind: (rng) => rng.pick(['sync', 'check'] as const),
+  wanRepName: str,
+  publisherId: str,
+  mapNames: opt(list(mapName, 3)),
+  creationTime: time,
+  participants: list(uuid, 3),
+  partitions: small,
+  done: small,
+  failure: opt(str, 0.7),
+  partitionsDiffering: small,
+  leavesChecked: small,
+  leavesDiffering: small,
+  entriesToSync: small,
+};
+
+/** A plausible addWanConfig JSON (Hazelcast's WanReplicationConfigDTO), or any text. */
+const wanConfigJson: ValueGen<string> = (rng) =>
+  rng.chance(0.5)
+    ? JSON.stringify({ name: `fz-wan-${rng.int(5)}`, batchPublishers: [{ clusterName: clusterName(rng), publisherId: str(rng), targetEndpoints: address(rng) }] })
+    : randomString(rng);
+
+/**
+ * The WAN requests wan-service.ts reads inline rather than through a wan-payloads.ts pair;
+ * these decoders restate its reads (the same field names), so "well-formed" means what the
+ * handler takes. WanConfigs' handler reads nothing of its payload: any payload is well-formed.
+ */
+const WAN_INLINE = {
+  syncStatus: payload(
+    (p: { uuid: string }): WireValue => [p.uuid],
+    (v) => ({ uuid: F.str(F.tuple(v, 'wan sync status'), 0, 'uuid') }),
+    { uuid },
+  ),
+  addConfig: payload(
+    (p: { json: string }): WireValue => [p.json],
+    (v) => ({ json: F.str(F.tuple(v, 'wan add config'), 0, 'json') }),
+    { json: wanConfigJson },
+  ),
+  configs: { valid: (): WireValue => [], decode: (): unknown => undefined } satisfies PayloadSpec,
+  /** The answer, [json...], as a member that joined reads it. */
+  configsAnswer: { valid: (rng: Rng): WireValue => list(wanConfigJson, 3)(rng), decode: (v: WireValue): unknown => F.strings([v], 0, 'wan configs') } satisfies PayloadSpec,
+};
+
+const WAN_AUTH_PAYLOAD = payload(W.encodeWanAuth, W.decodeWanAuth, {
+  sourceCluster: clusterName,
+  targetCluster: clusterName,
+  uuid,
+  address,
+  username: opt(str, 0.7),
+  password: opt(str, 0.7),
+  version,
+});
+const WAN_BATCH_PAYLOAD = payload(W.encodeWanBatch, W.decodeWanBatch, { sourceCluster: clusterName, ackOnReceipt: (rng) => rng.chance(0.5), events: list((rng) => build(rng, WAN_EVENT), 6) });
+const WAN_MERKLE_PAYLOAD = payload(W.encodeWanMerkle, W.decodeWanMerkle, { mapName, partitionId: pid, level: (rng) => (rng.chance(0.8) ? rng.range(-1, 12) : int(rng)) });
 
 const MEMBERS_PAYLOAD = payload(P.encodeMembers, P.decodeMembers, MEMBERS);
 const TABLE_PAYLOAD = payload(P.encodePartitionTable, P.decodePartitionTable, TABLE);
@@ -282,12 +368,68 @@ const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'nam
   // decided by who sent it: the fuzz tests decoding, and must not start testing the gate (or
   // breaking the cluster under test) if that rule ever changes. test/cluster tests the rule.
   MergeTo: { request: payload(P.encodeMergeTo, P.decodeMergeTo, { target: address }), effect: 'command' },
+  // WAN messages of another cluster: they come on a WAN connection (its first frame a WanAuth
+  // instead of an Auth). On a member connection after Auth they are refused (the gate lets
+  // only members send them, and past it no member handler takes them: "unknown member
+  // message"), so harmless there. On a WAN connection a batch stores its events in the maps
+  // it names (data: names the fuzz picks) and a Merkle request reads a tree level.
+  WanAuth: { request: WAN_AUTH_PAYLOAD, answer: payload(W.encodeWanAuthAnswer, W.decodeWanAuthAnswer, { clusterName, uuid }), effect: 'harmless' },
+  WanBatch: { request: WAN_BATCH_PAYLOAD, effect: 'harmless', wan: 'data' },
+  WanMerkle: {
+    request: WAN_MERKLE_PAYLOAD,
+    answer: payload(W.encodeWanMerkleAnswer, W.decodeWanMerkleAnswer, {
+      level: small,
+      hashes: (rng) => Int32Array.from({ length: rng.size(64) }, () => rng.int(0x10000) * 0x10000 + rng.int(0x10000) - 0x80000000),
+    }),
+    effect: 'harmless',
+    wan: 'harmless',
+  },
+  // WAN inside a cluster. A sync start begins work on every partition the receiver owns (it
+  // reads the maps and sends their entries to the target cluster); an added config makes the
+  // receiver publish to the endpoints it names: commands. A status or the list of added
+  // configs is read-only.
+  WanSyncStart: {
+    request: payload(W.encodeWanSyncStart, W.decodeWanSyncStart, {
+      uuid,
+      kind: (rng) => rng.pick(['sync', 'check'] as const),
+      wanRepName: str,
+      publisherId: str,
+      mapNames: opt(list(mapName, 3)),
+      creationTime: time,
+      participants: list(uuid, 3),
+    }),
+    effect: 'command',
+  },
+  WanSyncStatus: {
+    request: WAN_INLINE.syncStatus,
+    answer: { valid: (rng) => W.encodeWanJobPart(rng.chance(0.2) ? undefined : build(rng, WAN_JOB_PART)), decode: W.decodeWanJobPart },
+    effect: 'harmless',
+  },
+  WanAddConfig: {
+    request: WAN_INLINE.addConfig,
+    answer: payload(W.encodeWanAddAnswer, W.decodeWanAddAnswer, { added: list(str, 3), ignored: list(str, 3) }),
+    effect: 'command',
+  },
+  WanConfigs: { request: WAN_INLINE.configs, answer: WAN_INLINE.configsAnswer, effect: 'harmless' },
+  // The target acknowledged events up to a sequence: the receiver forgets its backup copies of
+  // them, for the publisher the payload names (none exists on the fuzz cluster, nor can the
+  // fuzz add one: WanAddConfig is a command). Drops nothing the cluster depends on.
+  WanBackupAck: {
+    request: payload(W.encodeWanBackupAck, W.decodeWanBackupAck, {
+      wanRepName: str,
+      publisherId: str,
+      acks: list((rng) => [pid(rng), rng.chance(0.8) ? small(rng) : randomNumber(rng)] as const, 4),
+    }),
+    effect: 'harmless',
+  },
 };
 
 export const ALL_MESSAGES: readonly MessageSpec[] = (Object.keys(SPECS) as (keyof typeof Msg)[]).map((name) => ({ type: Msg[name], name, ...SPECS[name] }));
 
 const BY_TYPE = new Map(ALL_MESSAGES.map((m) => [m.type, m]));
+const SPECS_BY_NAME = Object.fromEntries(ALL_MESSAGES.map((m) => [m.name, m])) as Readonly<Record<keyof typeof Msg, MessageSpec>>;
 const AUTH = SPECS.Auth.request;
+const WAN_AUTH = SPECS.WanAuth.request;
 
 /** What the generators need to know about the target. */
 export interface MemberFuzzContext {
@@ -415,6 +557,37 @@ export function authPrefix(ctx: MemberFuzzContext, rng: Rng): Buffer {
   return Buffer.concat([PREAMBLE, frame(FrameKind.Request, Msg.Auth, 1, authPayload(ctx, fakeUuid(rng)))]);
 }
 
+/** A valid WanAuth request: a publisher of another cluster (security off: no credentials). */
+export function wanAuthPayload(ctx: MemberFuzzContext, uuid: string): WireValue {
+  return W.encodeWanAuth({ sourceCluster: 'fz-source', targetCluster: ctx.clusterName, uuid, address: '127.0.0.1:1', username: undefined, password: undefined, version: '0.1.0' });
+}
+
+/** Preamble + a valid WanAuth request (what a WAN case starts with). */
+export function wanAuthPrefix(ctx: MemberFuzzContext, rng: Rng): Buffer {
+  return Buffer.concat([PREAMBLE, frame(FrameKind.Request, Msg.WanAuth, 1, wanAuthPayload(ctx, fakeUuid(rng)))]);
+}
+
+/** One frame on a WAN connection: mostly batches and Merkle requests, valid, wrong or mutated; now and then anything. */
+export function fuzzWanFrame(rng: Rng, ctx: MemberFuzzContext): Buffer {
+  const spec = rng.chance(0.7) ? SPECS_BY_NAME.WanBatch : SPECS_BY_NAME.WanMerkle;
+  const callId = 2 + rng.int(1000);
+  switch (rng.int(8)) {
+    case 0:
+    case 1:
+    case 2:
+      return frame(FrameKind.Request, spec.type, callId, validPayload(rng, spec));
+    case 3:
+    case 4:
+      return frame(FrameKind.Request, spec.type, callId, wrongPayload(rng, spec.request));
+    case 5:
+      return mutateMany(rng, frame(FrameKind.Request, spec.type, callId, validPayload(rng, spec)), 1 + rng.int(3));
+    case 6: // a WAN request of another kind, or a second WanAuth (both close the connection)
+      return rng.chance(0.5) ? frame(rng.pick([FrameKind.OneWay, FrameKind.Response]), spec.type, callId, validPayload(rng, spec)) : frame(FrameKind.Request, Msg.WanAuth, callId, wanAuthPayload(ctx, fakeUuid(rng)));
+    default:
+      return fuzzFrame(rng, ctx);
+  }
+}
+
 function anyType(rng: Rng): number {
   return rng.weighted<number>([
     [20, rng.pick(ALL_MESSAGES).type],
@@ -535,6 +708,38 @@ const PRE_AUTH: readonly (readonly [number, string, Gen])[] = [
   ],
   [
     4,
+    'WAN connection',
+    (rng, ctx) => Buffer.concat([wanAuthPrefix(ctx, rng), ...Array.from({ length: 1 + rng.int(4) }, () => fuzzWanFrame(rng, ctx))]),
+  ],
+  [
+    2,
+    'malformed WanAuth',
+    (rng, ctx) => {
+      const w = rng.chance(0.5) ? wrongPayload(rng, WAN_AUTH) : changeOne(rng, wanAuthPayload(ctx, fakeUuid(rng)) as WireValue[]);
+      return Buffer.concat([PREAMBLE, frame(FrameKind.Request, Msg.WanAuth, 1 + rng.int(5), w), rng.chance(0.5) ? fuzzWanFrame(rng, ctx) : Buffer.alloc(0)]);
+    },
+  ],
+  [
+    1,
+    'refused WanAuth',
+    (rng, ctx) => {
+      const t = wanAuthPayload(ctx, fakeUuid(rng)) as WireValue[];
+      // Another target, or this cluster as the source.
+      if (rng.chance(0.5)) t[1] = rng.chance(0.5) ? `${ctx.clusterName}x` : randomString(rng);
+      else t[0] = ctx.clusterName;
+      return Buffer.concat([PREAMBLE, frame(FrameKind.Request, Msg.WanAuth, 1, t), rng.chance(0.7) ? fuzzWanFrame(rng, ctx) : Buffer.alloc(0)]);
+    },
+  ],
+  [
+    2,
+    'mutated WAN handshake',
+    (rng, ctx) => {
+      const valid = Buffer.concat([wanAuthPrefix(ctx, rng), frame(FrameKind.Request, Msg.WanBatch, 2, validPayload(rng, SPECS_BY_NAME.WanBatch))]);
+      return mutateMany(rng, valid, 1 + rng.int(4), [valid]);
+    },
+  ],
+  [
+    4,
     'mutated handshake',
     (rng, ctx) => {
       const valid = Buffer.concat([authPrefix(ctx, rng), frame(FrameKind.OneWay, Msg.Heartbeat, 0, P.encodeHeartbeat({ uuid: fakeUuid(rng), membersVersion: 1 }))]);
@@ -628,7 +833,8 @@ export function checkStream(bytes: Buffer, ctx: MemberFuzzContext, opts: { inbou
   // authenticated. No pre-auth size limit here: what the member may decode is checked.
   const reader = new FrameReader({ expectPreamble: opts.inbound });
   let frames: Frame[];
-  let authed = !opts.inbound;
+  // Before Auth; a member connection after an accepted Auth; a WAN connection after an accepted WanAuth.
+  let mode: 'pre-auth' | 'member' | 'wan' = opts.inbound ? 'pre-auth' : 'member';
   try {
     frames = reader.push(bytes);
   } catch {
@@ -636,14 +842,26 @@ export function checkStream(bytes: Buffer, ctx: MemberFuzzContext, opts: { inbou
     frames = framesBeforeError(bytes, opts.inbound);
   }
   for (const f of frames) {
-    if (!authed) {
-      if (f.type !== Msg.Auth || f.kind !== FrameKind.Request) return undefined; // the member closes here
-      if (authAccepted(f.payload, ctx)) authed = true;
+    if (mode === 'pre-auth') {
+      if (f.kind !== FrameKind.Request) return undefined; // the member closes here
+      // A refused handshake ends the connection, but frames already read in the same chunk
+      // are still handled (another Auth among them): keep reading, as the member might.
+      if (f.type === Msg.Auth) mode = authAccepted(f.payload, ctx) ? 'member' : mode;
+      else if (f.type === Msg.WanAuth) mode = wanAuthAccepted(f.payload, ctx) ? 'wan' : mode;
+      else return undefined; // the member closes here
       continue;
     }
     if (f.kind === FrameKind.Response || f.kind === FrameKind.ErrorResponse) continue;
-    const why = commandIn(f, ctx);
-    if (why !== undefined) return why;
+    if (mode === 'wan') {
+      // A WAN connection takes WAN requests only; anything else closes it.
+      const spec = BY_TYPE.get(f.type);
+      if (spec?.wan === undefined || f.kind !== FrameKind.Request) return undefined;
+      if (spec.wan === 'always') return `${spec.name} on a WAN connection (acted on whatever its payload)`;
+      if (spec.wan === 'command' && decodes(spec.request, f.payload)) return `well-formed ${spec.name} on a WAN connection`;
+    } else {
+      const why = commandIn(f, ctx);
+      if (why !== undefined) return why;
+    }
     if (mentions(f.payload, ctx.forbidden)) return 'names the canary';
   }
   return undefined;
@@ -669,6 +887,16 @@ function framesBeforeError(bytes: Buffer, preamble: boolean): Frame[] {
  */
 function authAccepted(payload: WireValue, ctx: MemberFuzzContext): boolean {
   return decodes(AUTH, payload) && P.decodeAuth(payload).clusterName === ctx.clusterName;
+}
+
+/**
+ * Whether the member may take this WanAuth (another cluster's publisher): its decoder takes it,
+ * it targets this cluster and comes from another one (security off). Errs like authAccepted.
+ */
+function wanAuthAccepted(payload: WireValue, ctx: MemberFuzzContext): boolean {
+  if (!decodes(WAN_AUTH, payload)) return false;
+  const hello = W.decodeWanAuth(payload);
+  return hello.targetCluster === ctx.clusterName && hello.sourceCluster !== ctx.clusterName;
 }
 
 function commandIn(f: Frame, ctx: MemberFuzzContext): string | undefined {

@@ -32,6 +32,14 @@ const PINNED: Readonly<Record<string, number>> = {
   ReplicaSyncRequest: 31,
   ReplicaSyncData: 32,
   MergeTo: 40,
+  WanAuth: 50,
+  WanBatch: 51,
+  WanMerkle: 52,
+  WanSyncStart: 53,
+  WanSyncStatus: 54,
+  WanAddConfig: 55,
+  WanConfigs: 56,
+  WanBackupAck: 57,
 };
 
 describe('member protocol message table', () => {

@@ -822,6 +822,10 @@ describe('member message payloads: nested fields', () => {
 
   it('every message in the table has a pinned vector', () => {
     const pinned = new Set(VECTORS.filter((v) => v.kind !== FrameKind.Response).map((v) => v.type));
-    for (const [name, id] of Object.entries(Msg)) expect(pinned.has(id), name).toBe(true);
+    for (const [name, id] of Object.entries(Msg)) {
+      // The WAN messages (wan-payloads.ts) are pinned in wan-payloads.test.ts, which checks every Wan* message has a vector.
+      if (name.startsWith('Wan')) continue;
+      expect(pinned.has(id), name).toBe(true);
+    }
   });
 });
