@@ -98,7 +98,8 @@ const perService: ValueGen<P.PerServiceData> = (rng) => {
 /** Names of maps and queues the fuzz may touch. */
 const FUZZ_NAMES = ['fz-m', 'fz-q', 'fz-0', 'default', 'm', 'q'];
 const OPERATION_TYPES: ReadonlyMap<string, readonly string[]> = new Map([
-  ['map', ['get', 'put', 'remove', 'clear', 'size']],
+  // wanApply / observerQuery: what a WAN batch and a Merkle request run at the partition's owner; wan: the backup of a wanApply.
+  ['map', ['get', 'put', 'remove', 'clear', 'size', 'wanApply', 'observerQuery', 'wan']],
   ['queue', ['offer', 'pushFront', 'poll', 'size', 'destroy']],
 ]);
 
