@@ -37,9 +37,10 @@ import {
   WORKLOADS,
 } from './lib.mjs';
 import { CLUSTER_PHASES, renderClusterReport, runCluster } from './cluster.mjs';
+import { WAN_PHASES, renderWanReport, runWan, wanProblems } from './wan.mjs';
 
 const TARGETS = { ratio: 0.85, p99Ms: 5, bytesPerEntry: 300 };
-const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...CLUSTER_PHASES];
+const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...CLUSTER_PHASES, ...WAN_PHASES];
 
 // ---------------------------------------------------------------- options
 
@@ -53,6 +54,9 @@ function parseOptions() {
       only: { type: 'string', default: ALL_PHASES.join(',') },
       target: { type: 'string', default: 'grid' },
       keygen: { type: 'string', default: 'pool' },
+      'wan-entries': { type: 'string', default: '1000000' },
+      'wan-rate': { type: 'string', default: '5000' },
+      'wan-seconds': { type: 'string', default: '10' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -66,9 +70,14 @@ function parseOptions() {
         '  --connections N   autocannon connections (default 50)',
         '  --entries N       entries loaded by the memory phase and by the failover/join phases (default 1000000)',
         '  --only LIST       comma list of get,post,queue,memory (single member), cluster,failover,join',
-        '                    (3-member cluster: same workloads; kill -9 + recovery; a member joining) (default all)',
+        '                    (3-member cluster: same workloads; kill -9 + recovery; a member joining),',
+        '                    wan (1-member cluster replicating to another: POST with WAN on/off, lag, full + delta sync)',
+        '                    (default all)',
         '  --target T        grid (node bin/grid.js start) | fake (bench/fake-member.mjs)',
         '  --keygen K        pool (pre-built random-key requests, default) | setup (autocannon setupRequest per request)',
+        '  --wan-entries N   entries of the WAN full/delta sync (default 1000000; 1% of them diverged for the delta)',
+        '  --wan-rate N      writes/s of the WAN lag measurement (default 5000)',
+        '  --wan-seconds N   measured seconds of each WAN lag run (default 10, after 2 s warm-up)',
         '',
       ].join('\n'),
     );
@@ -91,6 +100,9 @@ function parseOptions() {
     only,
     target: values.target,
     keygen: values.keygen,
+    wanEntries: int('wan-entries', 100),
+    wanRate: int('wan-rate', 1),
+    wanSeconds: int('wan-seconds', 1),
   };
 }
 
@@ -386,6 +398,7 @@ async function main() {
     await runThroughput(opts, report);
     await runMemory(opts, report);
     await runCluster(opts, report);
+    await runWan(opts, report);
   } finally {
     // Whatever was measured before a failure is still reported and saved.
     finish(opts, report);
@@ -393,7 +406,7 @@ async function main() {
 }
 
 function finish(opts, report) {
-  const text = [renderReport(report), renderClusterReport(report)].filter(Boolean).join('\n');
+  const text = [renderReport(report), renderClusterReport(report), renderWanReport(report)].filter(Boolean).join('\n');
   process.stdout.write(`\nGrid benchmark (target ${opts.target}, ${report.cpus} CPUs, node ${process.version})\n${text}\n`);
   const invalid = report.workloads.filter((w) => !w.valid).map((w) => w.name);
   if (invalid.length) process.stdout.write(`WARNING: invalid (non-2xx/errors): ${invalid.join(', ')}\n`);
@@ -406,6 +419,10 @@ function finish(opts, report) {
       process.stdout.write('WARNING: the cluster part found a problem (see above and results/latest.json)\n');
       process.exitCode = 1;
     }
+  }
+  if (wanProblems(report)) {
+    process.stdout.write('WARNING: the WAN part found a problem (see above and results/latest.json)\n');
+    process.exitCode = 1;
   }
   report.text = text;
   const out = path.join(RESULTS_DIR, 'latest.json');
