@@ -64,6 +64,8 @@ export class MemberConnection {
   peer: PeerIdentity | undefined;
   /** Set on a WAN connection (either side): the other cluster's name. */
   wanCluster: string | undefined;
+  /** Its handshake was refused: nothing more is read from it. */
+  refused = false;
   private readonly pending = new Map<number, Pending>();
   private nextCallId = 1;
   private corked = false;
@@ -424,6 +426,8 @@ export class MemberNet {
   }
 
   private onFrame(conn: MemberConnection, frame: Frame): void {
+    // A refused handshake ends the connection: frames that came in the same chunk are not read.
+    if (conn.refused) return;
     if (conn.peer === undefined && !conn.outbound) {
       if (frame.type === Msg.WanAuth && frame.kind === FrameKind.Request) {
         this.authenticateWan(conn, frame);
@@ -532,10 +536,15 @@ export class MemberNet {
     let hello: WanAuthPayload;
     try {
       hello = decodeWanAuth(frame.payload);
-      if (hello.uuid.length === 0 || hello.uuid.length > 64 || hello.sourceCluster.length > 1024) throw new GridError('BAD_REQUEST', 'malformed member message: wan auth');
+      if (hello.uuid.length === 0 || hello.uuid.length > 64) throw new GridError('BAD_REQUEST', 'malformed member message: wan auth uuid');
+      for (const [what, v] of [['source cluster', hello.sourceCluster], ['target cluster', hello.targetCluster], ['username', hello.username ?? ''], ['password', hello.password ?? ''], ['version', hello.version]] as const) {
+        if (v.length > 1024) throw new GridError('BAD_REQUEST', `malformed member message: wan auth ${what} longer than 1024`);
+      }
+      splitAddress(hello.address);
     } catch (e) {
       this.deps.logger.warn({ remote: conn.describe() }, `WAN connection refused: ${describeError(e)}`);
       this.reply(conn, frame.callId, isGridError(e) ? e : new GridError('BAD_REQUEST', describeError(e)), true);
+      conn.refused = true;
       conn.socket.end();
       return;
     }
@@ -543,6 +552,7 @@ export class MemberNet {
     if (refusal !== undefined) {
       this.deps.logger.warn({ remote: conn.describe(), source: hello.sourceCluster }, `refused WAN publisher of cluster "${hello.sourceCluster}" from ${hello.address}: ${refusal.reason}`);
       this.reply(conn, frame.callId, new GridError(refusal.code, refusal.reason), true);
+      conn.refused = true;
       conn.socket.end();
       return;
     }
@@ -583,6 +593,7 @@ export class MemberNet {
     } catch (e) {
       this.deps.logger.warn({ remote: conn.describe() }, `member connection refused: ${describeError(e)}`);
       this.reply(conn, frame.callId, isGridError(e) ? e : new GridError('BAD_REQUEST', describeError(e)), true);
+      conn.refused = true;
       conn.socket.end();
       return;
     }
@@ -590,6 +601,7 @@ export class MemberNet {
     if (refusal !== undefined) {
       this.deps.logger.warn({ remote: address, uuid }, `refused member ${address}: ${refusal.reason}`);
       this.reply(conn, frame.callId, new GridError(refusal.code, refusal.reason), true);
+      conn.refused = true;
       conn.socket.end();
       return;
     }

@@ -99,6 +99,7 @@ export function decodeWanEvent(v: WireValue, what = 'wan event'): WireWanEvent {
   const kind = f.int(t, 1, `${what}.kind`);
   if (kind !== 0 && kind !== 1) throw new GridError('BAD_REQUEST', `malformed member message: ${what}.kind is ${kind}`);
   const ttl = f.num(t, 5, `${what}.ttl`);
+  if (!Number.isFinite(ttl)) throw new GridError('BAD_REQUEST', `malformed member message: ${what}.ttl is not finite`);
   const st = t[8];
   return {
     mapName: f.str(t, 0, `${what}.map`),

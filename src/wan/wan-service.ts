@@ -76,6 +76,12 @@ const JOB_TICK_MS = 25;
 const MAX_JOBS_KEPT = 200;
 /** Partitions a consistency check compares at once. */
 const CHECK_PARALLELISM = 8;
+/**
+ * Deepest Merkle level two clusters compare (65,536 nodes, 256 KiB per partition): deeper trees
+ * are compared at this level, whose differing nodes still narrow a delta sync to their keys.
+ * Keeps a check (and a hostile WanMerkle) from moving 2^26 hashes per partition.
+ */
+export const MAX_COMPARE_LEVEL = 16;
 /** Repeated connection failures to one endpoint are logged once per this many attempts. */
 const CONNECT_LOG_EVERY = 20;
 
@@ -206,7 +212,10 @@ export class WanService implements WanFacade, MapWanSink {
     });
     net.handle(Msg.WanSyncStatus, (p) => encodeWanJobPart(this.jobs.get(f.str(f.tuple(p, 'wan sync status'), 0, 'uuid'))?.view()));
     net.handle(Msg.WanAddConfig, (p) => encodeWanAddAnswer(this.applyAdded(f.str(f.tuple(p, 'wan add config'), 0, 'json'))));
-    net.handle(Msg.WanConfigs, () => [...this.added]);
+    net.handle(Msg.WanConfigs, (p) => {
+      if (f.tuple(p, 'wan configs').length !== 0) throw new GridError('BAD_REQUEST', 'malformed member message: wan configs takes no fields');
+      return [...this.added];
+    });
     net.handleOneWay(Msg.WanBackupAck, (p) => this.onBackupAck(p));
     this.deps.maps.registerObserverQuery('merkleLevel', (obs, cfg, arg) => this.merkleLevel(obs, cfg, arg));
     this.started = true;
@@ -644,9 +653,12 @@ export class WanService implements WanFacade, MapWanSink {
 
   /** At the partition's owner: the hashes of one level of the map's Merkle tree (empty tree when the map has no entries here). */
   private merkleLevel(obs: StoreObserver | undefined, cfg: MapConfig, arg: WireValue): WireValue {
-    const tree = obs instanceof MerkleObserver ? obs.tree : new MerkleTree(cfg.merkleTree.depth);
-    const level = Math.max(0, Math.min(typeof arg === 'number' ? arg : tree.leafLevel, tree.leafLevel));
-    return encodeWanMerkleAnswer({ level, hashes: tree.levelHashes(level) });
+    const leafLevel = obs instanceof MerkleObserver ? obs.tree.leafLevel : cfg.merkleTree.depth - 1;
+    const asked = typeof arg === 'number' && Number.isInteger(arg) ? arg : leafLevel;
+    const level = Math.max(0, Math.min(asked, leafLevel, MAX_COMPARE_LEVEL));
+    // No store here: an empty tree's hashes are zeros (no tree is built for them).
+    const hashes = obs instanceof MerkleObserver ? obs.tree.levelHashes(level) : new Int32Array(2 ** level);
+    return encodeWanMerkleAnswer({ level, hashes });
   }
 
   // ------------------------------------------------------------------ REST facade: this member only
@@ -919,8 +931,9 @@ export class WanService implements WanFacade, MapWanSink {
     const conn = endpoint === undefined ? undefined : p.conns.get(endpoint);
     if (conn === undefined || conn.closed) throw new GridError('MEMBER_UNREACHABLE', `no connection to the target cluster "${p.cfg.clusterName}" for partition ${pid}`);
     const tree = this.treeOf(pid, mapName);
-    const answer = decodeWanMerkleAnswer(await conn.request(Msg.WanMerkle, encodeWanMerkle({ mapName, partitionId: pid, level: tree.leafLevel }), p.cfg.responseTimeoutMillis));
-    if (answer.level > tree.leafLevel || answer.hashes.length !== 2 ** answer.level) throw new GridError('BAD_REQUEST', `target answered a Merkle level ${answer.level} with ${answer.hashes.length} hashes`);
+    const wanted = Math.min(tree.leafLevel, MAX_COMPARE_LEVEL);
+    const answer = decodeWanMerkleAnswer(await conn.request(Msg.WanMerkle, encodeWanMerkle({ mapName, partitionId: pid, level: wanted }), p.cfg.responseTimeoutMillis));
+    if (answer.level > wanted || answer.hashes.length !== 2 ** answer.level) throw new GridError('BAD_REQUEST', `target answered a Merkle level ${answer.level} with ${answer.hashes.length} hashes`);
     const mine = tree.levelHashes(answer.level);
     const leaves: number[] = [];
     let entries = 0;

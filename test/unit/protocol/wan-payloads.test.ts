@@ -681,10 +681,16 @@ describe('WAN message payloads: nested fields and values', () => {
   });
 
   it('a TTL of 0 or less (-1 on the wire: none) reads as no TTL', () => {
-    for (const ttl of [-1, 0, -5, Number.NaN]) {
+    for (const ttl of [-1, 0, -5]) {
       const t = asTuple(PUT_WIRE);
       t[5] = ttl;
       expect(W.decodeWanEvent(t).ttlRemainingMs).toBeUndefined();
+    }
+    // A TTL that is not a finite number is refused, not read as "never expires".
+    for (const ttl of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      const t = asTuple(PUT_WIRE);
+      t[5] = ttl;
+      expect(() => W.decodeWanEvent(t)).toThrow(/ttl is not finite/);
     }
     expect(asTuple(W.encodeWanEvent({ ...PUT, ttlRemainingMs: undefined }))[5]).toBe(-1);
     const t = asTuple(PUT_WIRE);
