@@ -1,6 +1,8 @@
 // addWanConfig: the JSON publisher configuration is added on every member of the source
 // cluster, present and future: a member that joins later has the publisher too (GET /rest/wan)
 // and replicates its partitions through it. New publisher ids are added, known ones ignored.
+// Entries written before the publisher existed reach its target through a full sync, whose
+// progress every member (the late one too) reports the same.
 
 import { expect, it } from 'vitest';
 import { partitionIdOf } from '../../src/partition/partitioning.js';
@@ -8,13 +10,16 @@ import { freePort } from '../support/ports.js';
 import {
   configOf,
   endpointsOf,
+  get,
   launch,
   publisherOn,
   put,
   replicatedMap,
   reserveCluster,
   startWanCluster,
+  syncProgress,
   waitForEntries,
+  waitSyncFinished,
   wanOk,
   wanReplication,
   wanStatus,
@@ -35,6 +40,10 @@ it('addWanConfig adds the publisher on every member, and a member that joins lat
     ),
   );
   await launch(a, 2);
+  // Written before the publisher to C exists: only a sync through it can bring these to C.
+  const before = new Map<string, string>();
+  for (let n = 0; n < 40; n++) before.set(`pre${n}`, `early-${n}`);
+  for (const [k, v] of before) await put(a, n0(k) % 2, MAP, k, v);
 
   const first = { name: REP, batchPublishers: [{ clusterName: 'C', publisherId: 'c', targetEndpoints: endpointsOf(c), batchMaxDelayMillis: 50 }] };
   expect(await wanOk(a, 1, 'addWanConfig', JSON.stringify(first))).toEqual({
@@ -85,4 +94,24 @@ it('addWanConfig adds the publisher on every member, and a member that joins lat
   for (const [k, v] of entries) await put(a, 0, MAP, k, v);
   await waitForEntries(c, 0, MAP, entries);
   expect((await publisherOn(a, late, REP, 'c')).eventsQueued).toBe(onLate.length);
+  for (const k of before.keys()) expect((await get(c, 0, MAP, k)).status, `${k} on C before the sync`).toBe(204);
+
+  // A full sync through the added publisher brings what was written before it existed;
+  // every member, the late one included, gives the same finished progress.
+  const sync = await wanOk(a, late, 'sync/map', REP, 'c', MAP);
+  const done = await waitSyncFinished(a, late, String(sync.uuid));
+  expect({ stage: done.stage, progress: done.progress, rep: done.wanReplicationName, id: done.wanPublisherId }).toEqual({
+    stage: 'FINISHED',
+    progress: 100,
+    rep: REP,
+    id: 'c',
+  });
+  for (const m of a.members) expect(await syncProgress(a, m.index, String(sync.uuid))).toEqual(done);
+  await waitForEntries(c, 0, MAP, before);
+  await waitForEntries(c, 0, MAP, entries, 5_000);
 }, 60_000);
+
+/** A number from a key's digits. */
+function n0(key: string): number {
+  return Number(key.replace(/\D/g, '')) || 0;
+}
