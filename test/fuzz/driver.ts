@@ -217,7 +217,8 @@ function startFuzzCluster(): Promise<Cluster> {
     clusterName: FUZZ_CLUSTER_NAME,
     // Everything the fuzz writes expires, and queues stay small: memory reflects leaks, not data.
     config: () => ({
-      map: { default: { 'backup-count': 1, 'time-to-live-seconds': 120 } },
+      // fz-m keeps a Merkle tree, so WanMerkle requests reach the real tree code.
+      map: { default: { 'backup-count': 1, 'time-to-live-seconds': 120 }, 'fz-m': { 'backup-count': 1, 'time-to-live-seconds': 120, 'merkle-tree': { enabled: true, depth: 4 } } },
       queue: { default: { 'backup-count': 1, 'max-size': 50 } },
     }),
   });
