@@ -197,7 +197,11 @@ const WAN_EVENT: Fields<W.WireWanEvent> = {
   value: latin1Text,
   contentType: opt((rng) => (rng.chance(0.7) ? rng.pick(['text/plain', 'application/json']) : randomString(rng)), 0.5),
   // The time left; 0 or less (and -1 on the wire for none) reads as no TTL.
-  ttlRemainingMs: opt((rng) => (rng.chance(0.8) ? rng.range(1, 120_000) : randomNumber(rng)), 0.5),
+  // A valid TTL is finite (NaN and infinities are refused by the decoder).
+  ttlRemainingMs: opt((rng) => {
+    const n = rng.chance(0.8) ? rng.range(1, 120_000) : randomNumber(rng);
+    return Number.isFinite(n) ? n : 1;
+  }, 0.5),
   mergePolicy: (rng) => (rng.chance(0.85) ? rng.pick(MERGE_POLICIES) : randomString(rng)),
   originClusters: list(clusterName, 3),
   stats: opt((rng) => build<W.WireWanStats>(rng, { creationTime: time, lastUpdateTime: time, lastAccessTime: time, hits: (r) => (r.chance(0.8) ? r.int(100) : randomNumber(r)) })),
