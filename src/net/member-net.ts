@@ -490,21 +490,7 @@ export class MemberNet {
       this.reply(conn, frame.callId, new GridError('BAD_REQUEST', `unknown member message ${messageName(frame.type)}`), true);
       return;
     }
-    let result: MaybePromise<WireValue>;
-    try {
-      result = h(frame.payload, conn);
-    } catch (e) {
-      this.reply(conn, frame.callId, e, true);
-      return;
-    }
-    if (result instanceof Promise) {
-      result.then(
-        (v) => this.reply(conn, frame.callId, v, false),
-        (e: unknown) => this.reply(conn, frame.callId, e, true),
-      );
-    } else {
-      this.reply(conn, frame.callId, result, false);
-    }
+    this.answer(conn, frame, h);
   }
 
   /** A WAN connection carries only WAN requests, never member messages. */
@@ -515,6 +501,11 @@ export class MemberNet {
       conn.close();
       return;
     }
+    this.answer(conn, frame, h);
+  }
+
+  /** Run a request's handler and send its answer (or its error) back on the connection. */
+  private answer(conn: MemberConnection, frame: Frame, h: RequestHandler): void {
     let result: MaybePromise<WireValue>;
     try {
       result = h(frame.payload, conn);

@@ -10,48 +10,9 @@ import { waitFor } from './process.js';
 
 export { holdsFor } from './cluster.js';
 
-/** GET /rest/wan: one publisher on one member (the shape of src/wan/wan-facade.ts WanPublisherStatus). */
-export interface PublisherStatus {
-  readonly wanReplicationName: string;
-  readonly publisherId: string;
-  readonly targetClusterName: string;
-  readonly state: 'REPLICATING' | 'PAUSED' | 'STOPPED';
-  readonly endpoints: readonly { readonly address: string; readonly status: 'down' | 'connecting' | 'up' }[];
-  readonly queueCapacity: number;
-  readonly primaryQueueSize: number;
-  readonly backupQueueSize: number;
-  readonly eventsQueued: number;
-  readonly eventsSent: number;
-  readonly eventsAcknowledged: number;
-  readonly eventsDropped: number;
-  readonly writesRefused: number;
-  readonly batchesSent: number;
-  readonly batchesFailed: number;
-  readonly lastAckTime: number | null;
-  readonly lagMillis: number;
-}
-
-export interface SyncProgress {
-  readonly stage: 'STARTED' | 'IN_PROGRESS' | 'FINISHED' | 'FAILED';
-  readonly progress: number;
-  readonly wanReplicationName: string;
-  readonly wanPublisherId: string;
-  readonly creationTime: number;
-}
-
-export interface ConsistencyResult {
-  readonly stage: 'STARTED' | 'IN_PROGRESS' | 'FINISHED' | 'FAILED';
-  readonly wanReplicationName: string;
-  readonly wanPublisherId: string;
-  readonly mapName: string;
-  readonly creationTime: number;
-  readonly partitionsChecked: number;
-  readonly partitionsDiffering: number;
-  readonly leavesChecked: number;
-  readonly leavesDiffering: number;
-  readonly entriesToSync: number;
-  readonly failure?: string;
-}
+// The REST answers' shapes are the facade's own types (the JSON carries exactly their fields).
+export type { WanPublisherStatus as PublisherStatus, WanSyncProgress as SyncProgress, WanConsistencyResult as ConsistencyResult } from '../../src/wan/wan-facade.js';
+import type { WanConsistencyResult as ConsistencyResult, WanPublisherStatus as PublisherStatus, WanSyncProgress as SyncProgress } from '../../src/wan/wan-facade.js';
 
 // ---------------------------------------------------------------- clusters
 
