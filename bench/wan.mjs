@@ -941,6 +941,17 @@ export function renderWanReport(report) {
         `batch fills in ${fmtInt((w.publisher.batchSize / tl.targetRate) * 1000)} ms, so batches leave when full, not after batch-max-delay-millis.`,
     );
   }
+  const noisy = [];
+  for (const r of t?.rounds ?? []) for (const side of ['off', 'on']) if (r[side].otherCpuPct > 25) noisy.push(`POST ${side} round ${r.round} (${Math.round(r[side].otherCpuPct)}%)`);
+  for (const l of w.lag ?? []) if (l.cpuPct.other > 25) noisy.push(`lag delay ${l.batchMaxDelayMillis} (${Math.round(l.cpuPct.other)}%)`);
+  if (s?.full && s.full.cpuPct.other > 25) noisy.push(`full sync (${Math.round(s.full.cpuPct.other)}%)`);
+  if (d?.sync && d.sync.cpuPct.other > 25) noisy.push(`delta sync (${Math.round(d.sync.cpuPct.other)}%)`);
+  if (noisy.length) {
+    lines.push(
+      `NOTE other processes used over 25% of a core during ${noisy.join(', ')}: source, target and this process share ` +
+        `${report.cpus} cores, so those figures are noisy (a starved source answers late and its WAN queue overflows)`,
+    );
+  }
   if (t && t.on.wan.eventsDropped > 0) {
     lines.push(
       `NOTE the WAN-on POST runs wrote faster than the publisher delivered: ${fmtInt(t.on.wan.eventsDropped)} events were dropped at queue-capacity ` +
