@@ -2,7 +2,15 @@
 // nothing else; docs/configuration.md lists the same values. Where Grid follows Hazelcast the
 // value is Hazelcast's default; where Grid differs, the comment says why.
 
-import type { EndpointGroupName, MapConfig, MergePolicyName, QueueConfig, TuningConfig } from './types.js';
+import type {
+  DataPersistenceConfig,
+  EndpointGroupName,
+  MapConfig,
+  MergePolicyName,
+  PersistenceConfig,
+  QueueConfig,
+  TuningConfig,
+} from './types.js';
 
 /** `cluster-name`: members join only members with the same name; REST (security off) checks it. */
 export const DEFAULT_CLUSTER_NAME = 'dev';
@@ -46,6 +54,14 @@ export const DEFAULT_LITE_MEMBER = false;
 /** Largest `backup-count` + `async-backup-count` (Hazelcast's limit). */
 export const MAX_BACKUP_COUNT = 6;
 
+/**
+ * A map's or queue's `data-persistence` (4.x: `hot-restart`) left out, or its settings left out:
+ * Hazelcast's defaults. Off, so a structure is persisted only when asked; fsync off, so a write
+ * is answered once the operating system has it (one fsync per write would cap throughput at the
+ * disk's flush rate; `fsync` true trades that for surviving a power cut).
+ */
+export const DEFAULT_DATA_PERSISTENCE: DataPersistenceConfig = { enabled: false, fsync: false };
+
 /** `map` settings used when no entry (exact, wildcard or `default`) matches a map name. */
 export const DEFAULT_MAP: Omit<MapConfig, 'name'> = {
   /** One synchronous backup. */
@@ -64,6 +80,7 @@ export const DEFAULT_MAP: Omit<MapConfig, 'name'> = {
    * default) = 512 leaves per partition. WAN consistencyCheck needs it enabled on both clusters.
    */
   merkleTree: { enabled: false, depth: 10 },
+  dataPersistence: DEFAULT_DATA_PERSISTENCE,
 };
 
 /** Smallest `merkle-tree depth` (Hazelcast's limit; src/wan/merkle-tree.ts has the same, config does not import wan/). */
@@ -88,7 +105,37 @@ export const DEFAULT_QUEUE: Omit<QueueConfig, 'name'> = {
   splitBrainProtectionRef: undefined,
   /** Hazelcast's default: PutIfAbsentMergePolicy, 100 per batch. */
   mergePolicy: { policy: 'PutIfAbsentMergePolicy', batchSize: 100 },
+  /** Not persisted (queues may be: Grid's extension, the same element and defaults as a map's). */
+  dataPersistence: DEFAULT_DATA_PERSISTENCE,
 };
+
+/** Top-level `persistence` (4.x: `hot-restart-persistence`) settings left out: Hazelcast's defaults (PersistenceConfig). */
+export const DEFAULT_PERSISTENCE: PersistenceConfig = {
+  /** Off: a member keeps its data in memory only (as Hazelcast, where persistence must be switched on). */
+  enabled: false,
+  /** `base-dir`: Hazelcast's `persistence`, relative to the member's working directory. */
+  baseDir: 'persistence',
+  /** `backup-dir`: none, so `backup` answers fail until one is configured (Hazelcast has no default either). */
+  backupDir: undefined,
+  /** `parallelism`: one store per member. */
+  parallelism: 1,
+  /** `validation-timeout-seconds`: 2 minutes for the persisted members to come back and agree on the partition table. */
+  validationTimeoutSeconds: 120,
+  /** `data-load-timeout-seconds`: 15 minutes for every member to load its partitions. */
+  dataLoadTimeoutSeconds: 900,
+  /** `cluster-data-recovery-policy`: start only with every persisted member and all data (never silently lose any). */
+  clusterDataRecoveryPolicy: 'FULL_RECOVERY_ONLY',
+  /** `auto-remove-stale-data`: a member with stale data deletes it and joins as new. */
+  autoRemoveStaleData: true,
+  /** `rebalance-delay-seconds`: 0, rebalance at once when a member leaves unexpectedly. */
+  rebalanceDelaySeconds: 0,
+};
+
+/**
+ * Smallest `validation-timeout-seconds` and `data-load-timeout-seconds`: Hazelcast refuses 0 and
+ * below ("should be positive"); a restart that may not wait at all could never succeed.
+ */
+export const MIN_PERSISTENCE_TIMEOUT_SECONDS = 1;
 
 /**
  * `split-brain-protection` settings left out. `enabled` is Hazelcast's reading of a missing

@@ -23,6 +23,20 @@ const endpointGroups: EnvNode = {
   entry: enabledOnly,
   knownNames: [...ENDPOINT_GROUPS, ...Object.keys(ENDPOINT_GROUP_ALIASES)],
 };
+/** `data-persistence` of a map or queue. */
+const dataPersistence = obj({ enabled: leaf, fsync: leaf });
+/** The top-level `persistence`: every setting but `encryption-at-rest` (which Grid does not support). */
+const persistence = obj({
+  enabled: leaf,
+  'base-dir': leaf,
+  'backup-dir': leaf,
+  parallelism: leaf,
+  'validation-timeout-seconds': leaf,
+  'data-load-timeout-seconds': leaf,
+  'cluster-data-recovery-policy': leaf,
+  'auto-remove-stale-data': leaf,
+  'rebalance-delay-seconds': leaf,
+});
 const join = obj({
   'tcp-ip': obj({ enabled: leaf, members: leaf, 'required-member': leaf, 'connection-timeout-seconds': leaf }),
   multicast: enabledOnly,
@@ -54,15 +68,38 @@ const ENV_TOP_LEVEL: Record<string, EnvNode> = {
       'async-backup-count': leaf,
       'time-to-live-seconds': leaf,
       'max-idle-seconds': leaf,
+      'data-persistence': dataPersistence,
+      'hot-restart': dataPersistence,
     }),
   },
   queue: {
     kind: 'named',
-    entry: obj({ 'max-size': leaf, 'backup-count': leaf, 'async-backup-count': leaf, 'empty-queue-ttl': leaf }),
+    entry: obj({
+      'max-size': leaf,
+      'backup-count': leaf,
+      'async-backup-count': leaf,
+      'empty-queue-ttl': leaf,
+      'data-persistence': dataPersistence,
+      'hot-restart': dataPersistence,
+    }),
   },
+  persistence,
+  'hot-restart-persistence': persistence,
   security: obj({ enabled: leaf, 'member-authentication': obj({ realm: leaf }), 'client-authentication': obj({ realm: leaf }) }),
 };
 const ENV_SCHEMA = obj(ENV_TOP_LEVEL);
+
+/**
+ * Elements with a Hazelcast 4 name (both ways): a variable for one writes into the other when
+ * only the other is in the file, so HZ_PERSISTENCE_ENABLED changes a `hot-restart-persistence`
+ * instead of adding a second element, which the validator would refuse.
+ */
+const ALIASES: Readonly<Record<string, string>> = {
+  persistence: 'hot-restart-persistence',
+  'hot-restart-persistence': 'persistence',
+  'data-persistence': 'hot-restart',
+  'hot-restart': 'data-persistence',
+};
 
 /** Top-level elements whose variables are meant as config even when Grid cannot apply them. */
 const CONFIG_LIKE_TOP_LEVEL = [
@@ -93,8 +130,10 @@ function resolve(node: EnvNode, segments: readonly string[], tree: unknown): Ste
   if (node.kind === 'leaf') return undefined;
   if (node.kind === 'object') {
     const head = segments[0] ?? '';
-    for (const [key, child] of Object.entries(node.children)) {
-      if (norm(key) !== head) continue;
+    for (const [name, child] of Object.entries(node.children)) {
+      if (norm(name) !== head) continue;
+      const alias = ALIASES[name];
+      const key = alias !== undefined && isRecord(tree) && tree[name] === undefined && tree[alias] !== undefined ? alias : name;
       const rest = resolve(child, segments.slice(1), isRecord(tree) ? tree[key] : undefined);
       if (rest !== undefined) return [{ key, node: child }, ...rest];
     }

@@ -89,6 +89,19 @@ export interface MapConfig {
   readonly mergePolicy: MergePolicyConfig;
   /** `merkle-tree`: per-partition Merkle trees of this map, for WAN consistency checks and delta sync. */
   readonly merkleTree: MerkleTreeConfig;
+  /** `data-persistence` (4.x: `hot-restart`): whether this map's entries are written to disk. */
+  readonly dataPersistence: DataPersistenceConfig;
+}
+
+/**
+ * `data-persistence` of a map or a queue (queues are Grid's extension). Takes effect only while
+ * the top-level `persistence` is enabled (the validator warns otherwise).
+ */
+export interface DataPersistenceConfig {
+  /** Persist this structure's data under the member's `persistence base-dir`. */
+  readonly enabled: boolean;
+  /** true: a write is answered once it is on disk; false: once the OS has it (a power cut may lose the last writes). */
+  readonly fsync: boolean;
 }
 
 /** A map's `merkle-tree`. */
@@ -149,6 +162,38 @@ export interface QueueConfig {
   readonly splitBrainProtectionRef: string | undefined;
   /** How items of a merging cluster are merged after a split brain (`merge-policy`). */
   readonly mergePolicy: MergePolicyConfig;
+  /** `data-persistence`: whether this queue's items are written to disk (Grid's extension; Hazelcast persists maps and caches only). */
+  readonly dataPersistence: DataPersistenceConfig;
+}
+
+/** `cluster-data-recovery-policy`: how a restarting cluster proceeds when members or their data are missing. */
+export type ClusterDataRecoveryPolicy = 'FULL_RECOVERY_ONLY' | 'PARTIAL_RECOVERY_MOST_RECENT' | 'PARTIAL_RECOVERY_MOST_COMPLETE';
+
+export const CLUSTER_DATA_RECOVERY_POLICIES: readonly ClusterDataRecoveryPolicy[] = [
+  'FULL_RECOVERY_ONLY',
+  'PARTIAL_RECOVERY_MOST_RECENT',
+  'PARTIAL_RECOVERY_MOST_COMPLETE',
+];
+
+/** The top-level `persistence` (4.x: `hot-restart-persistence`): what a member keeps on disk and how a cluster restarts from it. */
+export interface PersistenceConfig {
+  /** Off: nothing is written to disk, whatever maps and queues say. */
+  readonly enabled: boolean;
+  /** Directory of the persisted data, as written (a relative path is relative to the member's working directory). */
+  readonly baseDir: string;
+  /** Directory that `backup` writes `backup-<sequence>` copies into, as written; undefined = backups fail. */
+  readonly backupDir: string | undefined;
+  /** Stores per member writing in parallel (>= 1). */
+  readonly parallelism: number;
+  /** How long a restarting member waits for the members of its persisted member list and their partition tables (>= 1). */
+  readonly validationTimeoutSeconds: number;
+  /** How long every member may take to load its persisted partitions (>= 1). */
+  readonly dataLoadTimeoutSeconds: number;
+  readonly clusterDataRecoveryPolicy: ClusterDataRecoveryPolicy;
+  /** A member whose data went stale while the cluster ran on deletes it and joins as new (false: it refuses to start). */
+  readonly autoRemoveStaleData: boolean;
+  /** Seconds to wait before rebalancing partitions after a member leaves unexpectedly; 0 = at once (>= 0). */
+  readonly rebalanceDelaySeconds: number;
 }
 
 /** Which operations a split-brain protection guards (`protect-on`). */
@@ -227,6 +272,8 @@ export interface GridConfig {
   readonly wanReplication: readonly WanReplicationConfig[];
   /** Top-level `split-brain-protection` entries, enabled or not, in file order. */
   readonly splitBrainProtections: readonly SplitBrainProtectionConfig[];
+  /** Top-level `persistence` (or its 4.x name `hot-restart-persistence`). */
+  readonly persistence: PersistenceConfig;
   readonly liteMember: boolean;
   /** Derived settings read from `properties` (grid.* wins over hazelcast.*), typed. */
   readonly tuning: TuningConfig;

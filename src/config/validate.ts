@@ -3,16 +3,19 @@
 // mistake: every problem is collected with its element path. Nothing here echoes a password.
 
 import { isIPv6 } from 'node:net';
+import { normalize } from 'node:path';
 import {
   DEFAULT_ADVANCED_NETWORK_ENABLED,
   DEFAULT_ADVANCED_REST_PORT,
   DEFAULT_AUTO_DETECTION_ENABLED,
   DEFAULT_BIND_HOST,
   DEFAULT_CLUSTER_NAME,
+  DEFAULT_DATA_PERSISTENCE,
   DEFAULT_ENABLED_ENDPOINT_GROUPS,
   DEFAULT_LITE_MEMBER,
   DEFAULT_MAP,
   DEFAULT_MEMBER_PORT,
+  DEFAULT_PERSISTENCE,
   DEFAULT_PORT_AUTO_INCREMENT,
   DEFAULT_PORT_COUNT,
   DEFAULT_QUEUE,
@@ -30,22 +33,26 @@ import {
   MAX_BACKUP_COUNT,
   MAX_MERKLE_TREE_DEPTH,
   MIN_MERKLE_TREE_DEPTH,
+  MIN_PERSISTENCE_TIMEOUT_SECONDS,
 } from './defaults.js';
 import { isHost, parseMemberEntry, splitMemberEntries } from './member-list.js';
 import { childPath, isRecord, show, type Problems } from './problems.js';
 import {
+  CLUSTER_DATA_RECOVERY_POLICIES,
   ENDPOINT_GROUPS,
   SPLIT_BRAIN_PROTECTION_ON,
   MERGE_POLICY_NAMES,
   type MergePolicyConfig,
   type MergePolicyName,
   type AdvancedNetworkConfig,
+  type DataPersistenceConfig,
   type EndpointGroupName,
   type GridConfig,
   type JoinConfig,
   type MapConfig,
   type MerkleTreeConfig,
   type NetworkConfig,
+  type PersistenceConfig,
   type PortConfig,
   type QueueConfig,
   type RealmConfig,
@@ -67,7 +74,7 @@ const IGNORED_TOP_LEVEL = [
   'serialization', 'partition-group', 'listeners', 'executor-service', 'durable-executor-service',
   'scheduled-executor-service', 'multimap', 'replicatedmap', 'list', 'set', 'topic', 'reliable-topic', 'ringbuffer',
   'cardinality-estimator', 'flake-id-generator', 'pn-counter', 'cache', 'native-memory',
-  'persistence', 'hot-restart-persistence', 'crdt-replication', 'user-code-deployment', 'instance-tracking',
+  'crdt-replication', 'user-code-deployment', 'instance-tracking',
   'integrity-checker', 'auditlog', 'dynamic-configuration', 'local-device', 'tpc', 'member-attributes',
   'data-connection', 'user-code-namespaces', 'vector-collection', 'rest', 'event-journal',
   'map-store', 'memcache-protocol', 'quorum', 'cluster-properties', 'device',
@@ -79,7 +86,7 @@ const IGNORED_NETWORK = [
 const IGNORED_JOIN = ['aws', 'gcp', 'azure', 'kubernetes', 'eureka', 'discovery-strategies'];
 const IGNORED_MAP = [
   'in-memory-format', 'statistics-enabled', 'per-entry-stats-enabled', 'cache-deserialized-values', 'eviction',
-  'read-backup-data', 'hot-restart', 'data-persistence', 'event-journal', 'map-store',
+  'read-backup-data', 'event-journal', 'map-store',
   'near-cache', 'indexes', 'attributes', 'entry-listeners', 'partition-lost-listeners', 'partition-strategy',
   'query-caches', 'metadata-policy', 'tiered-store', 'partition-attributes',
   'user-code-namespace', 'max-size', 'eviction-policy', 'optimize-queries', 'quorum-ref',
@@ -128,6 +135,10 @@ const UNSUPPORTED_PUBLISHER: Readonly<Record<string, string>> = {
   'idle-max-park-ns': 'not supported: Grid\'s publisher is driven by events and timers, not a polling thread',
   'snapshot-enabled': 'not supported: every event is sent in order, none is coalesced per key',
   'max-concurrent-invocations': 'not supported: one batch is in flight per target endpoint, which keeps the order per key',
+};
+/** Children of the top-level `persistence` Grid does not act on. */
+const UNSUPPORTED_PERSISTENCE: Readonly<Record<string, string>> = {
+  'encryption-at-rest': 'encryption at rest is not supported: Grid writes persisted data unencrypted; put base-dir and backup-dir on an encrypted file system instead',
 };
 /** Children of a map's `wan-replication-ref`. */
 const UNSUPPORTED_WAN_REF: Readonly<Record<string, string>> = {
@@ -461,7 +472,7 @@ function readAdvancedNetwork(
   return { advanced: { enabled: true, memberPort, rest }, join };
 }
 
-function readMaps(problems: Problems, s: Section): MapConfig[] {
+function readMaps(problems: Problems, s: Section, persistenceEnabled: boolean): MapConfig[] {
   const maps: MapConfig[] = [];
   for (const name of Object.keys(s.obj)) {
     const m = s.child(name);
@@ -498,6 +509,7 @@ function readMaps(problems: Problems, s: Section): MapConfig[] {
     const mergePolicy = readMergePolicy(problems, m, DEFAULT_MAP.mergePolicy);
     const splitBrainProtectionRef = readProtectionRef(m);
     const merkleTree = readMerkleTree(problems, m);
+    const dataPersistence = readDataPersistence(problems, m, persistenceEnabled, 'map');
     m.finish(IGNORED_MAP);
     maps.push({
       name,
@@ -509,12 +521,13 @@ function readMaps(problems: Problems, s: Section): MapConfig[] {
       splitBrainProtectionRef,
       mergePolicy,
       merkleTree,
+      dataPersistence,
     });
   }
   return maps;
 }
 
-function readQueues(problems: Problems, s: Section): QueueConfig[] {
+function readQueues(problems: Problems, s: Section, persistenceEnabled: boolean): QueueConfig[] {
   const queues: QueueConfig[] = [];
   for (const name of Object.keys(s.obj)) {
     const q = s.child(name);
@@ -526,8 +539,19 @@ function readQueues(problems: Problems, s: Section): QueueConfig[] {
     const emptyQueueTtlSeconds = q.int('empty-queue-ttl', DEFAULT_QUEUE.emptyQueueTtlSeconds, -1);
     const mergePolicy = readMergePolicy(problems, q, DEFAULT_QUEUE.mergePolicy);
     const splitBrainProtectionRef = readProtectionRef(q);
+    // Grid's extension: Hazelcast persists maps and caches, not queues.
+    const dataPersistence = readDataPersistence(problems, q, persistenceEnabled, 'queue');
     q.finish(IGNORED_QUEUE);
-    queues.push({ name, maxSize, backupCount, asyncBackupCount, emptyQueueTtlSeconds, splitBrainProtectionRef, mergePolicy });
+    queues.push({
+      name,
+      maxSize,
+      backupCount,
+      asyncBackupCount,
+      emptyQueueTtlSeconds,
+      splitBrainProtectionRef,
+      mergePolicy,
+      dataPersistence,
+    });
   }
   return queues;
 }
@@ -596,6 +620,92 @@ function readMerkleTree(problems: Problems, s: Section): MerkleTreeConfig {
   };
   t.finish();
   return merkle;
+}
+
+/**
+ * Which of an element and its Hazelcast 4 name to read: the one that is given. Both at once is
+ * an error naming both (Hazelcast merges them by rules a reader of the file should not need to
+ * know); the current name is then read. Both keys count as read.
+ */
+function aliasedKey(problems: Problems, s: Section, name: string, alias: string): string {
+  const hasName = s.has(name);
+  const hasAlias = s.has(alias);
+  s.raw(name);
+  s.raw(alias);
+  if (hasName && hasAlias) {
+    problems.error(s.at(name), `given together with ${s.at(alias)} (its Hazelcast 4 name): keep one`);
+  }
+  return hasAlias && !hasName ? alias : name;
+}
+
+/**
+ * The top-level `persistence`, or `hot-restart-persistence` (Hazelcast 4). XML `<persistence
+ * enabled="true"><base-dir>/data</base-dir>...</persistence>`, YAML `persistence: {enabled: true,
+ * base-dir: /data, ...}`. Directories are kept as written; the persistence layer resolves them.
+ */
+function readPersistence(problems: Problems, root: Section): PersistenceConfig {
+  const def = DEFAULT_PERSISTENCE;
+  const s = root.child(aliasedKey(problems, root, 'persistence', 'hot-restart-persistence'));
+  const dir = (key: string): string | undefined => {
+    const v = s.optStr(key);
+    if (v === '') problems.error(s.at(key), `must not be empty${key === 'backup-dir' ? ' (leave backup-dir out for no backups)' : ''}`);
+    return v === '' ? undefined : v;
+  };
+  const baseDir = dir('base-dir') ?? def.baseDir;
+  const backupDir = dir('backup-dir') ?? def.backupDir;
+  if (backupDir !== undefined && sameDir(backupDir, baseDir)) {
+    problems.error(s.at('backup-dir'), `must not be base-dir (${show(baseDir)}): backups are copies kept beside the data, not in it`);
+  }
+  let clusterDataRecoveryPolicy = def.clusterDataRecoveryPolicy;
+  const policy = s.optStr('cluster-data-recovery-policy');
+  if (policy !== undefined) {
+    // Hazelcast upper-cases the value before matching.
+    const found = CLUSTER_DATA_RECOVERY_POLICIES.find((p) => p === policy.toUpperCase());
+    if (found === undefined) {
+      problems.error(s.at('cluster-data-recovery-policy'), `must be one of ${CLUSTER_DATA_RECOVERY_POLICIES.join(', ')}, got ${show(policy)}`);
+    } else clusterDataRecoveryPolicy = found;
+  }
+  const persistence: PersistenceConfig = {
+    enabled: s.bool('enabled', def.enabled),
+    baseDir,
+    backupDir,
+    parallelism: s.int('parallelism', def.parallelism, 1),
+    validationTimeoutSeconds: s.int('validation-timeout-seconds', def.validationTimeoutSeconds, MIN_PERSISTENCE_TIMEOUT_SECONDS),
+    dataLoadTimeoutSeconds: s.int('data-load-timeout-seconds', def.dataLoadTimeoutSeconds, MIN_PERSISTENCE_TIMEOUT_SECONDS),
+    clusterDataRecoveryPolicy,
+    autoRemoveStaleData: s.bool('auto-remove-stale-data', def.autoRemoveStaleData),
+    rebalanceDelaySeconds: s.int('rebalance-delay-seconds', def.rebalanceDelaySeconds, 0),
+  };
+  s.unsupported(UNSUPPORTED_PERSISTENCE, { silentWhenDisabled: ['encryption-at-rest'] });
+  s.finish();
+  return persistence;
+}
+
+/** `a/b/` and `./a/b` are the same directory; relative and absolute spellings of one are not detected. */
+function sameDir(a: string, b: string): boolean {
+  const n = (p: string): string => normalize(p).replace(/(.)[\\/]+$/, '$1');
+  return n(a) === n(b);
+}
+
+/**
+ * `data-persistence` (Hazelcast 4: `hot-restart`) of a map, or of a queue (Grid's extension):
+ * XML `<data-persistence enabled="true"><fsync>false</fsync></data-persistence>`, YAML
+ * `data-persistence: {enabled: true, fsync: false}`. Enabled while the top-level persistence is
+ * not is a warning: Hazelcast ignores it then, and so does Grid.
+ */
+function readDataPersistence(problems: Problems, s: Section, persistenceEnabled: boolean, kind: 'map' | 'queue'): DataPersistenceConfig {
+  const key = aliasedKey(problems, s, 'data-persistence', 'hot-restart');
+  if (!s.has(key)) return DEFAULT_DATA_PERSISTENCE;
+  const d = s.child(key);
+  const dataPersistence = {
+    enabled: d.bool('enabled', DEFAULT_DATA_PERSISTENCE.enabled),
+    fsync: d.bool('fsync', DEFAULT_DATA_PERSISTENCE.fsync),
+  };
+  d.finish();
+  if (dataPersistence.enabled && !persistenceEnabled) {
+    problems.warn(d.at('enabled'), `true, but the top-level persistence is not enabled: this ${kind} is not persisted`);
+  }
+  return dataPersistence;
 }
 
 /** `split-brain-protection-ref` of a map or queue (that the name exists is checked once all are read). */
@@ -943,8 +1053,9 @@ export function validateConfig(raw: Raw, source: string, problems: Problems): Gr
     network = { ...network, join: join ?? network.join, restApi: restFromAdvanced };
   }
 
-  const maps = readMaps(problems, root.child('map'));
-  const queues = readQueues(problems, root.child('queue'));
+  const persistence = readPersistence(problems, root);
+  const maps = readMaps(problems, root.child('map'), persistence.enabled);
+  const queues = readQueues(problems, root.child('queue'), persistence.enabled);
   const security = readSecurity(problems, root.child('security'));
   const wanReplication = readWan(problems, root.child('wan-replication'));
   const splitBrainProtections = readSplitBrainProtections(problems, root.child('split-brain-protection'));
@@ -972,6 +1083,7 @@ export function validateConfig(raw: Raw, source: string, problems: Problems): Gr
     security,
     wanReplication,
     splitBrainProtections,
+    persistence,
     liteMember,
     tuning,
     source,

@@ -193,6 +193,7 @@ describe('defaults', () => {
       mergePolicy: { policy: 'PutIfAbsentMergePolicy', batchSize: 100 },
       splitBrainProtectionRef: undefined,
       merkleTree: { enabled: false, depth: 10 },
+      dataPersistence: { enabled: false, fsync: false },
     });
     expect(c.queues[0]).toEqual({
       name: 'q',
@@ -202,6 +203,7 @@ describe('defaults', () => {
       emptyQueueTtlSeconds: -1,
       mergePolicy: { policy: 'PutIfAbsentMergePolicy', batchSize: 100 },
       splitBrainProtectionRef: undefined,
+      dataPersistence: { enabled: false, fsync: false },
     });
   });
 

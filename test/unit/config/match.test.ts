@@ -42,6 +42,7 @@ describe('findMapConfig', () => {
       mergePolicy: { policy: 'PutIfAbsentMergePolicy', batchSize: 100 },
       splitBrainProtectionRef: undefined,
       merkleTree: { enabled: false, depth: 10 },
+      dataPersistence: { enabled: false, fsync: false },
     });
     expect(Object.isFrozen(findMapConfig(bare, 'other'))).toBe(true);
   });
@@ -64,6 +65,7 @@ describe('findQueueConfig', () => {
       emptyQueueTtlSeconds: -1,
       mergePolicy: { policy: 'PutIfAbsentMergePolicy', batchSize: 100 },
       splitBrainProtectionRef: undefined,
+      dataPersistence: { enabled: false, fsync: false },
     });
   });
 });
