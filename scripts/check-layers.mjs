@@ -19,6 +19,9 @@ const RANK = {
   cluster: 5,
   partition: 6,
   invocation: 7,
+  // On-disk store per partition: imports only core and config (ARCHITECTURE.md); ranked just
+  // below the data services that write through it.
+  persistence: 7.5,
   map: 8,
   queue: 8,
   wan: 9,

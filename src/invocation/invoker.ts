@@ -65,6 +65,15 @@ export interface OperationHandler {
   applyBackup(partitionId: number, type: string, args: readonly WireValue[]): void;
 }
 
+/**
+ * Writes that must reach the disk before they are acknowledged (persistence): after a write
+ * runs on the owner, and after a backup is applied, the answer waits for `pending()`.
+ */
+export interface Durability {
+  /** Settles when everything written so far is on its way to disk (or synced, per structure); undefined: nothing pending. */
+  pending(): Promise<void> | undefined;
+}
+
 export interface Invoker {
   /** The operation's result: synchronous when it ran here with nothing to wait for, else a promise. Errors may be thrown. */
   invoke<T>(partitionId: number, op: Operation<T>, caller?: Caller): MaybePromise<T>;
@@ -112,6 +121,7 @@ export class ClusterInvoker implements Invoker {
   private readonly remoteCallers = new Map<string, { gone: boolean; listeners: (() => void)[]; unsubscribe: () => void }>();
   private backupFailuresLogged = 0;
   private readonly dropper: BackupDropper;
+  private durability: Durability | undefined;
 
   constructor(deps: {
     cluster: ClusterView;
@@ -244,12 +254,25 @@ export class ClusterInvoker implements Invoker {
     return handler.decodeResult(op.type, answer) as T;
   }
 
+  /** Writes answer only once persisted (set once at start when persistence is on). */
+  setDurability(d: Durability): void {
+    this.durability = d;
+  }
+
   /** Run on this member (the owner) and replicate to the backups. */
   private runHere<T>(partitionId: number, op: Operation<T>): MaybePromise<T> {
     const result = op.run();
-    if (op.backup === undefined) return result;
-    if (result instanceof Promise) return result.then((v) => this.replicate(partitionId, op, v));
-    return this.replicate(partitionId, op, result);
+    if (op.backup === undefined) return this.durable(op, result);
+    if (result instanceof Promise) return result.then((v) => this.durable(op, this.replicate(partitionId, op, v)));
+    return this.durable(op, this.replicate(partitionId, op, result));
+  }
+
+  /** A write's answer waits until what it wrote is persisted here (nothing to wait for without persistence). */
+  private durable<T>(op: Operation<T>, result: MaybePromise<T>): MaybePromise<T> {
+    if (!op.mutating || this.durability === undefined) return result;
+    const pending = this.durability.pending();
+    if (pending === undefined) return result;
+    return result instanceof Promise ? Promise.all([result, pending]).then(([v]) => v) : pending.then(() => result);
   }
 
   private replicate<T>(partitionId: number, op: Operation<T>, result: T): MaybePromise<T> {
@@ -307,7 +330,7 @@ export class ClusterInvoker implements Invoker {
 
   private registerHandlers(net: MemberNet): void {
     net.handle(Msg.Operation, (p, from) => this.onOperation(p, from));
-    const backup = (p: WireValue, from: MemberConnection): null => {
+    const backup = (p: WireValue, from: MemberConnection): null | Promise<null> => {
       const t = decodeBackup(p);
       const service = t.service;
       const handler = this.handlers.get(service);
@@ -326,11 +349,15 @@ export class ClusterInvoker implements Invoker {
         if (!this.partitions.replicaSync.onBackup(pid, t.replica.index, t.replica.version, from.peer?.uuid ?? '')) return null;
       }
       handler.applyBackup(pid, t.type, t.args);
-      return null;
+      // A sync backup is acknowledged once persisted here too.
+      const pending = this.durability?.pending();
+      return pending === undefined ? null : pending.then(() => null);
     };
     net.handle(Msg.Backup, backup);
     net.handleOneWay(Msg.Backup, (p, from) => {
-      backup(p, from);
+      // An async backup that could not be persisted is logged by the store; nobody waits for it.
+      const r = backup(p, from);
+      if (r instanceof Promise) r.catch(() => undefined);
     });
     net.handleOneWay(Msg.PollCancel, (p) => {
       const t = decodePollCancel(p);
