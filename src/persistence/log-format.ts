@@ -1,7 +1,8 @@
-// The on-disk format of a partition log (pure: no I/O). A log is a sequence of records, each
+// The on-disk format of a member's log (pure: no I/O). A log is a sequence of records, each
 // framed as [u32 payload length][u32 CRC-32 of the payload][payload], little endian. A record
-// says what happened to one entry of one data structure: put (key -> value bytes), remove,
-// or clear of the whole structure. Replaying a log in order gives the partition's content.
+// says what happened in one partition: a put (key -> value bytes) or remove of one entry of
+// one data structure, a clear of a structure, or the drop of the whole partition (it moved
+// away). Replaying the logs in order gives the content of every partition.
 // A torn last record (a crash mid-write) is detected by its length or CRC and ignored; a bad
 // record followed by good ones means the file is corrupt, reported by name and offset.
 
@@ -16,26 +17,31 @@ export const enum LogOp {
   Put = 1,
   Remove = 2,
   Clear = 3,
+  /** Everything of the partition is gone from this member (migrated away, or replaced by a copy that follows). */
+  DropPartition = 4,
 }
 
-/** One change of one data structure (a map or a queue) in one partition. */
+/** One change in one partition: of an entry of a data structure (a map or a queue), of a structure, or of the partition. */
 export type LogRecord =
-  | { readonly op: LogOp.Put; readonly service: string; readonly name: string; readonly key: string; readonly value: Uint8Array }
-  | { readonly op: LogOp.Remove; readonly service: string; readonly name: string; readonly key: string }
-  | { readonly op: LogOp.Clear; readonly service: string; readonly name: string };
+  | { readonly op: LogOp.Put; readonly partitionId: number; readonly service: string; readonly name: string; readonly key: string; readonly value: Uint8Array }
+  | { readonly op: LogOp.Remove; readonly partitionId: number; readonly service: string; readonly name: string; readonly key: string }
+  | { readonly op: LogOp.Clear; readonly partitionId: number; readonly service: string; readonly name: string }
+  | { readonly op: LogOp.DropPartition; readonly partitionId: number };
 
-/** Payload: [u8 op][u16 service len][service utf8][u16 name len][name utf8][u32 key len][key utf8][value bytes (put: the rest)]. */
+/** Payload: [u8 op][u16 partition][u16 service len][service utf8][u16 name len][name utf8][u32 key len][key utf8][value bytes (put: the rest)]. */
 export function encodeRecord(r: LogRecord): Buffer {
-  const service = Buffer.from(r.service, 'utf8');
-  const name = Buffer.from(r.name, 'utf8');
-  const key = r.op === LogOp.Clear ? EMPTY : Buffer.from(r.key, 'utf8');
+  const service = r.op === LogOp.DropPartition ? EMPTY : Buffer.from(r.service, 'utf8');
+  const name = r.op === LogOp.DropPartition ? EMPTY : Buffer.from(r.name, 'utf8');
+  const key = r.op === LogOp.Put || r.op === LogOp.Remove ? Buffer.from(r.key, 'utf8') : EMPTY;
   const value = r.op === LogOp.Put ? r.value : EMPTY;
   if (service.length > 0xffff || name.length > 0xffff) throw new GridError('BAD_REQUEST', 'persisted structure name longer than 65535 bytes');
-  const payloadBytes = 1 + 2 + service.length + 2 + name.length + 4 + key.length + value.length;
+  const payloadBytes = 1 + 2 + 2 + service.length + 2 + name.length + 4 + key.length + value.length;
   if (payloadBytes > MAX_RECORD_BYTES) throw new GridError('PAYLOAD_TOO_LARGE', `record of ${payloadBytes} bytes is larger than ${MAX_RECORD_BYTES}`);
   const out = Buffer.allocUnsafe(RECORD_HEADER_BYTES + payloadBytes);
   let at = RECORD_HEADER_BYTES;
   out[at++] = r.op;
+  out.writeUInt16LE(r.partitionId, at);
+  at += 2;
   out.writeUInt16LE(service.length, at);
   at += 2;
   at += service.copy(out, at);
@@ -54,9 +60,11 @@ export function encodeRecord(r: LogRecord): Buffer {
 export function decodeRecord(payload: Uint8Array, where: string): LogRecord {
   const b = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   const bad = (why: string): GridError => new GridError('INTERNAL', `${where}: malformed record (${why})`);
-  if (b.length < 9) throw bad('too short');
+  if (b.length < MIN_PAYLOAD_BYTES) throw bad('too short');
   let at = 0;
   const op = b[at++] as number;
+  const partitionId = b.readUInt16LE(at);
+  at += 2;
   const serviceLen = b.readUInt16LE(at);
   at += 2;
   if (at + serviceLen + 2 > b.length) throw bad('service name');
@@ -74,11 +82,13 @@ export function decodeRecord(payload: Uint8Array, where: string): LogRecord {
   at += keyLen;
   switch (op) {
     case LogOp.Put:
-      return { op, service, name, key, value: b.subarray(at) };
+      return { op, partitionId, service, name, key, value: b.subarray(at) };
     case LogOp.Remove:
-      return { op, service, name, key };
+      return { op, partitionId, service, name, key };
     case LogOp.Clear:
-      return { op, service, name };
+      return { op, partitionId, service, name };
+    case LogOp.DropPartition:
+      return { op, partitionId };
   }
   throw bad(`op ${op}`);
 }
@@ -104,8 +114,10 @@ export function parseLog(buf: Buffer, file: string): ParsedLog {
     const len = buf.readUInt32LE(at);
     const crc = buf.readUInt32LE(at + 4);
     const end = at + RECORD_HEADER_BYTES + len;
-    if (len > MAX_RECORD_BYTES || end > buf.length) {
-      if (len > MAX_RECORD_BYTES && hasValidRecordAfter(buf, at + 1)) throw corrupt(file, at, `record length ${len}`);
+    if (len < MIN_PAYLOAD_BYTES || len > MAX_RECORD_BYTES || end > buf.length) {
+      // A length no record can have, or one that runs past the end: the write of this record
+      // was cut short (or the file system left zeros), unless whole records follow it.
+      if ((len < MIN_PAYLOAD_BYTES || len > MAX_RECORD_BYTES) && followedByRecord(buf, at)) throw corrupt(file, at, `record length ${len}`);
       return { records, validBytes: at, tornTail: true };
     }
     const payload = buf.subarray(at + RECORD_HEADER_BYTES, end);
@@ -119,12 +131,18 @@ export function parseLog(buf: Buffer, file: string): ParsedLog {
   return { records, validBytes: at, tornTail: false };
 }
 
+/** Whether a whole, valid record starts anywhere after `at` (so the bad bytes at `at` are not a torn end). */
+function followedByRecord(buf: Buffer, at: number): boolean {
+  for (let i = at + 1; i + RECORD_HEADER_BYTES <= buf.length; i++) if (hasValidRecordAfter(buf, i)) return true;
+  return false;
+}
+
 /** Whether a whole record with a good CRC starts at `at` (corruption in the middle vs a torn end). */
 function hasValidRecordAfter(buf: Buffer, at: number): boolean {
   if (at + RECORD_HEADER_BYTES > buf.length) return false;
   const len = buf.readUInt32LE(at);
   const end = at + RECORD_HEADER_BYTES + len;
-  if (len < 9 || len > MAX_RECORD_BYTES || end > buf.length) return false;
+  if (len < MIN_PAYLOAD_BYTES || len > MAX_RECORD_BYTES || end > buf.length) return false;
   return crc32(buf.subarray(at + RECORD_HEADER_BYTES, end)) === buf.readUInt32LE(at + 4);
 }
 
@@ -133,3 +151,5 @@ function corrupt(file: string, at: number, why: string): GridError {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** op, partition, two name lengths, key length. */
+const MIN_PAYLOAD_BYTES = 1 + 2 + 2 + 2 + 4;

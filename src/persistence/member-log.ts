@@ -1,0 +1,317 @@
+// A member's persisted data: one append-only log in numbered segment files
+// (`seg-00000001.log`, ...), replayed in order at start. Appends of one event-loop turn go
+// out in one write (group commit); with fsync the turn ends with one fdatasync. Compaction
+// rolls to a new segment, writes a snapshot of every partition (taken from memory, the
+// truth) into a segment numbered before it, then deletes the older ones: replaying the
+// snapshot and then every later segment gives the current content, because each record is
+// a whole-value overwrite of one key (or a remove, a clear, a partition drop).
+
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, write } from 'node:fs';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GridError, describeError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { encodeRecord, parseLog, type LogRecord } from './log-format.js';
+
+/** A live segment is rolled over once it is this large. */
+export const SEGMENT_BYTES = 64 * 1024 * 1024;
+
+export interface LoadedLog {
+  /** Every record of every segment, in order. */
+  readonly records: LogRecord[];
+  readonly segments: number;
+  readonly bytes: number;
+  /** A torn last record (a crash mid-write) was cut off. */
+  readonly tornTail: boolean;
+}
+
+/** Where a compaction gets the current content of the member's partitions. */
+export type SnapshotSource = () => Iterable<LogRecord>;
+
+const SEGMENT_RE = /^seg-(\d{8})\.log$/;
+
+function segmentName(n: number): string {
+  return `seg-${String(n).padStart(8, '0')}.log`;
+}
+
+export class MemberLog {
+  private fd: number | undefined;
+  private segment = 0;
+  private segmentBytes = 0;
+  /** Bytes appended since the last compaction (all segments), and the size of the last snapshot. */
+  private appendedSinceCompaction = 0;
+  private snapshotBytes = 0;
+  private pendingBufs: Buffer[] = [];
+  private pendingBytes = 0;
+  private pendingSync = false;
+  private flushing: Promise<void> | undefined;
+  private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private scheduled = false;
+  private compacting = false;
+  private closed = false;
+  private failure: GridError | undefined;
+
+  constructor(
+    readonly dir: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Read every segment (in order) and open the last one for appending; a torn tail is cut off. */
+  load(): LoadedLog {
+    mkdirSync(this.dir, { recursive: true });
+    const segs = this.segments();
+    const records: LogRecord[] = [];
+    let bytes = 0;
+    let tornTail = false;
+    for (let i = 0; i < segs.length; i++) {
+      const n = segs[i] as number;
+      const file = join(this.dir, segmentName(n));
+      const buf = readFileSync(file);
+      const parsed = parseLog(buf, file);
+      for (const r of parsed.records) records.push(r);
+      bytes += parsed.validBytes;
+      if (parsed.tornTail) {
+        if (i !== segs.length - 1) throw new GridError('INTERNAL', `persisted data file ${file} ends inside a record but is not the last segment: the data directory ${this.dir} is damaged`);
+        tornTail = true;
+        this.logger.warn({ file, validBytes: parsed.validBytes, fileBytes: buf.length }, `persisted log ${file} ends with a torn record (a crash mid-write): ${buf.length - parsed.validBytes} bytes ignored`);
+        const fd = openSync(file, 'r+');
+        try {
+          ftruncateSync(fd, parsed.validBytes);
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+      }
+    }
+    const last = segs[segs.length - 1];
+    this.segment = last ?? 1;
+    this.fd = openSync(join(this.dir, segmentName(this.segment)), 'a');
+    this.segmentBytes = last === undefined ? 0 : statSync(join(this.dir, segmentName(this.segment))).size;
+    this.appendedSinceCompaction = bytes;
+    return { records, segments: segs.length, bytes, tornTail };
+  }
+
+  /** Segment numbers on disk, ascending. */
+  private segments(): number[] {
+    const out: number[] = [];
+    for (const name of readdirSync(this.dir)) {
+      const m = SEGMENT_RE.exec(name);
+      if (m !== null) out.push(Number(m[1]));
+    }
+    return out.sort((a, b) => a - b);
+  }
+
+  /** Queue a record; it is written at the end of this turn of the event loop (with the others). */
+  append(r: LogRecord, sync: boolean): void {
+    if (this.closed) return;
+    const buf = encodeRecord(r);
+    this.pendingBufs.push(buf);
+    this.pendingBytes += buf.length;
+    if (sync) this.pendingSync = true;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flush);
+    }
+  }
+
+  /** Settles once every record appended so far is written (and synced where asked); undefined when nothing is pending. */
+  pending(): Promise<void> | undefined {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.pendingBytes === 0 && this.flushing === undefined) return undefined;
+    return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    if (this.flushing !== undefined || this.pendingBytes === 0) {
+      // The next flush starts when the one in progress ends.
+      if (this.pendingBytes === 0 && this.flushing === undefined) this.release();
+      return;
+    }
+    const bufs = this.pendingBufs;
+    const sync = this.pendingSync;
+    const waiters = this.waiters;
+    this.pendingBufs = [];
+    this.pendingBytes = 0;
+    this.pendingSync = false;
+    this.waiters = [];
+    this.flushing = this.writeOut(bufs, sync).then(
+      () => {
+        for (const w of waiters) w.resolve();
+      },
+      (e: unknown) => {
+        this.failure = new GridError('INTERNAL', `persisting to ${this.dir} failed: ${describeError(e)}`);
+        this.logger.error({ dir: this.dir }, this.failure.message);
+        for (const w of waiters) w.reject(this.failure);
+      },
+    ).finally(() => {
+      this.flushing = undefined;
+      if (this.pendingBytes > 0) this.flush();
+      else this.release();
+    });
+  };
+
+  /** Waiters that came in while nothing was left to write. */
+  private release(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.resolve();
+  }
+
+  private async writeOut(bufs: Buffer[], sync: boolean): Promise<void> {
+    if (this.fd === undefined) throw new GridError('INTERNAL', 'member log is not open');
+    const data = bufs.length === 1 ? (bufs[0] as Buffer) : Buffer.concat(bufs);
+    await writeAll(this.fd, data);
+    this.segmentBytes += data.length;
+    this.appendedSinceCompaction += data.length;
+    if (sync) await datasync(this.fd);
+    if (this.segmentBytes >= SEGMENT_BYTES) this.roll();
+  }
+
+  /** Start a new segment (the current one becomes immutable). */
+  private roll(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.segment++;
+    this.fd = openSync(join(this.dir, segmentName(this.segment)), 'a');
+    this.segmentBytes = 0;
+  }
+
+  /** Whether the log has grown enough past its last snapshot that a compaction pays. */
+  wantsCompaction(): boolean {
+    return !this.compacting && this.appendedSinceCompaction > Math.max(SEGMENT_BYTES, 2 * this.snapshotBytes);
+  }
+
+  /**
+   * Replace every segment so far by one snapshot of the current content. The snapshot is
+   * taken after the live log rolled to a new segment, so the records appended meanwhile land
+   * after it; the old segments go once the snapshot is on disk.
+   */
+  async compact(source: SnapshotSource): Promise<void> {
+    if (this.compacting || this.closed) return;
+    this.compacting = true;
+    try {
+      await this.drain();
+      const oldSegments = this.segments();
+      // Segment numbers: the snapshot takes the next number, live appends the one after it.
+      const snapshotSegment = this.segment + 1;
+      this.segment = snapshotSegment;
+      this.roll();
+      const tmp = join(this.dir, `${segmentName(snapshotSegment)}.tmp`);
+      const fh = await open(tmp, 'w');
+      let bytes = 0;
+      try {
+        let chunk: Buffer[] = [];
+        let chunkBytes = 0;
+        for (const r of source()) {
+          const b = encodeRecord(r);
+          chunk.push(b);
+          chunkBytes += b.length;
+          if (chunkBytes >= 1024 * 1024) {
+            await fh.write(Buffer.concat(chunk));
+            bytes += chunkBytes;
+            chunk = [];
+            chunkBytes = 0;
+          }
+        }
+        if (chunkBytes > 0) await fh.write(Buffer.concat(chunk));
+        bytes += chunkBytes;
+        await fh.datasync();
+      } finally {
+        await fh.close();
+      }
+      await rename(tmp, join(this.dir, segmentName(snapshotSegment)));
+      for (const n of oldSegments) await unlink(join(this.dir, segmentName(n))).catch(() => undefined);
+      this.snapshotBytes = bytes;
+      this.appendedSinceCompaction = bytes + this.segmentBytes;
+      this.logger.info({ dir: this.dir, bytes, removedSegments: oldSegments.length }, `persisted log compacted: ${oldSegments.length} segment(s) replaced by a snapshot of ${bytes} bytes`);
+    } finally {
+      this.compacting = false;
+    }
+  }
+
+  /** Wait until everything appended so far is written. */
+  async drain(): Promise<void> {
+    for (;;) {
+      const p = this.pending();
+      if (p === undefined) return;
+      await p;
+    }
+  }
+
+  /**
+   * Copy the log as it is now into `target` (a backup): roll to a new segment, then copy every
+   * older (now immutable) segment; appends go on meanwhile.
+   */
+  async copyTo(target: string, interrupted: () => boolean): Promise<{ bytes: number; segments: number }> {
+    await this.drain();
+    this.roll();
+    const segs = this.segments().filter((n) => n < this.segment);
+    mkdirSync(target, { recursive: true });
+    let bytes = 0;
+    for (const n of segs) {
+      if (interrupted()) throw new GridError('CONFLICT', 'backup interrupted');
+      const from = join(this.dir, segmentName(n));
+      const data = readFileSync(from);
+      let fh: FileHandle | undefined;
+      try {
+        fh = await open(join(target, segmentName(n)), 'w');
+        await fh.write(data);
+        await fh.datasync();
+      } finally {
+        await fh?.close();
+      }
+      bytes += data.length;
+    }
+    return { bytes, segments: segs.length };
+  }
+
+  /** Flush what is pending and close. */
+  async close(): Promise<void> {
+    await this.drain().catch(() => undefined);
+    this.closed = true;
+    if (this.fd !== undefined) {
+      try {
+        fdatasyncSync(this.fd);
+      } catch {
+        // closing anyway
+      }
+      closeSync(this.fd);
+      this.fd = undefined;
+    }
+  }
+
+  /** Delete every segment (forceStart, stale data): the member starts empty. */
+  static wipe(dir: string): void {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) if (SEGMENT_RE.test(name) || name.endsWith('.log.tmp')) unlinkSync(join(dir, name));
+  }
+}
+
+function writeAll(fd: number, data: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let off = 0;
+    const step = (): void => {
+      write(fd, data, off, data.length - off, null, (err, n) => {
+        if (err) {
+          reject(err);
+          return;
+        }
+        off += n;
+        if (off < data.length) step();
+        else resolve();
+      });
+    };
+    step();
+  });
+}
+
+function datasync(fd: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    fdatasync(fd, (err) => (err ? reject(err) : resolve()));
+  });
+}
