@@ -39,7 +39,7 @@ import {
 import type { ReplicaData } from '../partition/partition-service.js';
 import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
 import { WanBatcher, type WanBatch, type WanBatcherOutput } from './batcher.js';
-import { WanEventQueue, type WanEvent, type WanEventPayload, type WanTicket } from './event-queue.js';
+import { WanEventQueue, placeEvent, type WanEvent, type WanEventPayload, type WanTicket } from './event-queue.js';
 import { MerkleTree, hashValue } from './merkle-tree.js';
 import type { WanAddResult, WanConsistencyResult, WanFacade, WanPublisherStatus, WanSyncProgress, WanSyncStage } from './wan-facade.js';
 import { parseWanConfigJson, wanConfigToJson } from './wan-config-json.js';
@@ -490,7 +490,7 @@ export class WanService implements WanFacade, MapWanSink {
       const p = this.publishers.get(f.str(seqs, i, 'wan replication'))?.get(f.str(seqs, i + 1, 'publisher id'));
       if (p === undefined) continue;
       payload ??= this.payloadOf(event);
-      p.queue.pushBackup({ ...payload, partitionId, sequence: f.num(seqs, i + 2, 'sequence'), enqueuedAtMs: now });
+      p.queue.pushBackup(placeEvent(payload, partitionId, f.num(seqs, i + 2, 'sequence'), now));
     }
   }
 
@@ -553,7 +553,7 @@ export class WanService implements WanFacade, MapWanSink {
         const flat = f.arr(t, 3, 'events');
         const events: WanEvent[] = [];
         for (let i = 0; i + 2 < flat.length; i += 3) {
-          events.push({ ...this.decodeQueued(flat[i + 2] ?? null), partitionId: pid, sequence: f.num(flat, i, 'sequence'), enqueuedAtMs: f.num(flat, i + 1, 'enqueued at') });
+          events.push(placeEvent(this.decodeQueued(flat[i + 2] ?? null), pid, f.num(flat, i, 'sequence'), f.num(flat, i + 1, 'enqueued at')));
         }
         p.queue.install({ partitionId: pid, nextSequence: f.num(t, 2, 'next sequence'), events }, role);
         if (role === 'primary') this.kick(p);
@@ -901,7 +901,8 @@ export class WanService implements WanFacade, MapWanSink {
             current.byPartition.set(pid, r.leaves);
             (current as { level: number }).level = r.level;
           }
-          this.finishCheck(job);
+          // The next partition starts now, not at the next tick.
+          if (!job.finished) this.advanceCheck(job);
         },
         (e: unknown) => {
           job.checking--;
