@@ -116,13 +116,15 @@ export function parseLog(buf: Buffer, file: string): ParsedLog {
     const end = at + RECORD_HEADER_BYTES + len;
     if (len < MIN_PAYLOAD_BYTES || len > MAX_RECORD_BYTES || end > buf.length) {
       // A length no record can have, or one that runs past the end: the write of this record
-      // was cut short (or the file system left zeros), unless whole records follow it.
-      if ((len < MIN_PAYLOAD_BYTES || len > MAX_RECORD_BYTES) && followedByRecord(buf, at)) throw corrupt(file, at, `record length ${len}`);
+      // was cut short (or the file system left zeros), unless whole records follow it (then
+      // the length itself is damaged: a torn tail cut here would drop those records).
+      if (followedByRecord(buf, at)) throw corrupt(file, at, end > buf.length ? `record length ${len} runs past the end of the file` : `record length ${len}`);
       return { records, validBytes: at, tornTail: true };
     }
     const payload = buf.subarray(at + RECORD_HEADER_BYTES, end);
     if (crc32(payload) !== crc) {
-      if (end < buf.length && hasValidRecordAfter(buf, end)) throw corrupt(file, at, 'checksum mismatch');
+      // Anywhere after, not only at `end`: the damaged byte may be in the length.
+      if (followedByRecord(buf, at)) throw corrupt(file, at, 'checksum mismatch');
       return { records, validBytes: at, tornTail: true };
     }
     records.push(decodeRecord(payload, `${file} at byte ${at}`));
@@ -137,13 +139,26 @@ function followedByRecord(buf: Buffer, at: number): boolean {
   return false;
 }
 
-/** Whether a whole record with a good CRC starts at `at` (corruption in the middle vs a torn end). */
+/**
+ * Whether a whole record with a good CRC starts at `at` (corruption in the middle vs a torn end).
+ * The fields are checked first (cheap), so scanning the tail of a large torn value does not
+ * compute a CRC at almost every byte.
+ */
 function hasValidRecordAfter(buf: Buffer, at: number): boolean {
-  if (at + RECORD_HEADER_BYTES > buf.length) return false;
+  if (at + RECORD_HEADER_BYTES + MIN_PAYLOAD_BYTES > buf.length) return false;
   const len = buf.readUInt32LE(at);
   const end = at + RECORD_HEADER_BYTES + len;
   if (len < MIN_PAYLOAD_BYTES || len > MAX_RECORD_BYTES || end > buf.length) return false;
-  return crc32(buf.subarray(at + RECORD_HEADER_BYTES, end)) === buf.readUInt32LE(at + 4);
+  const p = at + RECORD_HEADER_BYTES;
+  const op = buf[p] as number;
+  if (op < LogOp.Put || op > LogOp.DropPartition) return false;
+  const serviceLen = buf.readUInt16LE(p + 3);
+  if (MIN_PAYLOAD_BYTES + serviceLen > len) return false;
+  const nameLen = buf.readUInt16LE(p + 5 + serviceLen);
+  if (MIN_PAYLOAD_BYTES + serviceLen + nameLen > len) return false;
+  const fields = MIN_PAYLOAD_BYTES + serviceLen + nameLen + buf.readUInt32LE(p + 7 + serviceLen + nameLen);
+  if (op === LogOp.Put ? fields > len : fields !== len) return false;
+  return crc32(buf.subarray(p, end)) === buf.readUInt32LE(at + 4);
 }
 
 function corrupt(file: string, at: number, why: string): GridError {

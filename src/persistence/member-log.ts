@@ -51,10 +51,16 @@ export class MemberLog {
   private closed = false;
   private failure: GridError | undefined;
 
+  /** A live segment is rolled over once it is this large (SEGMENT_BYTES unless set, for tests). */
+  private readonly maxSegmentBytes: number;
+
   constructor(
     readonly dir: string,
     private readonly logger: Logger,
-  ) {}
+    options: { segmentBytes?: number } = {},
+  ) {
+    this.maxSegmentBytes = options.segmentBytes ?? SEGMENT_BYTES;
+  }
 
   /** Read every segment (in order) and open the last one for appending; a torn tail is cut off. */
   load(): LoadedLog {
@@ -123,6 +129,15 @@ export class MemberLog {
 
   private readonly flush = (): void => {
     this.scheduled = false;
+    if (this.failure !== undefined) {
+      // A write failed: the file may now end inside a record, so nothing more goes after it
+      // (records there would turn a torn tail into corruption); every waiter is refused.
+      this.pendingBufs = [];
+      this.pendingBytes = 0;
+      this.pendingSync = false;
+      if (this.flushing === undefined) this.release();
+      return;
+    }
     if (this.flushing !== undefined || this.pendingBytes === 0) {
       // The next flush starts when the one in progress ends.
       if (this.pendingBytes === 0 && this.flushing === undefined) this.release();
@@ -135,27 +150,32 @@ export class MemberLog {
     this.pendingBytes = 0;
     this.pendingSync = false;
     this.waiters = [];
-    this.flushing = this.writeOut(bufs, sync).then(
-      () => {
-        for (const w of waiters) w.resolve();
-      },
-      (e: unknown) => {
+    this.flushing = this.writeOut(bufs, sync)
+      .catch((e: unknown) => {
         this.failure = new GridError('INTERNAL', `persisting to ${this.dir} failed: ${describeError(e)}`);
         this.logger.error({ dir: this.dir }, this.failure.message);
-        for (const w of waiters) w.reject(this.failure);
-      },
-    ).finally(() => {
-      this.flushing = undefined;
-      if (this.pendingBytes > 0) this.flush();
-      else this.release();
-    });
+      })
+      .then(() => {
+        // Idle before the waiters hear of it: one that asks pending() right away gets undefined.
+        this.flushing = undefined;
+        for (const w of waiters) {
+          if (this.failure === undefined) w.resolve();
+          else w.reject(this.failure);
+        }
+        if (this.pendingBytes > 0) this.flush();
+        else this.release();
+      });
   };
 
-  /** Waiters that came in while nothing was left to write. */
+  /** Waiters that came in while nothing was left to write (refused once a write failed). */
   private release(): void {
     const waiters = this.waiters;
+    const failure = this.failure;
     this.waiters = [];
-    for (const w of waiters) w.resolve();
+    for (const w of waiters) {
+      if (failure === undefined) w.resolve();
+      else w.reject(failure);
+    }
   }
 
   private async writeOut(bufs: Buffer[], sync: boolean): Promise<void> {
@@ -165,12 +185,14 @@ export class MemberLog {
     this.segmentBytes += data.length;
     this.appendedSinceCompaction += data.length;
     if (sync) await datasync(this.fd);
-    if (this.segmentBytes >= SEGMENT_BYTES) this.roll();
+    if (this.segmentBytes >= this.maxSegmentBytes) this.roll();
   }
 
   /** Start a new segment (the current one becomes immutable). */
   private roll(): void {
     if (this.fd !== undefined) closeSync(this.fd);
+    // Not left pointing at the closed descriptor if the open below fails (its number may be reused).
+    this.fd = undefined;
     this.segment++;
     this.fd = openSync(join(this.dir, segmentName(this.segment)), 'a');
     this.segmentBytes = 0;
@@ -178,7 +200,7 @@ export class MemberLog {
 
   /** Whether the log has grown enough past its last snapshot that a compaction pays. */
   wantsCompaction(): boolean {
-    return !this.compacting && this.appendedSinceCompaction > Math.max(SEGMENT_BYTES, 2 * this.snapshotBytes);
+    return !this.compacting && this.appendedSinceCompaction > Math.max(this.maxSegmentBytes, 2 * this.snapshotBytes);
   }
 
   /**
@@ -275,6 +297,18 @@ export class MemberLog {
       } catch {
         // closing anyway
       }
+      closeSync(this.fd);
+      this.fd = undefined;
+    }
+  }
+
+  /** Close at once, dropping what is not written yet (the data is about to be deleted). */
+  closeNow(): void {
+    this.closed = true;
+    this.pendingBufs = [];
+    this.pendingBytes = 0;
+    this.release();
+    if (this.fd !== undefined) {
       closeSync(this.fd);
       this.fd = undefined;
     }
