@@ -44,6 +44,7 @@ export const AUTHORITY: Readonly<Record<number, Authority>> = {
   [Msg.WanAuth]: 'member',
   [Msg.WanBatch]: 'member',
   [Msg.WanMerkle]: 'member',
+  [Msg.PersistenceCommand]: 'member',
   [Msg.PartitionTable]: 'master',
   [Msg.Migrate]: 'master',
   [Msg.MigrateEnd]: 'master',

@@ -16,6 +16,7 @@ import * as f from '../protocol/fields.js';
 import { RecordStore, STATS_STRIDE, type MergeEntry, type StoreObserver, type StoredValue } from './record-store.js';
 import { mergingWins, policyNeedsStats } from '../cluster/merge-policies.js';
 import type { MergePolicyName } from '../config/types.js';
+import { LogOp, type LogRecord } from '../persistence/log-format.js';
 
 /** A map's entries of one partition, taken from a cluster that merges into another after a split brain. */
 export interface MapMergeBatch {
@@ -143,6 +144,91 @@ class MapPut implements Operation<void> {
   }
 }
 
+/** Where a persisted map's changes go (the member's persistence; a narrow view of it). */
+export interface MapPersistence {
+  append(r: LogRecord, sync: boolean): void;
+}
+
+/**
+ * A persisted entry's value in the log: [f64 expiresAt][f64 lastAccessAt][f64 creationTime]
+ * [f64 lastUpdateTime][f64 hits][u16 content type length][content type utf8][value bytes].
+ */
+const ENTRY_HEADER_BYTES = 5 * 8 + 2;
+
+export function encodePersistedEntry(v: StoredValue): Buffer {
+  const r = v as Partial<MergeEntry> & StoredValue & { lastAccessTime?: number };
+  const ct = v.contentType === undefined ? EMPTY_BUF : Buffer.from(v.contentType, 'utf8');
+  const valueBytes = v.value.length;
+  const out = Buffer.allocUnsafe(ENTRY_HEADER_BYTES + ct.length + valueBytes);
+  out.writeDoubleLE(r.expiresAt ?? 0, 0);
+  out.writeDoubleLE(r.lastAccessAt ?? 0, 8);
+  out.writeDoubleLE(r.creationTime ?? 0, 16);
+  out.writeDoubleLE(r.lastUpdateTime ?? 0, 24);
+  out.writeDoubleLE(r.hits ?? 0, 32);
+  out.writeUInt16LE(v.contentType === undefined ? 0xffff : ct.length, 40);
+  ct.copy(out, ENTRY_HEADER_BYTES);
+  out.write(v.value, ENTRY_HEADER_BYTES + ct.length, valueBytes, 'latin1');
+  return out;
+}
+
+export function decodePersistedEntry(b: Uint8Array): MergeEntry {
+  const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  if (buf.length < ENTRY_HEADER_BYTES) throw new GridError('INTERNAL', 'persisted map entry too short');
+  const ctLen = buf.readUInt16LE(40);
+  const ctBytes = ctLen === 0xffff ? 0 : ctLen;
+  if (ENTRY_HEADER_BYTES + ctBytes > buf.length) throw new GridError('INTERNAL', 'persisted map entry: content type runs past the end');
+  return {
+    expiresAt: buf.readDoubleLE(0),
+    lastAccessAt: buf.readDoubleLE(8),
+    creationTime: buf.readDoubleLE(16),
+    lastUpdateTime: buf.readDoubleLE(24),
+    hits: buf.readDoubleLE(32),
+    contentType: ctLen === 0xffff ? undefined : buf.toString('utf8', ENTRY_HEADER_BYTES, ENTRY_HEADER_BYTES + ctBytes),
+    value: buf.toString('latin1', ENTRY_HEADER_BYTES + ctBytes, buf.length),
+  };
+}
+
+const EMPTY_BUF = Buffer.alloc(0);
+
+/** Persists every change of one record store (one map, one partition). */
+class PersistObserver implements StoreObserver {
+  constructor(
+    private readonly persist: MapPersistence,
+    private readonly mapName: string,
+    private readonly partitionId: number,
+    private readonly sync: boolean,
+  ) {}
+
+  changed(key: string, _before: StoredValue | undefined, after: StoredValue | undefined): void {
+    this.persist.append(
+      after === undefined
+        ? { op: LogOp.Remove, partitionId: this.partitionId, service: 'map', name: this.mapName, key }
+        : { op: LogOp.Put, partitionId: this.partitionId, service: 'map', name: this.mapName, key, value: encodePersistedEntry(after) },
+      this.sync,
+    );
+  }
+
+  cleared(): void {
+    this.persist.append({ op: LogOp.Clear, partitionId: this.partitionId, service: 'map', name: this.mapName }, this.sync);
+  }
+}
+
+/** A store watched by a Merkle tree and persisted. */
+class BothObservers implements StoreObserver {
+  constructor(
+    private readonly a: StoreObserver,
+    private readonly b: StoreObserver,
+  ) {}
+  changed(key: string, before: StoredValue | undefined, after: StoredValue | undefined): void {
+    this.a.changed(key, before, after);
+    this.b.changed(key, before, after);
+  }
+  cleared(): void {
+    this.a.cleared();
+    this.b.cleared();
+  }
+}
+
 class MapContainer {
   readonly stores: (RecordStore | undefined)[] = new Array<RecordStore | undefined>(PARTITION_COUNT);
   readonly expiring: boolean;
@@ -153,8 +239,11 @@ class MapContainer {
   readonly publishes: boolean;
 
   constructor(
+    readonly mapName: string,
     readonly config: MapConfig,
     private readonly wan: () => MapWanSink | undefined,
+    /** Where the map's changes are persisted (undefined: not persisted). */
+    private readonly persist: MapPersistence | undefined,
   ) {
     this.expiring = config.timeToLiveSeconds > 0 || config.maxIdleSeconds > 0;
     this.replicas = 1 + config.backupCount + config.asyncBackupCount;
@@ -165,7 +254,9 @@ class MapContainer {
   store(partitionId: number): RecordStore {
     let s = this.stores[partitionId];
     if (s === undefined) {
-      const observer = this.config.merkleTree.enabled ? this.wan()?.newObserver(this.config) : undefined;
+      const merkle = this.config.merkleTree.enabled ? this.wan()?.newObserver(this.config) : undefined;
+      const persisted = this.persist === undefined ? undefined : new PersistObserver(this.persist, this.mapName, partitionId, this.config.dataPersistence.fsync);
+      const observer = merkle === undefined ? persisted : persisted === undefined ? merkle : new BothObservers(merkle, persisted);
       s = new RecordStore({
         ttlMs: this.config.timeToLiveSeconds * 1000,
         maxIdleMs: this.config.maxIdleSeconds * 1000,
@@ -196,6 +287,7 @@ export class MapService implements MapFacade {
   /** Set when some map config refers to an enabled split-brain protection. */
   private readonly guard: SplitBrainGuard | undefined;
   private wan: MapWanSink | undefined;
+  private persistence: MapPersistence | undefined;
   private readonly observerQueries = new Map<string, (observer: StoreObserver | undefined, config: MapConfig, arg: WireValue) => WireValue>();
 
   constructor(deps: {
@@ -246,6 +338,41 @@ export class MapService implements MapFacade {
     let n = 0;
     for (const v of await Promise.all(all)) n += v;
     return n;
+  }
+
+  /** Maps with data-persistence enabled persist every change from now on (set once at start, before any map exists). */
+  setPersistence(p: MapPersistence): void {
+    this.persistence = p;
+  }
+
+  /** Replay persisted records (member start): the maps hold what they held when the member stopped. Returns entries restored. */
+  restorePersisted(records: Iterable<LogRecord>): number {
+    for (const r of records) {
+      if (r.op === LogOp.DropPartition) {
+        for (const c of this.containers.values()) c.stores[r.partitionId] = undefined;
+        continue;
+      }
+      if (r.service !== 'map' || r.partitionId >= PARTITION_COUNT) continue;
+      if (r.op === LogOp.Put) this.container(r.name).store(r.partitionId).putMerged(r.key, decodePersistedEntry(r.value));
+      else if (r.op === LogOp.Remove) this.containers.get(r.name)?.stores[r.partitionId]?.remove(r.key, 0);
+      else this.containers.get(r.name)?.stores[r.partitionId]?.clear();
+    }
+    let n = 0;
+    for (const c of this.containers.values()) for (const st of c.stores) n += st?.size ?? 0;
+    return n;
+  }
+
+  /** The current content of every persisted map here, as log records (a compaction's snapshot). */
+  *persistedRecords(): IterableIterator<LogRecord> {
+    const now = this.clock.now();
+    for (const [name, c] of this.containers) {
+      if (!c.config.dataPersistence.enabled) continue;
+      for (let pid = 0; pid < PARTITION_COUNT; pid++) {
+        const store = c.stores[pid];
+        if (store === undefined) continue;
+        for (const [key, v] of store.liveEntries(now)) yield { op: LogOp.Put, partitionId: pid, service: 'map', name, key, value: encodePersistedEntry(v) };
+      }
+    }
   }
 
   /** WAN replication takes this map service's mutations from now on (set once at start). */
@@ -785,7 +912,11 @@ export class MapService implements MapFacade {
     },
     ownershipLost: (): void => undefined,
     trim: (pid: number, replicaIndex: number): void => {
-      for (const c of this.containers.values()) if (c.replicas <= replicaIndex) c.stores[pid] = undefined;
+      for (const c of this.containers.values()) {
+        if (c.replicas > replicaIndex) continue;
+        c.stores[pid]?.observer?.cleared();
+        c.stores[pid] = undefined;
+      }
     },
   };
 
@@ -828,7 +959,8 @@ export class MapService implements MapFacade {
   private container(mapName: string): MapContainer {
     let c = this.containers.get(mapName);
     if (c === undefined) {
-      c = new MapContainer(findMapConfig(this.config, mapName), () => this.wan);
+      const config = findMapConfig(this.config, mapName);
+      c = new MapContainer(mapName, config, () => this.wan, config.dataPersistence.enabled ? this.persistence : undefined);
       this.containers.set(mapName, c);
     }
     return c;

@@ -18,13 +18,24 @@ import { replicaCountFor } from '../partition/assignment.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
 import { ClusterInvoker } from '../invocation/invoker.js';
 import { MemberNet } from '../net/member-net.js';
-import { describeError } from '../core/errors.js';
+import { GridError, describeError } from '../core/errors.js';
 import { MapService, type MapMergeBatch } from '../map/map-service.js';
 import { QueueService, type QueueMergeBatch } from '../queue/queue-service.js';
 import { createCredentialChecker, createMemberAuth } from '../security/credentials.js';
 import { Listener } from '../net/listener.js';
 import { RestServer } from '../rest/rest-server.js';
 import { WanService } from '../wan/wan-service.js';
+import { PersistenceService, type OpenedStore, type PersistedState } from '../persistence/persistence-service.js';
+import { LogOp } from '../persistence/log-format.js';
+import { Msg } from '../protocol/messages.js';
+import {
+  decodePersistenceCommand,
+  decodePersistenceCommandAnswer,
+  encodePersistenceCommand,
+  encodePersistenceCommandAnswer,
+  type PersistenceCommandAnswer,
+  type PersistenceCommandName,
+} from '../protocol/payloads.js';
 import type { RestDeps } from '../rest/context.js';
 
 export const GRID_VERSION: string = (
@@ -47,7 +58,10 @@ const REST_HINT_INTERVAL_MS = 60_000;
 const PARTITION_TABLE_WAIT_MS = 30_000;
 
 export class Member {
-  readonly uuid = randomUUID();
+  readonly uuid: string;
+  /** This member's persistence (undefined when `persistence` is not enabled). */
+  readonly persistence: PersistenceService | undefined;
+  private opened: OpenedStore | undefined;
   readonly instanceName: string;
   readonly config: GridConfig;
   private readonly plan: ListenPlan;
@@ -81,6 +95,14 @@ export class Member {
     });
     this.logger = this.logControl.logger;
     for (const w of opts.configWarnings ?? []) this.logger.warn(`config: ${w}`);
+    // Persistence first: a restarting member takes its persisted identity (and its data, below).
+    if (opts.config.persistence.enabled) {
+      this.persistence = new PersistenceService(opts.config.persistence, this.logger);
+      this.opened = this.persistence.open(`:${this.plan.memberPort.port}`);
+      this.uuid = this.opened.state?.uuid ?? randomUUID();
+    } else {
+      this.uuid = randomUUID();
+    }
     const t = opts.config.tuning;
     this.net = new MemberNet({
       logger: this.logger,
@@ -159,6 +181,7 @@ export class Member {
     });
     invoker.register('map', this.maps.handler);
     invoker.register('queue', this.queues.handler);
+    if (this.persistence !== undefined) this.wirePersistence(this.persistence, invoker);
     this.partitions.register(this.maps.replicaData);
     this.partitions.register(this.queues.replicaData);
     const memberAuth = createMemberAuth(opts.config);
@@ -180,6 +203,180 @@ export class Member {
     });
     this.maps.setWanSink(this.wan);
     this.partitions.register(this.wan.replicaData);
+  }
+
+  /**
+   * Persisted maps write through the member log; a write answers once persisted. Partition
+   * data that leaves or is replaced is dropped in the log first (registered before the data
+   * services, so their copies of an incoming partition land after the drop).
+   */
+  private wirePersistence(persistence: PersistenceService, invoker: ClusterInvoker): void {
+    const opened = this.opened!;
+    this.maps.setPersistence(persistence);
+    invoker.setDurability(persistence);
+    this.partitions.register({
+      name: 'persistence',
+      snapshot: () => undefined,
+      install: (pid) => persistence.append({ op: LogOp.DropPartition, partitionId: pid }, false),
+      drop: (pid) => persistence.append({ op: LogOp.DropPartition, partitionId: pid }, false),
+      ownershipLost: () => undefined,
+      trim: () => undefined,
+    });
+    const started = Date.now();
+    const entries = this.maps.restorePersisted(opened.records);
+    this.logger.info(
+      { dir: opened.dir, entries, bytes: opened.bytes, readMs: opened.loadMs, restoreMs: Date.now() - started },
+      opened.state === undefined
+        ? `persistence: no persisted data in ${opened.dir}; starting empty`
+        : `persistence: loaded ${entries} map entries (${opened.bytes} bytes) from ${opened.dir} in ${opened.loadMs + Date.now() - started} ms`,
+    );
+    const maps = this.maps;
+    persistence.startLogging(() => maps.persistedRecords());
+    this.opened = { ...opened, records: [] };
+    const state = opened.state;
+    if (state !== undefined && state.partitionTableVersion > 0 && state.clusterName === this.config.clusterName) {
+      const autoRemove = this.config.persistence.autoRemoveStaleData;
+      this.partitions.setRecovery({
+        expected: state.members.map((m) => m.uuid),
+        rows: state.partitions,
+        version: state.partitionTableVersion,
+        stale: (version) => {
+          if (autoRemove) {
+            persistence.wipe();
+            return 'drop';
+          }
+          this.logger.error(
+            `persistence: this member's data is stale (the cluster's partition table is at version ${version}, the persisted one at ${state.partitionTableVersion}) ` +
+              `and auto-remove-stale-data is false: delete ${persistence.dir ?? 'the persistence directory'} to join as a new member`,
+          );
+          this.stop().catch(() => undefined);
+          return 'refuse';
+        },
+      });
+    }
+    // What the member persists about its cluster follows every table and member list.
+    let saving = false;
+    const save = (): void => {
+      if (saving) return;
+      saving = true;
+      setImmediate(() => {
+        saving = false;
+        this.saveState(false);
+      });
+    };
+    this.partitions.onTableApplied(save);
+    this.cluster.on((e) => {
+      if (e.type === 'membersChanged') save();
+    });
+  }
+
+  /**
+   * A restart from persisted data: wait (validation-timeout-seconds) for the members of the
+   * persisted member list; then FULL_RECOVERY_ONLY fails the start, a partial policy starts
+   * with the members present (the master decides). partialStart / forceStart over REST end
+   * the wait early.
+   */
+  private async awaitRecovery(): Promise<void> {
+    const cfg = this.config.persistence;
+    const validationMs = cfg.validationTimeoutSeconds * 1000;
+    this.logger.info(`cluster restart: waiting up to ${cfg.validationTimeoutSeconds} s for the members of the persisted member list`);
+    if (await this.partitions.waitForTable(validationMs)) return;
+    const missing = this.partitions.recoveryMissing();
+    if (cfg.clusterDataRecoveryPolicy === 'FULL_RECOVERY_ONLY' && !this.partitions.isPartialRequested()) {
+      const msg =
+        `cluster restart failed: ${missing.length} member(s) of the persisted member list did not come back within validation-timeout-seconds (${cfg.validationTimeoutSeconds} s): ` +
+        `${missing.join(', ') || '(none missing: the master did not install the persisted table)'}; cluster-data-recovery-policy is FULL_RECOVERY_ONLY. ` +
+        'Start the missing members, or call partialStart (start with the members present) or forceStart (start empty).';
+      this.logger.error(msg);
+      throw new GridError('CONFLICT', msg);
+    }
+    this.partitions.recoverPartially();
+    if (!(await this.partitions.waitForTable(cfg.dataLoadTimeoutSeconds * 1000))) {
+      const msg = `cluster restart failed: no partition table within data-load-timeout-seconds (${cfg.dataLoadTimeoutSeconds} s) after a partial start`;
+      this.logger.error(msg);
+      throw new GridError('CONFLICT', msg);
+    }
+  }
+
+  /**
+   * A PERSISTENCE endpoint: every member (this one included) is told; accepted when any
+   * member accepted it (partialStart / forceStart act on the restarting master; a backup runs
+   * on every member, into `backup-dir/backup-<sequence>`).
+   */
+  private async persistenceCommand(command: PersistenceCommandName): Promise<PersistenceCommandAnswer> {
+    const sequence = command === 'backup' ? Date.now() : 0;
+    const payload = encodePersistenceCommand({ command, sequence });
+    const answers = await Promise.all(
+      this.cluster.members().map((m) =>
+        m.uuid === this.uuid
+          ? Promise.resolve(this.onPersistenceCommand(command, sequence))
+          : this.net.request(m.address, Msg.PersistenceCommand, payload, 10_000).then(decodePersistenceCommandAnswer, (e: unknown) => ({ accepted: false, message: `${m.address}: ${describeError(e)}` })),
+      ),
+    );
+    if (!this.cluster.members().some((m) => m.uuid === this.uuid)) answers.push(this.onPersistenceCommand(command, sequence));
+    const accepted = answers.filter((a) => a.accepted);
+    if (accepted.length > 0) return { accepted: true, message: accepted[0]!.message };
+    return { accepted: false, message: answers[0]?.message ?? 'no member answered' };
+  }
+
+  /** This member's part of a PERSISTENCE command. */
+  private onPersistenceCommand(command: PersistenceCommandName, sequence: number): PersistenceCommandAnswer {
+    const p = this.persistence;
+    if (p === undefined) return { accepted: false, message: 'persistence is not enabled on this member' };
+    switch (command) {
+      case 'partialStart':
+        return this.partitions.recoverPartially()
+          ? { accepted: true, message: 'partial start triggered' }
+          : { accepted: false, message: 'the cluster is not restarting from persisted data' };
+      case 'forceStart':
+        return this.partitions.recoverFresh()
+          ? { accepted: true, message: 'force start triggered' }
+          : { accepted: false, message: 'the cluster is not restarting from persisted data' };
+      case 'backup':
+        if (this.config.persistence.backupDir === undefined) return { accepted: false, message: 'no backup-dir is configured' };
+        if (p.backupInProgress()) return { accepted: false, message: 'a backup is already running' };
+        p.backup(sequence).then(
+          (r) => this.logger.info({ dir: r.dir, bytes: r.bytes }, `persistence: backup ${sequence} written to ${r.dir} (${r.bytes} bytes)`),
+          (e: unknown) => this.logger.warn(`persistence: backup ${sequence} not written: ${describeError(e)}`),
+        );
+        return { accepted: true, message: `backup ${sequence} started` };
+      case 'backupInterrupt':
+        return p.interruptBackup() ? { accepted: true, message: 'backup interrupted' } : { accepted: false, message: 'no backup is running' };
+    }
+  }
+
+  private lastSavedState: PersistedState | undefined;
+
+  /**
+   * member.json: identity, member list, partition table. Not while the cluster is PASSIVE or
+   * this member stops (members leaving a cluster shutdown are not removed from its persisted
+   * list); a graceful stop only marks the last one clean.
+   */
+  private saveState(clean: boolean): void {
+    const p = this.persistence;
+    if (p === undefined || this.partitions.table.version() === 0 || this.partitions.isRecovering()) return;
+    try {
+      if (clean) {
+        if (this.lastSavedState !== undefined) p.saveState({ ...this.lastSavedState, clean: true, savedAt: Date.now() });
+        return;
+      }
+      if (this.cluster.state() === 'PASSIVE' || this.cluster.isShuttingDown()) return;
+      p.saveState((this.lastSavedState = {
+        uuid: this.uuid,
+        clusterName: this.config.clusterName,
+        address: this.address,
+        members: this.cluster
+          .members()
+          .filter((m) => !m.liteMember)
+          .map((m) => ({ uuid: m.uuid, address: m.address })),
+        partitionTableVersion: this.partitions.table.version(),
+        partitions: this.partitions.table.snapshot(),
+        clean: false,
+        savedAt: Date.now(),
+      }));
+    } catch (e) {
+      this.logger.error(`persistence: saving the member state failed: ${describeError(e)}`);
+    }
   }
 
   static async start(opts: MemberOptions): Promise<Member> {
@@ -241,7 +438,12 @@ export class Member {
       queues: this.queues,
       wan: this.wan,
       credentials,
-      health: { clusterSafe: () => this.partitions.clusterSafe(), migrationQueueSize: () => this.partitions.migrationQueueSize() },
+      health: {
+        clusterSafe: () => this.partitions.clusterSafe(),
+        migrationQueueSize: () => this.partitions.migrationQueueSize(),
+        recovering: () => this.partitions.isRecovering(),
+      },
+      persistence: { enabled: this.persistence !== undefined, command: (name) => this.persistenceCommand(name) },
       partitions: {
         partitionCount: PARTITION_COUNT,
         replicaCount: this.partitions.replicaCount,
@@ -268,6 +470,10 @@ export class Member {
 
     // WAN: handlers and the acceptor for other clusters' publishers before the port opens.
     this.wan.start();
+    this.net.handle(Msg.PersistenceCommand, (p) => {
+      const c = decodePersistenceCommand(p);
+      return encodePersistenceCommandAnswer(this.onPersistenceCommand(c.command, c.sequence));
+    });
 
     // 1. bind
     this.memberListener = new Listener({
@@ -293,7 +499,9 @@ export class Member {
       throw e;
     }
     // 3. partitions: the master's table (a cluster of data members always has one)
-    if (this.cluster.members().some((m) => !m.liteMember)) {
+    if (this.partitions.isRecovering()) {
+      await this.awaitRecovery();
+    } else if (this.cluster.members().some((m) => !m.liteMember)) {
       const got = await this.partitions.waitForTable(PARTITION_TABLE_WAIT_MS);
       if (!got) this.logger.warn('no partition table from the master yet: data requests answer 503 until it arrives');
     }
@@ -378,6 +586,10 @@ export class Member {
     this.wan.stop();
     this.queues.stop();
     this.maps.stop();
+    if (this.persistence !== undefined) {
+      this.saveState(true);
+      await this.persistence.close().catch((e: unknown) => this.logger.error(`persistence: closing failed: ${describeError(e)}`));
+    }
     this.partitions.stop();
     // Partitions are handed over: member connections are no longer needed (queued messages still go out).
     await this.net.stop();

@@ -49,6 +49,24 @@ export interface ReplicaData {
   trim(partitionId: number, replicaIndex: number): void;
 }
 
+/**
+ * A restart from persisted data: the table the cluster had, and the members it had. The
+ * master installs that table (no migration) once every one of those members is back, or
+ * with the members present when told to (partialStart, a partial recovery policy).
+ */
+export interface RecoveryPlan {
+  /** Data members of the persisted member list (uuids). */
+  readonly expected: readonly string[];
+  readonly rows: readonly Replicas[];
+  readonly version: number;
+  /**
+   * A member (not the master) got a table that is not the recovered one: its data is stale
+   * (the cluster ran on without it, or started anew). 'drop': forget it and take partitions as
+   * a new member; 'refuse': keep it and take no table (the member stops).
+   */
+  stale(version: number): 'drop' | 'refuse';
+}
+
 export interface PartitionTuning {
   readonly replicaCount: number;
   readonly maxParallelMigrations: number;
@@ -96,6 +114,8 @@ export class PartitionService implements PartitionView {
   private readonly handOffWaiters: { uuid: string; resolve: () => void }[] = [];
   private retryTimer: TimerHandle | undefined;
   private readonly tableWaiters: (() => void)[] = [];
+  private recovery: { plan: RecoveryPlan; partial: boolean; fresh: boolean; lastMissing: string } | undefined;
+  private readonly tableListeners: (() => void)[] = [];
   private masterEpoch = 0;
   private repeatTimer: TimerHandle | undefined;
   /** Set when the master changed while partitions were blocked: the new master's first table decides. */
@@ -161,6 +181,49 @@ export class PartitionService implements PartitionView {
       for (const uuid of row) if (!this.cluster.isAlive(uuid)) return false;
     }
     return true;
+  }
+
+  /** Restart from persisted data (before joining): see RecoveryPlan. */
+  setRecovery(plan: RecoveryPlan): void {
+    this.recovery = { plan, partial: false, fresh: false, lastMissing: '' };
+  }
+
+  /** True until the restarted cluster's first table is here. */
+  isRecovering(): boolean {
+    return this.recovery !== undefined;
+  }
+
+  /** Members of the persisted member list that are not here yet. */
+  recoveryMissing(): string[] {
+    if (this.recovery === undefined) return [];
+    const present = new Set(this.cluster.members().map((m) => m.uuid));
+    return this.recovery.plan.expected.filter((u) => !present.has(u));
+  }
+
+  /** The master starts with the members present (partialStart, a partial policy after validation-timeout-seconds). */
+  recoverPartially(): boolean {
+    if (this.recovery === undefined) return false;
+    this.recovery.partial = true;
+    if (this.cluster.isMaster()) this.schedule();
+    return true;
+  }
+
+  /** partialStart was asked for (or a partial policy applies) on this member. */
+  isPartialRequested(): boolean {
+    return this.recovery?.partial === true || this.recovery?.fresh === true;
+  }
+
+  /** The master drops the persisted table and assigns partitions anew (forceStart); members drop their data as stale. */
+  recoverFresh(): boolean {
+    if (this.recovery === undefined) return false;
+    this.recovery.fresh = true;
+    if (this.cluster.isMaster()) this.schedule();
+    return true;
+  }
+
+  /** Called after every table this member installs (persistence saves it). */
+  onTableApplied(fn: () => void): void {
+    this.tableListeners.push(fn);
   }
 
   /** Resolves once a table has been received (or immediately when there is one). */
@@ -251,6 +314,7 @@ export class PartitionService implements PartitionView {
       }
     }
     if (version > 0) for (const w of this.tableWaiters.splice(0)) w();
+    for (const fn of this.tableListeners) fn();
   }
 
   private dropData(pid: number): void {
@@ -320,7 +384,7 @@ export class PartitionService implements PartitionView {
       if (from.peer !== undefined && master !== undefined && from.peer.uuid !== master.uuid) return;
       const t = this.decodeTable(p);
       this.lastKnownQueueSize = t.queueSize;
-      if (t.version > this.table.version()) this.apply(t.rows, t.version);
+      if (t.version > this.table.version() && this.recovered(t.version)) this.apply(t.rows, t.version);
       if (this.unblockOnTableFrom !== undefined && from.peer?.uuid === this.unblockOnTableFrom) {
         // The new master's table is in: migrations of the old master it did not commit are void.
         this.unblockOnTableFrom = undefined;
@@ -468,8 +532,66 @@ export class PartitionService implements PartitionView {
     }
   }
 
+  /**
+   * A restarting member's first table: the recovered one (its persisted version + 1) ends the
+   * recovery; any other means this member's data is stale: dropped (it joins as new) or, when
+   * stale data may not be removed, the table is refused.
+   */
+  private recovered(version: number): boolean {
+    const r = this.recovery;
+    if (r === undefined) return true;
+    if (version === r.plan.version + 1 && !r.fresh) {
+      this.recovery = undefined;
+      this.logger.info(`cluster restart: the persisted partition table (version ${r.plan.version}) is back in place`);
+      return true;
+    }
+    if (r.plan.stale(version) === 'refuse') return false;
+    this.recovery = undefined;
+    this.logger.warn(`cluster restart: the cluster's partition table (version ${version}) is not this member's persisted one (version ${r.plan.version}): its persisted data is stale and was dropped; it joins as a new member`);
+    for (let pid = 0; pid < PARTITION_COUNT; pid++) this.dropData(pid);
+    return true;
+  }
+
+  /**
+   * The master of a restarting cluster: install the persisted table once every member of the
+   * persisted member list is here (or with those present when told to). False: keep waiting.
+   */
+  private tryRecover(): boolean {
+    const r = this.recovery;
+    if (r === undefined) return true;
+    const missing = this.recoveryMissing();
+    if (r.fresh) {
+      this.recovery = undefined;
+      this.logger.warn('cluster restart: forceStart — the persisted data is dropped, partitions are assigned anew');
+      for (let pid = 0; pid < PARTITION_COUNT; pid++) this.dropData(pid);
+      // Newer than any persisted table, and not the recovered version: every member drops its data.
+      this.apply(new Array<Replicas>(PARTITION_COUNT).fill([]), r.plan.version + 2);
+      return true;
+    }
+    if (missing.length > 0 && !r.partial) {
+      const text = missing.join(', ');
+      if (text !== r.lastMissing) {
+        r.lastMissing = text;
+        this.logger.info(`cluster restart: waiting for ${missing.length} member(s) of the persisted member list: ${text}`);
+      }
+      return false;
+    }
+    this.recovery = undefined;
+    const present = new Set(this.cluster.members().map((m) => m.uuid));
+    const rows = missing.length === 0 ? r.plan.rows : promote(r.plan.rows, (u) => present.has(u) && this.cluster.isAlive(u));
+    this.apply(rows, r.plan.version + 1);
+    this.pushTable();
+    this.logger.info(
+      missing.length === 0
+        ? `cluster restart: every member is back; the persisted partition table (version ${r.plan.version}) is in place, nothing migrates`
+        : `cluster restart: partial start without ${missing.join(', ')}; their partitions go to the replicas present`,
+    );
+    return true;
+  }
+
   private repartition(): void {
     if (!this.cluster.isMaster()) return;
+    if (!this.tryRecover()) return;
     const mode = planMode(this.cluster.committedState());
     if (mode === 'frozen') {
       if (this.planned.size > 0) {

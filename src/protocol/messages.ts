@@ -74,6 +74,8 @@ export const Msg = {
   WanConfigs: 56,
   /** Owner -> backups, one-way: [wanRepName, publisherId, [partitionId, throughSequence, ...]]: events acknowledged by the target. */
   WanBackupAck: 57,
+  /** Any member -> every member: [command ('partialStart'|'forceStart'|'backup'|'backupInterrupt'), sequence] -> [accepted, message]: the PERSISTENCE endpoints. */
+  PersistenceCommand: 60,
 } as const;
 
 export type MessageType = (typeof Msg)[keyof typeof Msg];

@@ -602,3 +602,42 @@ export function decodePollCancel(v: WireValue): PollCancelPayload {
   const t = f.tuple(v, 'poll cancel');
   return { callerUuid: f.str(t, 0, 'uuid'), invocationId: f.int(t, 1, 'invocationId') };
 }
+
+// ------------------------------------------------------------------ PersistenceCommand (60)
+
+export const PERSISTENCE_COMMANDS = ['partialStart', 'forceStart', 'backup', 'backupInterrupt'] as const;
+export type PersistenceCommandName = (typeof PERSISTENCE_COMMANDS)[number];
+
+/** [command, sequence] -> [accepted, message]. */
+export interface PersistenceCommandPayload {
+  readonly command: PersistenceCommandName;
+  /** The backup's sequence (`backup-<sequence>`), the same on every member; 0 for the others. */
+  readonly sequence: number;
+}
+
+export function encodePersistenceCommand(p: PersistenceCommandPayload): WireValue {
+  return [p.command, p.sequence];
+}
+
+export function decodePersistenceCommand(v: WireValue): PersistenceCommandPayload {
+  const t = f.tuple(v, 'persistence command');
+  const command = f.str(t, 0, 'command');
+  if (!(PERSISTENCE_COMMANDS as readonly string[]).includes(command)) {
+    throw new GridError('BAD_REQUEST', `malformed member message: persistence command ${JSON.stringify(command.slice(0, 40))}`);
+  }
+  return { command: command as PersistenceCommandName, sequence: f.int(t, 1, 'sequence') };
+}
+
+export interface PersistenceCommandAnswer {
+  readonly accepted: boolean;
+  readonly message: string;
+}
+
+export function encodePersistenceCommandAnswer(p: PersistenceCommandAnswer): WireValue {
+  return [p.accepted, p.message];
+}
+
+export function decodePersistenceCommandAnswer(v: WireValue): PersistenceCommandAnswer {
+  const t = f.tuple(v, 'persistence command answer');
+  return { accepted: f.bool(t, 0, 'accepted'), message: f.str(t, 1, 'message') };
+}

@@ -12,6 +12,15 @@ import type { WanFacade } from '../wan/wan-facade.js';
 export interface HealthView {
   clusterSafe(): boolean;
   migrationQueueSize(): number;
+  /** True while the member restarts from persisted data (its node state shows STARTING). */
+  recovering?(): boolean;
+}
+
+/** The PERSISTENCE endpoints: cluster-wide commands (the receiving member tells every member). */
+export interface PersistenceFacade {
+  readonly enabled: boolean;
+  /** A command's outcome: accepted (status success) or why not (status fail). */
+  command(name: 'partialStart' | 'forceStart' | 'backup' | 'backupInterrupt'): Promise<{ readonly accepted: boolean; readonly message: string }>;
 }
 
 /** The partition table as this member knows it (Grid's /rest/partitions). */
@@ -36,6 +45,7 @@ export interface RestDeps {
   readonly wan: WanFacade;
   readonly credentials: CredentialChecker;
   readonly health: HealthView;
+  readonly persistence: PersistenceFacade;
   readonly partitions: PartitionsView;
   /** Open connections of this member: HTTP (client) and member-to-member. */
   connections(): { readonly client: number; readonly member: number };

@@ -296,7 +296,7 @@ function healthRoute(method: Method, path: string): Route {
         }
       });
     case 'node-state':
-      return route((r, d) => sendJson(r.res, d.cluster.nodeState()));
+      return route((r, d) => sendJson(r.res, nodeStateOf(d)));
     case 'cluster-state':
       return route((r, d) => {
         requireBasicWhenSecured(r, d);
@@ -313,11 +313,17 @@ function healthRoute(method: Method, path: string): Route {
       return route((r, d) => sendJson(r.res, d.cluster.members().length));
     case 'ready':
       return route((r, d) => {
-        const ready = d.cluster.nodeState() === 'ACTIVE' && d.cluster.joined();
-        sendEmpty(r.res, ready ? 200 : 503, ready ? undefined : `member is ${d.cluster.nodeState()}`);
+        const recovering = d.health.recovering?.() === true;
+        const ready = !recovering && d.cluster.nodeState() === 'ACTIVE' && d.cluster.joined();
+        sendEmpty(r.res, ready ? 200 : 503, ready ? undefined : recovering ? 'member is restarting from persisted data' : `member is ${d.cluster.nodeState()}`);
       });
   }
   throw unknown(method, path);
+}
+
+/** STARTING while the member restarts from persisted data (its data is not served yet). */
+function nodeStateOf(d: RestDeps): string {
+  return d.health.recovering?.() === true ? 'STARTING' : d.cluster.nodeState();
 }
 
 function healthOf(d: RestDeps): {
@@ -328,7 +334,7 @@ function healthOf(d: RestDeps): {
   clusterSize: number;
 } {
   return {
-    nodeState: d.cluster.nodeState(),
+    nodeState: nodeStateOf(d),
     clusterState: d.cluster.state(),
     clusterSafe: d.health.clusterSafe(),
     migrationQueueSize: d.health.migrationQueueSize(),
@@ -466,7 +472,21 @@ function managementRoute(method: Method, op: string): Route {
     case 'backupInterrupt':
     case 'hotBackup':
     case 'hotBackupInterrupt':
-      return paramRoute('PERSISTENCE', 2, 2, notPersistent);
+      return paramRoute('PERSISTENCE', 2, 2, async (r, d) => {
+        if (!d.persistence.enabled) {
+          notPersistent(r);
+          return;
+        }
+        const deprecated = op === 'hotBackup' || op === 'hotBackupInterrupt';
+        const name = op === 'hotBackup' ? 'backup' : op === 'hotBackupInterrupt' ? 'backupInterrupt' : op;
+        const out = await d.persistence.command(name);
+        if (deprecated) {
+          // As Hazelcast answers its deprecated hot-backup paths.
+          r.res.setHeader('Deprecation', 'true');
+          r.res.setHeader('Warning', `299 - "Deprecated API: use /hazelcast/rest/management/cluster/${name} instead"`);
+        }
+        sendJson(r.res, out.accepted ? { status: 'success' } : { status: 'fail', message: out.message });
+      });
   }
   throw unknown(method, `rest/management/cluster/${op}`);
 }

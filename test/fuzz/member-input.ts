@@ -427,6 +427,15 @@ const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'nam
     }),
     effect: 'harmless',
   },
+  // partialStart / forceStart / backup act on a member with persistence (forceStart drops data): a command.
+  PersistenceCommand: {
+    request: payload(P.encodePersistenceCommand, P.decodePersistenceCommand, {
+      command: (rng) => rng.pick(P.PERSISTENCE_COMMANDS),
+      sequence: int,
+    }),
+    answer: payload(P.encodePersistenceCommandAnswer, P.decodePersistenceCommandAnswer, { accepted: (rng) => rng.chance(0.5), message: str }),
+    effect: 'command',
+  },
 };
 
 export const ALL_MESSAGES: readonly MessageSpec[] = (Object.keys(SPECS) as (keyof typeof Msg)[]).map((name) => ({ type: Msg[name], name, ...SPECS[name] }));

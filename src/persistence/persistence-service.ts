@@ -1,0 +1,261 @@
+// Persistence of one member: its directory under base-dir (chosen and locked at start), the
+// member log of its partitions' data, and the member's persisted identity, member list and
+// partition table (member.json, replaced atomically). Data services append records; a write
+// is acknowledged once `pending()` settles (see invocation's Durability).
+
+import { randomUUID } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { GridError, describeError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { PersistenceConfig } from '../config/types.js';
+import type { LogRecord } from './log-format.js';
+import { MemberLog, type SnapshotSource } from './member-log.js';
+
+/** What a member persists about itself and its cluster. */
+export interface PersistedState {
+  readonly uuid: string;
+  readonly clusterName: string;
+  readonly address: string;
+  /** The data members of the cluster when last saved (uuid and address), oldest first. */
+  readonly members: readonly { readonly uuid: string; readonly address: string }[];
+  readonly partitionTableVersion: number;
+  /** Replica uuids per partition, owner first (empty before the first table). */
+  readonly partitions: readonly (readonly string[])[];
+  /** Saved by a graceful shutdown: the log ends cleanly. */
+  readonly clean: boolean;
+  readonly savedAt: number;
+}
+
+export interface OpenedStore {
+  readonly dir: string;
+  readonly state: PersistedState | undefined;
+  readonly records: LogRecord[];
+  readonly bytes: number;
+  readonly loadMs: number;
+}
+
+const STATE_FILE = 'member.json';
+const LOCK_FILE = 'lock';
+
+export class PersistenceService {
+  private log: MemberLog | undefined;
+  private memberDir: string | undefined;
+  private lockFd: number | undefined;
+  /** While loading, the data services' restores must not be appended again. */
+  private loading = true;
+  private snapshotSource: SnapshotSource | undefined;
+  private compactTimer: NodeJS.Timeout | undefined;
+  private backupRunning: { interrupted: boolean } | undefined;
+
+  constructor(
+    readonly config: PersistenceConfig,
+    private readonly logger: Logger,
+  ) {}
+
+  get enabled(): boolean {
+    return this.config.enabled;
+  }
+
+  get dir(): string | undefined {
+    return this.memberDir;
+  }
+
+  /**
+   * Choose and lock this member's directory (the one last used at an address ending in `addressHint` when free,
+   * else any free one with data, else a new one), read its state and replay its log.
+   */
+  open(addressHint: string): OpenedStore {
+    const base = resolve(this.config.baseDir);
+    mkdirSync(base, { recursive: true });
+    const started = Date.now();
+    const candidates: { dir: string; state: PersistedState | undefined }[] = [];
+    for (const name of readdirSync(base)) {
+      const dir = join(base, name);
+      try {
+        if (!statSync(dir).isDirectory()) continue;
+      } catch {
+        continue;
+      }
+      candidates.push({ dir, state: readState(dir) });
+    }
+    // Members started together each go to their own directory first (the one last used at their port).
+    const mine = (c: { state: PersistedState | undefined }): boolean => c.state !== undefined && c.state.address.endsWith(addressHint);
+    const order = [...candidates.filter(mine), ...candidates.filter((c) => c.state !== undefined && !mine(c)), ...candidates.filter((c) => c.state === undefined)];
+    let chosen: { dir: string; state: PersistedState | undefined } | undefined;
+    for (const c of order) {
+      if (this.tryLock(c.dir)) {
+        chosen = c;
+        break;
+      }
+    }
+    if (chosen === undefined) {
+      const dir = join(base, randomUUID());
+      mkdirSync(dir, { recursive: true });
+      if (!this.tryLock(dir)) throw new GridError('CONFIG_INVALID', `cannot lock the new persistence directory ${dir}`);
+      chosen = { dir, state: undefined };
+    }
+    this.memberDir = chosen.dir;
+    this.log = new MemberLog(chosen.dir, this.logger);
+    const loaded = this.log.load();
+    return { dir: chosen.dir, state: chosen.state, records: loaded.records, bytes: loaded.bytes, loadMs: Date.now() - started };
+  }
+
+  /** Loading is over: records appended from now on are this member's new writes. */
+  startLogging(snapshot: SnapshotSource): void {
+    this.loading = false;
+    this.snapshotSource = snapshot;
+    this.compactTimer = setInterval(() => {
+      if (this.log?.wantsCompaction() === true && this.snapshotSource !== undefined) {
+        this.log.compact(this.snapshotSource).catch((e: unknown) => this.logger.error(`persisted log compaction failed: ${describeError(e)}`));
+      }
+    }, 5_000);
+    this.compactTimer.unref();
+  }
+
+  append(r: LogRecord, sync: boolean): void {
+    if (this.loading || this.log === undefined) return;
+    this.log.append(r, sync);
+  }
+
+  pending(): Promise<void> | undefined {
+    return this.log?.pending();
+  }
+
+  /** Replace member.json (atomically: a temp file, fsynced, renamed over it). */
+  saveState(state: PersistedState): void {
+    if (this.memberDir === undefined) return;
+    const file = join(this.memberDir, STATE_FILE);
+    const tmp = `${file}.tmp`;
+    const fd = openSync(tmp, 'w');
+    try {
+      writeSync(fd, JSON.stringify(state));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  }
+
+  /** Forget everything persisted (forceStart, stale data): the log and the state. */
+  wipe(): void {
+    if (this.memberDir === undefined) return;
+    this.log?.closeNow();
+    MemberLog.wipe(this.memberDir);
+    try {
+      unlinkSync(join(this.memberDir, STATE_FILE));
+    } catch {
+      // not there
+    }
+    this.log = new MemberLog(this.memberDir, this.logger);
+    this.log.load();
+    this.logger.warn({ dir: this.memberDir }, `persistence: the persisted data in ${this.memberDir} was deleted`);
+  }
+
+  /**
+   * Copy this member's persisted data as it is now into `<backup-dir>/backup-<seq>/<member dir>`
+   * while writes go on. Resolves with the bytes copied.
+   */
+  async backup(seq: number): Promise<{ dir: string; bytes: number }> {
+    if (this.config.backupDir === undefined) throw new GridError('CONFLICT', 'no backup-dir is configured');
+    if (this.log === undefined || this.memberDir === undefined) throw new GridError('CONFLICT', 'persistence is not running');
+    if (this.backupRunning !== undefined) throw new GridError('CONFLICT', 'a backup is already running on this member');
+    const run = { interrupted: false };
+    this.backupRunning = run;
+    try {
+      const target = join(resolve(this.config.backupDir), `backup-${seq}`, this.memberDir.split(/[\\/]/).pop() ?? 'member');
+      const r = await this.log.copyTo(target, () => run.interrupted);
+      const state = readState(this.memberDir);
+      if (state !== undefined) writeFileSync(join(target, STATE_FILE), JSON.stringify(state));
+      return { dir: target, bytes: r.bytes };
+    } catch (e) {
+      if (run.interrupted) throw new GridError('CONFLICT', 'backup interrupted');
+      throw e;
+    } finally {
+      this.backupRunning = undefined;
+    }
+  }
+
+  /** backupInterrupt: stop a backup in progress here; false when none runs. */
+  interruptBackup(): boolean {
+    if (this.backupRunning === undefined) return false;
+    this.backupRunning.interrupted = true;
+    return true;
+  }
+
+  backupInProgress(): boolean {
+    return this.backupRunning !== undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.compactTimer !== undefined) clearInterval(this.compactTimer);
+    await this.log?.close();
+    if (this.lockFd !== undefined && this.memberDir !== undefined) {
+      closeSync(this.lockFd);
+      this.lockFd = undefined;
+      try {
+        unlinkSync(join(this.memberDir, LOCK_FILE));
+      } catch {
+        // gone already
+      }
+    }
+  }
+
+  /** Take the directory's lock: a lock file with our pid; one left by a dead process is taken over. */
+  private tryLock(dir: string): boolean {
+    const file = join(dir, LOCK_FILE);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const fd = openSync(file, 'wx');
+        writeSync(fd, String(process.pid));
+        this.lockFd = fd;
+        return true;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        let pid = NaN;
+        try {
+          pid = Number(readFileSync(file, 'utf8').trim());
+        } catch {
+          // unreadable: treat as stale
+        }
+        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) return false;
+        // A lock left by a dead process; taken over only if it is still that one (another
+        // starting member may have taken it over a moment ago).
+        let again = '';
+        try {
+          again = readFileSync(file, 'utf8').trim();
+        } catch {
+          // gone: try to create it
+        }
+        if (again !== '' && again !== String(pid)) return false;
+        rmSync(file, { force: true });
+      }
+    }
+    return false;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readState(dir: string): PersistedState | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, STATE_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const s = JSON.parse(text) as PersistedState;
+    if (typeof s.uuid !== 'string' || !Array.isArray(s.members) || !Array.isArray(s.partitions)) throw new Error('missing fields');
+    return s;
+  } catch (e) {
+    throw new GridError('CONFIG_INVALID', `persisted member state ${join(dir, STATE_FILE)} is unreadable: ${describeError(e)}; move the directory away to start without it`);
+  }
+}
