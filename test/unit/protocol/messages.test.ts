@@ -40,6 +40,7 @@ const PINNED: Readonly<Record<string, number>> = {
   WanAddConfig: 55,
   WanConfigs: 56,
   WanBackupAck: 57,
+  PersistenceCommand: 60,
 };
 
 describe('member protocol message table', () => {

@@ -601,6 +601,20 @@ const VECTORS: readonly Vector[] = [
     hex: '0000001e010028000000070800000001050000000d31302e302e302e393a35373031',
     fields: [{ name: 'target', kind: 'str' }],
   },
+  {
+    name: 'PersistenceCommand',
+    kind: FrameKind.Request,
+    type: Msg.PersistenceCommand,
+    payload: { command: 'backup', sequence: 1234 } satisfies P.PersistenceCommandPayload,
+    encode: P.encodePersistenceCommand,
+    decode: P.decodePersistenceCommand,
+    legacy: ['backup', 1234],
+    hex: '0000001c01003c00000007080000000205000000066261636b757003000004d2',
+    fields: [
+      { name: 'command', kind: 'str' },
+      { name: 'sequence', kind: 'int' },
+    ],
+  },
 ];
 
 /** One value of every wire type. */
