@@ -213,6 +213,7 @@ export class Member {
   private wirePersistence(persistence: PersistenceService, invoker: ClusterInvoker): void {
     const opened = this.opened!;
     this.maps.setPersistence(persistence);
+    this.queues.setPersistence(persistence);
     invoker.setDurability(persistence);
     this.partitions.register({
       name: 'persistence',
@@ -224,14 +225,20 @@ export class Member {
     });
     const started = Date.now();
     const entries = this.maps.restorePersisted(opened.records);
+    const items = this.queues.restorePersisted(opened.records);
+    const ms = opened.loadMs + Date.now() - started;
     this.logger.info(
-      { dir: opened.dir, entries, bytes: opened.bytes, readMs: opened.loadMs, restoreMs: Date.now() - started },
-      opened.state === undefined
+      { dir: opened.dir, entries, items, bytes: opened.bytes, readMs: opened.loadMs, restoreMs: Date.now() - started, entriesPerSecond: ms > 0 ? Math.round(((entries + items) * 1000) / ms) : null },
+      opened.state === undefined && entries + items === 0
         ? `persistence: no persisted data in ${opened.dir}; starting empty`
-        : `persistence: loaded ${entries} map entries (${opened.bytes} bytes) from ${opened.dir} in ${opened.loadMs + Date.now() - started} ms`,
+        : `persistence: loaded ${entries} map entries and ${items} queue items (${opened.bytes} bytes) from ${opened.dir} in ${ms} ms`,
     );
     const maps = this.maps;
-    persistence.startLogging(() => maps.persistedRecords());
+    const queues = this.queues;
+    persistence.startLogging(function* () {
+      yield* maps.persistedRecords();
+      yield* queues.persistedRecords();
+    });
     this.opened = { ...opened, records: [] };
     const state = opened.state;
     if (state !== undefined && state.partitionTableVersion > 0 && state.clusterName === this.config.clusterName) {

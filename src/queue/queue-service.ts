@@ -23,6 +23,31 @@ import type { ReplicaData } from '../partition/partition-service.js';
 import { Latin1, type WireValue } from '../protocol/codec.js';
 import * as f from '../protocol/fields.js';
 import { QueueContainer, type ContainerState, type Holder, type QueueItem, type Released, type Reservation } from './queue-container.js';
+import { LogOp, type LogRecord } from '../persistence/log-format.js';
+
+/** Where a persisted queue's changes go (the member's persistence; a narrow view of it). */
+export interface QueuePersistence {
+  append(r: LogRecord, sync: boolean): void;
+}
+
+/** A persisted item: [u16 content type length, 0xffff = none][content type utf8][value bytes]. */
+function encodePersistedItem(item: QueueItem): Buffer {
+  const ct = item.contentType === undefined ? undefined : Buffer.from(item.contentType, 'utf8');
+  const out = Buffer.allocUnsafe(2 + (ct?.length ?? 0) + item.value.length);
+  out.writeUInt16LE(ct === undefined ? 0xffff : ct.length, 0);
+  ct?.copy(out, 2);
+  out.write(item.value, 2 + (ct?.length ?? 0), 'latin1');
+  return out;
+}
+
+function decodePersistedItem(b: Uint8Array): QueueItem {
+  const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  if (buf.length < 2) throw new GridError('INTERNAL', 'persisted queue item too short');
+  const n = buf.readUInt16LE(0);
+  const ctLen = n === 0xffff ? 0 : n;
+  if (2 + ctLen > buf.length) throw new GridError('INTERNAL', 'persisted queue item: content type runs past the end');
+  return { contentType: n === 0xffff ? undefined : buf.toString('utf8', 2, 2 + ctLen), value: buf.toString('latin1', 2 + ctLen) };
+}
 
 export type { QueueItem } from './queue-container.js';
 
@@ -174,6 +199,8 @@ interface Entry {
   readonly config: QueueConfig;
   readonly queue: QueueContainer;
   readonly partitionId: number;
+  /** Persisted queues: the id the next item gets in the log (items are replayed in id order). */
+  nextPersistId: number;
   destroyTimer: TimerHandle | undefined;
   /** Waiting polls of this queue on this member, answered with an error when the queue moves. */
   readonly waiting: Set<(e: GridError) => void>;
@@ -196,6 +223,9 @@ export interface QueueMergeBatch {
 
 export class QueueService implements QueueFacade {
   private readonly queues = new Map<string, Entry>();
+  private persistence: QueuePersistence | undefined;
+  /** The log id of each persisted item (items are distinct objects; a removal names its id). */
+  private readonly persistIds = new WeakMap<QueueItem, number>();
   private readonly config: GridConfig;
   private readonly invoker: Invoker;
   private readonly clock: Clock;
@@ -390,6 +420,8 @@ export class QueueService implements QueueFacade {
     const e = this.entry(op.queueName, op.pid);
     const outcome = e.queue.offerItem(op.item);
     op.outcome = outcome;
+    // Stored, or reserved for a waiting poll: the item is in the queue until confirmed.
+    if (outcome !== 'full' && outcome !== 'handed') this.persistPut(op.queueName, e, op.item);
     if (typeof outcome === 'object') this.counts.reserved++;
     this.scheduleDestroyIfEmpty(op.queueName, e);
     return outcome !== 'full';
@@ -438,7 +470,10 @@ export class QueueService implements QueueFacade {
         confirmed = [];
         const e = this.queues.get(queueName);
         for (const id of ids) {
-          if (e?.queue.confirm({ member, id }) !== undefined) confirmed.push(id);
+          const r = e?.queue.confirm({ member, id });
+          if (r === undefined) continue;
+          confirmed.push(id);
+          this.persistRemove(queueName, e!, r.item);
         }
         this.counts.confirmed += confirmed.length;
         const late = ids.length - confirmed.length;
@@ -517,6 +552,7 @@ export class QueueService implements QueueFacade {
       run: () => {
         if (this.queues.get(queueName) !== e || !isIdle(e)) return false;
         this.queues.delete(queueName);
+        this.persistClear(queueName, e);
         this.logger.debug({ queue: queueName }, 'empty queue destroyed (empty-queue-ttl)');
         return true;
       },
@@ -738,19 +774,30 @@ export class QueueService implements QueueFacade {
     applyBackup: (pid: number, type: string, args: readonly WireValue[]): void => {
       const name = f.str(args, 0, 'queue name');
       switch (type) {
-        case 'offer':
-          this.entry(name, pid).queue.append(decodeItem(args, 1));
+        case 'offer': {
+          const e = this.entry(name, pid);
+          const item = decodeItem(args, 1);
+          e.queue.append(item);
+          this.persistPut(name, e, item);
           return;
-        case 'offerReserved':
-          this.entry(name, pid).queue.holdOffered(holderAt(args, 3), decodeItem(args, 1), f.int(args, 5, 'order'));
+        }
+        case 'offerReserved': {
+          const e = this.entry(name, pid);
+          const item = decodeItem(args, 1);
+          e.queue.holdOffered(holderAt(args, 3), item, f.int(args, 5, 'order'));
+          this.persistPut(name, e, item);
           return;
+        }
         case 'reserve':
           this.entry(name, pid).queue.takeAs(holderAt(args, 1), f.int(args, 3, 'order'));
           return;
         case 'confirm': {
-          const q = this.queues.get(name)?.queue;
+          const e = this.queues.get(name);
           const member = f.str(args, 1, 'holder');
-          for (const id of ids(args, 2)) q?.confirm({ member, id });
+          for (const id of ids(args, 2)) {
+            const r = e?.queue.confirm({ member, id });
+            if (r !== undefined) this.persistRemove(name, e!, r.item);
+          }
           return;
         }
         case 'release': {
@@ -763,7 +810,10 @@ export class QueueService implements QueueFacade {
         }
         case 'destroy': {
           const e = this.queues.get(name);
-          if (e !== undefined && e.queue.size === 0 && e.queue.reserved === 0) this.queues.delete(name);
+          if (e !== undefined && e.queue.size === 0 && e.queue.reserved === 0) {
+            this.queues.delete(name);
+            this.persistClear(name, e);
+          }
           return;
         }
       }
@@ -788,7 +838,10 @@ export class QueueService implements QueueFacade {
       const t = f.tuple(data, 'queue data');
       for (let i = 0; i + STATE_FIELDS < t.length; i += STATE_FIELDS + 1) {
         const name = f.str(t, i, 'queue name');
-        this.entry(name, pid).queue.restore(decodeState(t, i + 1));
+        const e = this.entry(name, pid);
+        e.queue.restore(decodeState(t, i + 1));
+        // A copied queue is persisted whole, in its order (after the partition's drop record).
+        for (const item of persistOrder(e.queue.state())) this.persistPut(name, e, item);
       }
     },
     drop: (pid: number): void => this.dropPartition(pid),
@@ -797,6 +850,7 @@ export class QueueService implements QueueFacade {
         if (e.partitionId !== pid || 1 + e.config.backupCount + e.config.asyncBackupCount > replicaIndex) continue;
         e.destroyTimer?.cancel();
         this.queues.delete(name);
+        this.persistClear(name, e);
       }
     },
     ownershipLost: (pid: number): void => {
@@ -809,6 +863,88 @@ export class QueueService implements QueueFacade {
       }
     },
   };
+
+  // ------------------------------------------------------------------ persistence
+
+  /** Queues with data-persistence persist every item in and out from now on (set once at start). */
+  setPersistence(p: QueuePersistence): void {
+    this.persistence = p;
+  }
+
+  private persistPut(name: string, e: Entry, item: QueueItem): void {
+    const p = this.persistence;
+    if (p === undefined || !e.config.dataPersistence.enabled) return;
+    const id = e.nextPersistId++;
+    this.persistIds.set(item, id);
+    p.append({ op: LogOp.Put, partitionId: e.partitionId, service: 'queue', name, key: String(id), value: encodePersistedItem(item) }, e.config.dataPersistence.fsync);
+  }
+
+  private persistRemove(name: string, e: Entry, item: QueueItem): void {
+    const p = this.persistence;
+    if (p === undefined || !e.config.dataPersistence.enabled) return;
+    const id = this.persistIds.get(item);
+    if (id === undefined) return;
+    this.persistIds.delete(item);
+    p.append({ op: LogOp.Remove, partitionId: e.partitionId, service: 'queue', name, key: String(id) }, e.config.dataPersistence.fsync);
+  }
+
+  private persistClear(name: string, e: Entry): void {
+    const p = this.persistence;
+    if (p === undefined || !e.config.dataPersistence.enabled) return;
+    p.append({ op: LogOp.Clear, partitionId: e.partitionId, service: 'queue', name }, e.config.dataPersistence.fsync);
+  }
+
+  /**
+   * Replay persisted records (member start): every persisted item back in its queue, in the
+   * order it was offered. Items that were reserved by a poll whose answer was never confirmed
+   * are back in the queue (at-least-once). Returns the items restored.
+   */
+  restorePersisted(records: Iterable<LogRecord>): number {
+    const byQueue = new Map<string, { pid: number; items: Map<number, Uint8Array> }>();
+    for (const r of records) {
+      if (r.op === LogOp.DropPartition) {
+        for (const [name, q] of byQueue) if (q.pid === r.partitionId) byQueue.delete(name);
+        continue;
+      }
+      if (r.service !== 'queue') continue;
+      let q = byQueue.get(r.name);
+      if (r.op === LogOp.Clear) {
+        byQueue.delete(r.name);
+        continue;
+      }
+      if (q === undefined || q.pid !== r.partitionId) byQueue.set(r.name, (q = { pid: r.partitionId, items: new Map() }));
+      if (r.op === LogOp.Put) q.items.set(Number(r.key), r.value);
+      else q.items.delete(Number(r.key));
+    }
+    let n = 0;
+    for (const [name, q] of byQueue) {
+      if (q.items.size === 0) continue;
+      const e = this.entry(name, q.pid);
+      const ids = [...q.items.keys()].sort((a, b) => a - b);
+      const items: QueueItem[] = [];
+      for (const id of ids) {
+        const item = decodePersistedItem(q.items.get(id)!);
+        this.persistIds.set(item, id);
+        items.push(item);
+      }
+      e.queue.restore({ returned: [], items, reservations: [], nextOrder: 0 });
+      e.nextPersistId = (ids[ids.length - 1] ?? 0) + 1;
+      n += items.length;
+    }
+    return n;
+  }
+
+  /** The current content of every persisted queue here, as log records (a compaction's snapshot). */
+  *persistedRecords(): IterableIterator<LogRecord> {
+    for (const [name, e] of this.queues) {
+      if (!e.config.dataPersistence.enabled) continue;
+      for (const item of persistOrder(e.queue.state())) {
+        let id = this.persistIds.get(item);
+        if (id === undefined) this.persistIds.set(item, (id = e.nextPersistId++));
+        yield { op: LogOp.Put, partitionId: e.partitionId, service: 'queue', name, key: String(id), value: encodePersistedItem(item) };
+      }
+    }
+  }
 
   private dropPartition(pid: number): void {
     for (const [name, e] of this.queues) {
@@ -824,7 +960,7 @@ export class QueueService implements QueueFacade {
     let e = this.queues.get(queueName);
     if (e === undefined) {
       const config = findQueueConfig(this.config, queueName);
-      e = { config, queue: new QueueContainer(config.maxSize), partitionId: pid, destroyTimer: undefined, waiting: new Set() };
+      e = { config, queue: new QueueContainer(config.maxSize), partitionId: pid, nextPersistId: 1, destroyTimer: undefined, waiting: new Set() };
       this.queues.set(queueName, e);
     }
     return e;
@@ -865,6 +1001,12 @@ function ids(t: readonly WireValue[], from: number): number[] {
   const out: number[] = [];
   for (let i = from; i < t.length; i++) out.push(f.int(t, i, 'poll id'));
   return out;
+}
+
+/** A queue's items in the order a restart gives them back: taken ones (returned or reserved) by take order, then the rest. */
+function persistOrder(s: ContainerState): QueueItem[] {
+  const taken = [...s.returned.map((r) => ({ item: r.item, order: r.order })), ...s.reservations.map((r) => ({ item: r.item, order: r.order }))].sort((a, b) => a.order - b.order);
+  return [...taken.map((t) => t.item), ...s.items];
 }
 
 /** Fields after the queue name in a replica snapshot: items, returned, reservations, next order. */
