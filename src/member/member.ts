@@ -507,6 +507,9 @@ export class Member {
     }
     // 3. partitions: the master's table (a cluster of data members always has one)
     if (this.partitions.isRecovering()) {
+      // REST answers while the cluster restarts: health says STARTING (/health/ready 503),
+      // and partialStart / forceStart can end the wait.
+      restReady = true;
       await this.awaitRecovery();
     } else if (this.cluster.members().some((m) => !m.liteMember)) {
       const got = await this.partitions.waitForTable(PARTITION_TABLE_WAIT_MS);
