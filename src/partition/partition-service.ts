@@ -57,6 +57,8 @@ export interface ReplicaData {
 export interface RecoveryPlan {
   /** Data members of the persisted member list (uuids). */
   readonly expected: readonly string[];
+  /** Whose data a partial start keeps when members' tables differ (Hazelcast's cluster-data-recovery-policy). */
+  readonly policy: 'FULL_RECOVERY_ONLY' | 'PARTIAL_RECOVERY_MOST_RECENT' | 'PARTIAL_RECOVERY_MOST_COMPLETE';
   readonly rows: readonly Replicas[];
   readonly version: number;
   /**
@@ -65,6 +67,24 @@ export interface RecoveryPlan {
    * a new member; 'refuse': keep it and take no table (the member stops).
    */
   stale(version: number): 'drop' | 'refuse';
+}
+
+/** The master's view of a restart in progress. */
+interface RecoveryRun {
+  readonly plan: RecoveryPlan;
+  partial: boolean;
+  fresh: boolean;
+  lastMissing: string;
+  validating: boolean;
+  /** The table the cluster restarts with, and the members whose data it is. */
+  chosen: { rows: readonly Replicas[]; version: number; members: ReadonlySet<string> } | undefined;
+  /** Why the restart cannot complete as asked (tables that disagree), for the failure message. */
+  problem: string | undefined;
+}
+
+/** A table's fingerprint, to tell members' persisted tables apart. */
+function rowsHash(rows: readonly Replicas[]): string {
+  return (murmur3String(JSON.stringify(rows)) >>> 0).toString(16);
 }
 
 export interface PartitionTuning {
@@ -114,7 +134,7 @@ export class PartitionService implements PartitionView {
   private readonly handOffWaiters: { uuid: string; resolve: () => void }[] = [];
   private retryTimer: TimerHandle | undefined;
   private readonly tableWaiters: (() => void)[] = [];
-  private recovery: { plan: RecoveryPlan; partial: boolean; fresh: boolean; lastMissing: string } | undefined;
+  private recovery: RecoveryRun | undefined;
   private readonly tableListeners: (() => void)[] = [];
   private masterEpoch = 0;
   private repeatTimer: TimerHandle | undefined;
@@ -185,7 +205,7 @@ export class PartitionService implements PartitionView {
 
   /** Restart from persisted data (before joining): see RecoveryPlan. */
   setRecovery(plan: RecoveryPlan): void {
-    this.recovery = { plan, partial: false, fresh: false, lastMissing: '' };
+    this.recovery = { plan, partial: false, fresh: false, lastMissing: '', validating: false, chosen: undefined, problem: undefined };
   }
 
   /** True until the restarted cluster's first table is here. */
@@ -391,6 +411,12 @@ export class PartitionService implements PartitionView {
         for (const pid of [...this.blocked.keys()]) this.unblock(pid);
       }
     });
+    net.handle(Msg.RecoveryState, (p) => {
+      const q = decodeRecoveryState(p);
+      const r = this.recovery;
+      if (r === undefined) return encodeRecoveryStateAnswer({ version: 0, hash: '', table: undefined });
+      return encodeRecoveryStateAnswer({ version: r.plan.version, hash: rowsHash(r.plan.rows), table: q.withRows ? { version: r.plan.version, rows: r.plan.rows } : undefined });
+    });
     net.handle(Msg.FetchTable, (p) => {
       decodeEmpty(p, 'fetch table');
       return this.encodeTable();
@@ -552,6 +578,60 @@ export class PartitionService implements PartitionView {
     return true;
   }
 
+  /** Why the restart cannot complete (persisted tables that disagree), if the master found out. */
+  recoveryProblem(): string | undefined {
+    return this.recovery?.problem;
+  }
+
+  /**
+   * Ask every member present for its persisted table (version and fingerprint). All agree:
+   * that table. They differ: without a partial start, nothing (the restart waits and fails
+   * at validation-timeout-seconds, naming them); with one, PARTIAL_RECOVERY_MOST_RECENT takes
+   * the newest table, PARTIAL_RECOVERY_MOST_COMPLETE the one most members have (then the
+   * newest); members with another table drop their data when the chosen one arrives.
+   */
+  private async chooseRecoveredTable(r: RecoveryRun): Promise<{ rows: readonly Replicas[]; version: number; members: ReadonlySet<string> } | undefined> {
+    const me = this.localUuid;
+    const mine = { uuid: me, version: r.plan.version, hash: rowsHash(r.plan.rows) };
+    const others = this.cluster.members().filter((m) => m.uuid !== me && !m.liteMember);
+    const answers = await Promise.all(
+      others.map(async (m) => {
+        const a = decodeRecoveryState(await this.net!.request(m.address, Msg.RecoveryState, encodeRecoveryState({ withRows: false }), FETCH_TABLE_TIMEOUT_MS));
+        return { uuid: m.uuid, address: m.address, version: a.version, hash: a.hash };
+      }),
+    );
+    const states = [{ ...mine, address: 'this member' }, ...answers.filter((a) => a.version > 0)];
+    const groups = new Map<string, typeof states>();
+    for (const st of states) {
+      const k = `${st.version}:${st.hash}`;
+      const g = groups.get(k);
+      if (g === undefined) groups.set(k, [st]);
+      else g.push(st);
+    }
+    let chosen: typeof states;
+    if (groups.size === 1) {
+      chosen = states;
+    } else {
+      const desc = [...groups.values()].map((g) => `version ${g[0]!.version} on ${g.map((x) => x.address).join(', ')}`).join('; ');
+      if (!r.partial) {
+        r.problem = `the members' persisted partition tables differ (${desc})`;
+        this.logger.error(`cluster restart: ${r.problem}; with FULL_RECOVERY_ONLY the restart cannot complete (partialStart or a partial policy picks one)`);
+        return undefined;
+      }
+      const list = [...groups.values()];
+      const newest = (a: typeof states, b: typeof states): number => b[0]!.version - a[0]!.version;
+      list.sort(r.plan.policy === 'PARTIAL_RECOVERY_MOST_COMPLETE' ? (a, b) => b.length - a.length || newest(a, b) : (a, b) => newest(a, b) || b.length - a.length);
+      chosen = list[0]!;
+      this.logger.warn(`cluster restart: the members' persisted partition tables differ (${desc}); ${r.plan.policy === 'PARTIAL_RECOVERY_MOST_COMPLETE' ? 'most complete' : 'most recent'}: version ${chosen[0]!.version}`);
+    }
+    const members = new Set(chosen.map((x) => x.uuid));
+    if (members.has(me)) return { rows: r.plan.rows, version: r.plan.version, members };
+    const from = chosen[0]!;
+    const a = decodeRecoveryState(await this.net!.request(from.address, Msg.RecoveryState, encodeRecoveryState({ withRows: true }), FETCH_TABLE_TIMEOUT_MS));
+    if (a.table === undefined || a.table.rows.length !== PARTITION_COUNT) throw new GridError('BAD_REQUEST', `member ${from.address} sent no persisted table`);
+    return { rows: a.table.rows, version: a.version, members };
+  }
+
   /**
    * The master of a restarting cluster: install the persisted table once every member of the
    * persisted member list is here (or with those present when told to). False: keep waiting.
@@ -576,22 +656,51 @@ export class PartitionService implements PartitionView {
       }
       return false;
     }
+    // Everyone is here (or a partial start): the members' persisted tables must agree, or the
+    // policy picks whose data the cluster starts with.
+    if (r.chosen === undefined) {
+      if (!r.validating) {
+        r.validating = true;
+        this.chooseRecoveredTable(r).then(
+          (chosen) => {
+            r.validating = false;
+            if (chosen !== undefined) r.chosen = chosen;
+            this.schedule();
+          },
+          (e: unknown) => {
+            r.validating = false;
+            this.logger.warn(`cluster restart: reading the members' persisted tables failed, trying again: ${describeError(e)}`);
+            this.retryLater();
+          },
+        );
+      }
+      return false;
+    }
     this.recovery = undefined;
     const present = new Set(this.cluster.members().map((m) => m.uuid));
-    const rows = missing.length === 0 ? r.plan.rows : promote(r.plan.rows, (u) => present.has(u) && this.cluster.isAlive(u));
-    this.apply(rows, r.plan.version + 1);
+    const keep = (u: string): boolean => present.has(u) && this.cluster.isAlive(u) && r.chosen!.members.has(u);
+    const rows = r.chosen.rows.every((row) => row.every(keep)) ? r.chosen.rows : promote(r.chosen.rows, keep);
+    this.apply(rows, r.chosen.version + 1);
     this.pushTable();
+    const left = [...present].filter((u) => !r.chosen!.members.has(u));
     this.logger.info(
-      missing.length === 0
-        ? `cluster restart: every member is back; the persisted partition table (version ${r.plan.version}) is in place, nothing migrates`
-        : `cluster restart: partial start without ${missing.join(', ')}; their partitions go to the replicas present`,
+      missing.length === 0 && left.length === 0
+        ? `cluster restart: every member is back; the persisted partition table (version ${r.chosen.version}) is in place, nothing migrates`
+        : `cluster restart: partial start with the persisted table version ${r.chosen.version}` +
+            (missing.length > 0 ? `, without ${missing.join(', ')} (their partitions go to the replicas present)` : '') +
+            (left.length > 0 ? `; members with other data drop it and join as new: ${left.join(', ')}` : ''),
     );
     return true;
   }
 
   private repartition(): void {
     if (!this.cluster.isMaster()) return;
-    if (!this.tryRecover()) return;
+    if (!this.tryRecover()) {
+      // No table while the restart waits: a member leaving now (a failed restart stopping)
+      // has nothing to hand over.
+      this.settleHandOffs();
+      return;
+    }
     const mode = planMode(this.cluster.committedState());
     if (mode === 'frozen') {
       if (this.planned.size > 0) {
