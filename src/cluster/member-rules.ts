@@ -45,6 +45,7 @@ export const AUTHORITY: Readonly<Record<number, Authority>> = {
   [Msg.WanBatch]: 'member',
   [Msg.WanMerkle]: 'member',
   [Msg.PersistenceCommand]: 'member',
+  [Msg.RecoveryState]: 'member',
   [Msg.PartitionTable]: 'master',
   [Msg.Migrate]: 'master',
   [Msg.MigrateEnd]: 'master',

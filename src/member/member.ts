@@ -245,6 +245,7 @@ export class Member {
       const autoRemove = this.config.persistence.autoRemoveStaleData;
       this.partitions.setRecovery({
         expected: state.members.map((m) => m.uuid),
+        policy: this.config.persistence.clusterDataRecoveryPolicy,
         rows: state.partitions,
         version: state.partitionTableVersion,
         stale: (version) => {
@@ -292,7 +293,7 @@ export class Member {
     if (cfg.clusterDataRecoveryPolicy === 'FULL_RECOVERY_ONLY' && !this.partitions.isPartialRequested()) {
       const msg =
         `cluster restart failed: ${missing.length} member(s) of the persisted member list did not come back within validation-timeout-seconds (${cfg.validationTimeoutSeconds} s): ` +
-        `${missing.join(', ') || '(none missing: the master did not install the persisted table)'}; cluster-data-recovery-policy is FULL_RECOVERY_ONLY. ` +
+        `${missing.join(', ') || `(none missing: ${this.partitions.recoveryProblem() ?? 'the master did not install the persisted table'})`}; cluster-data-recovery-policy is FULL_RECOVERY_ONLY. ` +
         'Start the missing members, or call partialStart (start with the members present) or forceStart (start empty).';
       this.logger.error(msg);
       throw new GridError('CONFLICT', msg);

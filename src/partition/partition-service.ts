@@ -8,9 +8,14 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
 import { GridError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { murmur3String } from '../core/murmur3.js';
 import type { WireValue } from '../protocol/codec.js';
 import { Msg } from '../protocol/messages.js';
 import {
+  decodeRecoveryState,
+  decodeRecoveryStateAnswer,
+  encodeRecoveryState,
+  encodeRecoveryStateAnswer,
   decodeEmpty,
   decodeMigrate,
   decodeMigrateEnd,
@@ -596,7 +601,7 @@ export class PartitionService implements PartitionView {
     const others = this.cluster.members().filter((m) => m.uuid !== me && !m.liteMember);
     const answers = await Promise.all(
       others.map(async (m) => {
-        const a = decodeRecoveryState(await this.net!.request(m.address, Msg.RecoveryState, encodeRecoveryState({ withRows: false }), FETCH_TABLE_TIMEOUT_MS));
+        const a = decodeRecoveryStateAnswer(await this.net!.request(m.address, Msg.RecoveryState, encodeRecoveryState({ withRows: false }), FETCH_TABLE_TIMEOUT_MS));
         return { uuid: m.uuid, address: m.address, version: a.version, hash: a.hash };
       }),
     );
@@ -627,7 +632,7 @@ export class PartitionService implements PartitionView {
     const members = new Set(chosen.map((x) => x.uuid));
     if (members.has(me)) return { rows: r.plan.rows, version: r.plan.version, members };
     const from = chosen[0]!;
-    const a = decodeRecoveryState(await this.net!.request(from.address, Msg.RecoveryState, encodeRecoveryState({ withRows: true }), FETCH_TABLE_TIMEOUT_MS));
+    const a = decodeRecoveryStateAnswer(await this.net!.request(from.address, Msg.RecoveryState, encodeRecoveryState({ withRows: true }), FETCH_TABLE_TIMEOUT_MS));
     if (a.table === undefined || a.table.rows.length !== PARTITION_COUNT) throw new GridError('BAD_REQUEST', `member ${from.address} sent no persisted table`);
     return { rows: a.table.rows, version: a.version, members };
   }

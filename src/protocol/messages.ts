@@ -76,6 +76,8 @@ export const Msg = {
   WanBackupAck: 57,
   /** Any member -> every member: [command ('partialStart'|'forceStart'|'backup'|'backupInterrupt'), sequence] -> [accepted, message]: the PERSISTENCE endpoints. */
   PersistenceCommand: 60,
+  /** Restarting master -> members: [withRows] -> [persistedTableVersion (0: not restarting), fingerprint, table|null]. */
+  RecoveryState: 61,
 } as const;
 
 export type MessageType = (typeof Msg)[keyof typeof Msg];

@@ -641,3 +641,34 @@ export function decodePersistenceCommandAnswer(v: WireValue): PersistenceCommand
   const t = f.tuple(v, 'persistence command answer');
   return { accepted: f.bool(t, 0, 'accepted'), message: f.str(t, 1, 'message') };
 }
+
+// ------------------------------------------------------------------ RecoveryState (61)
+
+/** [withRows]: the asker also wants the persisted table itself. */
+export interface RecoveryStatePayload {
+  readonly withRows: boolean;
+}
+
+export function encodeRecoveryState(p: RecoveryStatePayload): WireValue {
+  return [p.withRows];
+}
+
+export function decodeRecoveryState(v: WireValue): RecoveryStatePayload {
+  return { withRows: f.bool(f.tuple(v, 'recovery state'), 0, 'with rows') };
+}
+
+/** [version (0: not restarting), fingerprint, table (as in PartitionTable) | null]. */
+export interface RecoveryStateAnswer {
+  readonly version: number;
+  readonly hash: string;
+  readonly table: PartitionTablePayload | undefined;
+}
+
+export function encodeRecoveryStateAnswer(p: RecoveryStateAnswer): WireValue {
+  return [p.version, p.hash, p.table === undefined ? null : encodePartitionTable(p.table)];
+}
+
+export function decodeRecoveryStateAnswer(v: WireValue): RecoveryStateAnswer {
+  const t = f.tuple(v, 'recovery state answer');
+  return { version: f.int(t, 0, 'version'), hash: f.str(t, 1, 'hash'), table: t[2] === null || t[2] === undefined ? undefined : decodePartitionTable(t[2]) };
+}

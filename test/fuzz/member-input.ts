@@ -436,6 +436,12 @@ const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'nam
     answer: payload(P.encodePersistenceCommandAnswer, P.decodePersistenceCommandAnswer, { accepted: (rng) => rng.chance(0.5), message: str }),
     effect: 'command',
   },
+  // Read-only: a member's persisted table (none on the fuzz cluster).
+  RecoveryState: {
+    request: payload(P.encodeRecoveryState, P.decodeRecoveryState, { withRows: (rng) => rng.chance(0.5) }),
+    answer: payload(P.encodeRecoveryStateAnswer, P.decodeRecoveryStateAnswer, { version: int, hash: str, table: opt((rng) => build(rng, TABLE), 0.5) }),
+    effect: 'harmless',
+  },
 };
 
 export const ALL_MESSAGES: readonly MessageSpec[] = (Object.keys(SPECS) as (keyof typeof Msg)[]).map((name) => ({ type: Msg[name], name, ...SPECS[name] }));

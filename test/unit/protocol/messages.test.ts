@@ -41,6 +41,7 @@ const PINNED: Readonly<Record<string, number>> = {
   WanConfigs: 56,
   WanBackupAck: 57,
   PersistenceCommand: 60,
+  RecoveryState: 61,
 };
 
 describe('member protocol message table', () => {

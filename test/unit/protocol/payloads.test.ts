@@ -615,6 +615,17 @@ const VECTORS: readonly Vector[] = [
       { name: 'sequence', kind: 'int' },
     ],
   },
+  {
+    name: 'RecoveryState',
+    kind: FrameKind.Request,
+    type: Msg.RecoveryState,
+    payload: { withRows: true } satisfies P.RecoveryStatePayload,
+    encode: P.encodeRecoveryState,
+    decode: P.decodeRecoveryState,
+    legacy: [true],
+    hex: '0000000d01003d00000007080000000102',
+    fields: [{ name: 'with rows', kind: 'bool' }],
+  },
 ];
 
 /** One value of every wire type. */
