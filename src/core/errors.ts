@@ -24,6 +24,7 @@ export type GridErrorCode =
   | 'FENCED' // this member's view may be stale (removed while paused): the write was not acknowledged
   | 'SPLIT_BRAIN_PROTECTION' // a split-brain protection of the map or queue refuses: the member running it sees too few members
   | 'TIMEOUT' // an operation or member call took longer than allowed
+  | 'RECOVERING' // the cluster is restarting from persisted data: data is served once it is ACTIVE
   | 'NOT_ENABLED' // a subsystem that is not enabled (CP)
   | 'NOT_IMPLEMENTED' // a feature of a later release (WAN, until it lands)
   | 'CONFIG_INVALID'
@@ -52,6 +53,7 @@ const CODES: Readonly<Record<GridErrorCode, true>> = {
   FENCED: true,
   SPLIT_BRAIN_PROTECTION: true,
   TIMEOUT: true,
+  RECOVERING: true,
   NOT_ENABLED: true,
   NOT_IMPLEMENTED: true,
   CONFIG_INVALID: true,

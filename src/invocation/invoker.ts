@@ -184,6 +184,9 @@ export class ClusterInvoker implements Invoker {
         if (attempt > 0) this.checkCaller(op);
         const owner = this.partitions.table.ownerOf(partitionId);
         if (owner === undefined) {
+          if (this.partitions.isRecovering?.() === true) {
+            throw new GridError('RECOVERING', `partition ${partitionId} is not served yet: the cluster is restarting from persisted data (it waits for the members of its persisted member list)`);
+          }
           const why = this.partitions.table.version() === 0 ? 'the partition table has not arrived yet' : 'no member holds it';
           throw new GridError('PARTITION_UNAVAILABLE', `partition ${partitionId} has no owner: ${why}`);
         }

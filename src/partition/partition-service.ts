@@ -115,6 +115,8 @@ export interface PartitionView {
   readonly replicaSync: Pick<ReplicaSync, 'stampBackup' | 'onBackup'>;
   /** True while this member hands the partition over: writes must wait. */
   isBlocked(partitionId: number): boolean;
+  /** True while the cluster restarts from persisted data (no table yet): data requests are refused at once. */
+  isRecovering?(): boolean;
 }
 
 export class PartitionService implements PartitionView {
@@ -138,7 +140,7 @@ export class PartitionService implements PartitionView {
   private readonly leaving = new Set<string>();
   private readonly handOffWaiters: { uuid: string; resolve: () => void }[] = [];
   private retryTimer: TimerHandle | undefined;
-  private readonly tableWaiters: (() => void)[] = [];
+  private readonly tableWaiters: ((got: boolean) => void)[] = [];
   private recovery: RecoveryRun | undefined;
   private readonly tableListeners: (() => void)[] = [];
   private masterEpoch = 0;
@@ -256,11 +258,16 @@ export class PartitionService implements PartitionView {
     if (this.table.version() > 0) return Promise.resolve(true);
     return new Promise((resolve) => {
       const t = this.clock.setTimeout(() => resolve(false), timeoutMs);
-      this.tableWaiters.push(() => {
+      this.tableWaiters.push((got) => {
         t.cancel();
-        resolve(true);
+        resolve(got);
       });
     });
+  }
+
+  /** A restart this member cannot go on with (stale data it may not remove): whoever waits for a table is told now that none comes. */
+  abandonRecovery(): void {
+    for (const w of this.tableWaiters.splice(0)) w(false);
   }
 
   /** Partitions this member owns now. */
@@ -338,7 +345,7 @@ export class PartitionService implements PartitionView {
         this.dropData(pid);
       }
     }
-    if (version > 0) for (const w of this.tableWaiters.splice(0)) w();
+    if (version > 0) for (const w of this.tableWaiters.splice(0)) w(true);
     for (const fn of this.tableListeners) fn();
   }
 

@@ -24,6 +24,7 @@ export const STATUS_OF: Readonly<Record<GridErrorCode, number>> = {
   FENCED: 503,
   SPLIT_BRAIN_PROTECTION: 503,
   TIMEOUT: 503,
+  RECOVERING: 503,
   NOT_ENABLED: 500,
   NOT_IMPLEMENTED: 501,
   CONFIG_INVALID: 500,
