@@ -253,11 +253,14 @@ export class Member {
             persistence.wipe();
             return 'drop';
           }
-          this.logger.error(
-            `persistence: this member's data is stale (the cluster's partition table is at version ${version}, the persisted one at ${state.partitionTableVersion}) ` +
-              `and auto-remove-stale-data is false: delete ${persistence.dir ?? 'the persistence directory'} to join as a new member`,
-          );
-          this.stop().catch(() => undefined);
+          // The start fails with this (awaitRecovery), once: the master repeats its table.
+          if (this.staleRefusal === undefined) {
+            this.staleRefusal =
+              `persistence: this member's data is stale (the cluster's partition table is at version ${version}, the persisted one at ${state.partitionTableVersion}) ` +
+              `and auto-remove-stale-data is false: delete ${persistence.dir ?? 'the persistence directory'} to join as a new member`;
+            this.logger.error(this.staleRefusal);
+            this.partitions.abandonRecovery();
+          }
           return 'refuse';
         },
       });
@@ -287,8 +290,11 @@ export class Member {
   private async awaitRecovery(): Promise<void> {
     const cfg = this.config.persistence;
     const validationMs = cfg.validationTimeoutSeconds * 1000;
+    // Refused while joining (the table came with the member list), or while waiting below.
+    if (this.staleRefusal !== undefined) throw new GridError('CONFLICT', this.staleRefusal);
     this.logger.info(`cluster restart: waiting up to ${cfg.validationTimeoutSeconds} s for the members of the persisted member list`);
     if (await this.partitions.waitForTable(validationMs)) return;
+    if (this.staleRefusal !== undefined) throw new GridError('CONFLICT', this.staleRefusal);
     const missing = this.partitions.recoveryMissing();
     if (cfg.clusterDataRecoveryPolicy === 'FULL_RECOVERY_ONLY' && !this.partitions.isPartialRequested()) {
       const msg =
@@ -300,6 +306,7 @@ export class Member {
     }
     this.partitions.recoverPartially();
     if (!(await this.partitions.waitForTable(cfg.dataLoadTimeoutSeconds * 1000))) {
+      if (this.staleRefusal !== undefined) throw new GridError('CONFLICT', this.staleRefusal);
       const msg = `cluster restart failed: no partition table within data-load-timeout-seconds (${cfg.dataLoadTimeoutSeconds} s) after a partial start`;
       this.logger.error(msg);
       throw new GridError('CONFLICT', msg);
@@ -354,6 +361,8 @@ export class Member {
   }
 
   private lastSavedState: PersistedState | undefined;
+  /** Set when this restarting member refused the cluster's table (stale data, auto-remove-stale-data false): its start fails with it. */
+  private staleRefusal: string | undefined;
 
   /**
    * member.json: identity, member list, partition table. Not while the cluster is PASSIVE or
