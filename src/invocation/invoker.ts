@@ -70,8 +70,10 @@ export interface OperationHandler {
  * runs on the owner, and after a backup is applied, the answer waits for `pending()`.
  */
 export interface Durability {
-  /** Settles when everything written so far is on its way to disk (or synced, per structure); undefined: nothing pending. */
-  pending(): Promise<void> | undefined;
+  /** A mark of what was written so far: `pending(mark)` is undefined when nothing was written since. */
+  mark(): number;
+  /** Settles when everything written so far is persisted (written, or synced where asked); undefined: nothing written since `mark`, or nothing pending. */
+  pending(since?: number): Promise<void> | undefined;
 }
 
 export interface Invoker {
@@ -264,19 +266,28 @@ export class ClusterInvoker implements Invoker {
 
   /** Run on this member (the owner) and replicate to the backups. */
   private runHere<T>(partitionId: number, op: Operation<T>): MaybePromise<T> {
+    const mark = op.mutating ? this.durability?.mark() : undefined;
     const result = op.run();
-    if (op.backup === undefined) return this.durable(op, result);
-    if (result instanceof Promise) return result.then((v) => this.durable(op, this.replicate(partitionId, op, v)));
-    return this.durable(op, this.replicate(partitionId, op, result));
+    if (op.backup === undefined) return this.durable(op, result, mark);
+    if (result instanceof Promise) return result.then((v) => this.durable(op, this.replicate(partitionId, op, v), mark));
+    return this.durable(op, this.replicate(partitionId, op, result), mark);
   }
 
-  /** A write's answer waits until what it wrote is persisted here (nothing to wait for without persistence). */
-  private durable<T>(op: Operation<T>, result: MaybePromise<T>): MaybePromise<T> {
-    if (!op.mutating || this.durability === undefined) return result;
-    const pending = this.durability.pending();
-    if (pending === undefined) return result;
-    return result instanceof Promise ? Promise.all([result, pending]).then(([v]) => v) : pending.then(() => result);
+  /** A write's answer waits until what it wrote is persisted here (nothing to wait for when it wrote nothing persisted). */
+  private durable<T>(op: Operation<T>, result: MaybePromise<T>, mark: number | undefined): MaybePromise<T> {
+    const d = this.durability;
+    if (!op.mutating || d === undefined) return result;
+    if (result instanceof Promise) {
+      // Asked once the operation is done (it may write while it waits).
+      return result.then((v) => {
+        const pending = d.pending(mark);
+        return pending === undefined ? v : pending.then(() => v);
+      });
+    }
+    const pending = d.pending(mark);
+    return pending === undefined ? result : pending.then(() => result);
   }
+
 
   private replicate<T>(partitionId: number, op: Operation<T>, result: T): MaybePromise<T> {
     const replicas = this.partitions.table.replicas(partitionId);
@@ -351,9 +362,10 @@ export class ClusterInvoker implements Invoker {
         // A duplicate (resent after a broken connection) is skipped; one out of sequence is applied and repaired.
         if (!this.partitions.replicaSync.onBackup(pid, t.replica.index, t.replica.version, from.peer?.uuid ?? '')) return null;
       }
+      const mark = this.durability?.mark();
       handler.applyBackup(pid, t.type, t.args);
       // A sync backup is acknowledged once persisted here too.
-      const pending = this.durability?.pending();
+      const pending = this.durability?.pending(mark);
       return pending === undefined ? null : pending.then(() => null);
     };
     net.handle(Msg.Backup, backup);

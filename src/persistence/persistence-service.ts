@@ -47,6 +47,7 @@ export class PersistenceService {
   private snapshotSource: SnapshotSource | undefined;
   private compactTimer: NodeJS.Timeout | undefined;
   private backupRunning: { interrupted: boolean } | undefined;
+  private appended = 0;
 
   constructor(
     readonly config: PersistenceConfig,
@@ -115,10 +116,17 @@ export class PersistenceService {
 
   append(r: LogRecord, sync: boolean): void {
     if (this.loading || this.log === undefined) return;
+    this.appended++;
     this.log.append(r, sync);
   }
 
-  pending(): Promise<void> | undefined {
+  /** Records appended so far (a write compares it before and after to know whether it wrote any). */
+  mark(): number {
+    return this.appended;
+  }
+
+  pending(since?: number): Promise<void> | undefined {
+    if (since !== undefined && since === this.appended) return undefined;
     return this.log?.pending();
   }
 
