@@ -215,6 +215,7 @@ export class Member {
     this.maps.setPersistence(persistence);
     this.queues.setPersistence(persistence);
     invoker.setDurability(persistence);
+    this.partitions.setDurability(persistence);
     this.partitions.register({
       name: 'persistence',
       snapshot: () => undefined,

@@ -85,6 +85,8 @@ interface RecoveryRun {
   chosen: { rows: readonly Replicas[]; version: number; members: ReadonlySet<string> } | undefined;
   /** Why the restart cannot complete as asked (tables that disagree), for the failure message. */
   problem: string | undefined;
+  /** A younger cluster's table was refused (logged once). */
+  refusedYounger?: boolean;
 }
 
 /** A table's fingerprint, to tell members' persisted tables apart. */
@@ -143,6 +145,7 @@ export class PartitionService implements PartitionView {
   private readonly tableWaiters: ((got: boolean) => void)[] = [];
   private recovery: RecoveryRun | undefined;
   private readonly tableListeners: (() => void)[] = [];
+  private durability: { pending(): Promise<void> | undefined } | undefined;
   private masterEpoch = 0;
   private repeatTimer: TimerHandle | undefined;
   /** Set when the master changed while partitions were blocked: the new master's first table decides. */
@@ -246,6 +249,11 @@ export class PartitionService implements PartitionView {
     this.recovery.fresh = true;
     if (this.cluster.isMaster()) this.schedule();
     return true;
+  }
+
+  /** Partition copies are acknowledged once persisted (set once at start when persistence is on). */
+  setDurability(d: { pending(): Promise<void> | undefined }): void {
+    this.durability = d;
   }
 
   /** Called after every table this member installs (persistence saves it). */
@@ -463,7 +471,9 @@ export class PartitionService implements PartitionView {
       // The replica starts at the copy's versions (from an older sender: unknown, so anti-entropy copies it again).
       if (versions !== undefined && index >= 0) this.replicaSync.versions.install(pid, index, versions);
       else this.replicaSync.versions.markUnknown(pid);
-      return null;
+      // Persisted here before the source may let it go.
+      const pending = this.durability?.pending();
+      return pending === undefined ? null : pending.then(() => null);
     });
   }
 
@@ -582,6 +592,19 @@ export class PartitionService implements PartitionView {
       this.recovery = undefined;
       this.logger.info(`cluster restart: the persisted partition table (version ${r.plan.version}) is back in place`);
       return true;
+    }
+    if (version <= r.plan.version) {
+      // A cluster younger than this member's data (started without the persisted members, e.g.
+      // by a member that lost its directory): keep the data, take no table.
+      if (!r.refusedYounger) {
+        r.refusedYounger = true;
+        this.logger.error(
+          `cluster restart: the cluster's partition table (version ${version}) is older than this member's persisted one (version ${r.plan.version}): ` +
+            'the cluster was started without the members of the persisted member list. This member keeps its data and takes no partitions; ' +
+            'stop that cluster and start every persisted member, or call forceStart to start empty.',
+        );
+      }
+      return false;
     }
     if (r.plan.stale(version) === 'refuse') return false;
     this.recovery = undefined;

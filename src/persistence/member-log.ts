@@ -7,7 +7,7 @@
 // a whole-value overwrite of one key (or a remove, a clear, a partition drop).
 
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, write } from 'node:fs';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GridError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -48,6 +48,8 @@ export class MemberLog {
   private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   private scheduled = false;
   private compacting = false;
+  /** A backup copies segments: compaction waits (it would delete them under the copy). */
+  private copying = false;
   private closed = false;
   private failure: GridError | undefined;
 
@@ -65,6 +67,8 @@ export class MemberLog {
   /** Read every segment (in order) and open the last one for appending; a torn tail is cut off. */
   load(): LoadedLog {
     mkdirSync(this.dir, { recursive: true });
+    // A snapshot a crash interrupted: its segments are all still there.
+    for (const name of readdirSync(this.dir)) if (name.endsWith('.log.tmp')) unlinkSync(join(this.dir, name));
     const segs = this.segments();
     const records: LogRecord[] = [];
     let bytes = 0;
@@ -185,7 +189,12 @@ export class MemberLog {
     this.segmentBytes += data.length;
     this.appendedSinceCompaction += data.length;
     if (sync) await datasync(this.fd);
-    if (this.segmentBytes >= this.maxSegmentBytes) this.roll();
+    if (this.segmentBytes >= this.maxSegmentBytes) {
+      // A full segment is synced before the log moves on: only the last segment may end torn.
+      if (!sync) await datasync(this.fd);
+      this.roll();
+      await syncDir(this.dir);
+    }
   }
 
   /** Start a new segment (the current one becomes immutable). */
@@ -209,15 +218,17 @@ export class MemberLog {
    * after it; the old segments go once the snapshot is on disk.
    */
   async compact(source: SnapshotSource): Promise<void> {
-    if (this.compacting || this.closed) return;
+    if (this.compacting || this.copying || this.closed) return;
     this.compacting = true;
     try {
       await this.drain();
       const oldSegments = this.segments();
       // Segment numbers: the snapshot takes the next number, live appends the one after it.
       const snapshotSegment = this.segment + 1;
+      if (this.fd !== undefined) await datasync(this.fd);
       this.segment = snapshotSegment;
       this.roll();
+      await syncDir(this.dir);
       const tmp = join(this.dir, `${segmentName(snapshotSegment)}.tmp`);
       const fh = await open(tmp, 'w');
       let bytes = 0;
@@ -242,6 +253,8 @@ export class MemberLog {
         await fh.close();
       }
       await rename(tmp, join(this.dir, segmentName(snapshotSegment)));
+      // The snapshot's name is on disk before the segments it replaces go.
+      await syncDir(this.dir);
       for (const n of oldSegments) await unlink(join(this.dir, segmentName(n))).catch(() => undefined);
       this.snapshotBytes = bytes;
       this.appendedSinceCompaction = bytes + this.segmentBytes;
@@ -265,15 +278,27 @@ export class MemberLog {
    * older (now immutable) segment; appends go on meanwhile.
    */
   async copyTo(target: string, interrupted: () => boolean): Promise<{ bytes: number; segments: number }> {
+    if (this.compacting) throw new GridError('CONFLICT', 'the persisted log is being compacted: try the backup again in a moment');
+    this.copying = true;
+    try {
+      return await this.copySegments(target, interrupted);
+    } finally {
+      this.copying = false;
+    }
+  }
+
+  private async copySegments(target: string, interrupted: () => boolean): Promise<{ bytes: number; segments: number }> {
     await this.drain();
+    if (this.fd !== undefined) await datasync(this.fd);
     this.roll();
+    await syncDir(this.dir);
     const segs = this.segments().filter((n) => n < this.segment);
     mkdirSync(target, { recursive: true });
     let bytes = 0;
     for (const n of segs) {
       if (interrupted()) throw new GridError('CONFLICT', 'backup interrupted');
       const from = join(this.dir, segmentName(n));
-      const data = readFileSync(from);
+      const data = await readFile(from);
       let fh: FileHandle | undefined;
       try {
         fh = await open(join(target, segmentName(n)), 'w');
@@ -342,6 +367,16 @@ function writeAll(fd: number, data: Buffer): Promise<void> {
     };
     step();
   });
+}
+
+/** Make a directory's entries (files created, renamed, removed) durable. */
+async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
 }
 
 function datasync(fd: number): Promise<void> {

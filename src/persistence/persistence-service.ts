@@ -78,11 +78,16 @@ export class PersistenceService {
       } catch {
         continue;
       }
-      candidates.push({ dir, state: readState(dir) });
+      const state = readState(dir);
+      // Only member directories: a backup or any other directory under base-dir is left alone.
+      if (state === undefined && !isMemberDir(dir)) continue;
+      candidates.push({ dir, state });
     }
-    // Members started together each go to their own directory first (the one last used at their port).
+    // A member takes the directory last used at its own port, or one that never got a state;
+    // never another port's data (members started together would take each other's, and a
+    // member without data forming the cluster would make the others' data stale).
     const mine = (c: { state: PersistedState | undefined }): boolean => c.state !== undefined && c.state.address.endsWith(addressHint);
-    const order = [...candidates.filter(mine), ...candidates.filter((c) => c.state !== undefined && !mine(c)), ...candidates.filter((c) => c.state === undefined)];
+    const order = [...candidates.filter(mine), ...candidates.filter((c) => c.state === undefined)];
     let chosen: { dir: string; state: PersistedState | undefined } | undefined;
     for (const c of order) {
       if (this.tryLock(c.dir)) {
@@ -239,6 +244,15 @@ export class PersistenceService {
         rmSync(file, { force: true });
       }
     }
+    return false;
+  }
+}
+
+/** A directory a member made: it has segments or a lock (and no state yet: it never saw a table). */
+function isMemberDir(dir: string): boolean {
+  try {
+    return readdirSync(dir).some((n) => n === LOCK_FILE || /^seg-\d{8}\.log$/.test(n));
+  } catch {
     return false;
   }
 }
