@@ -38,9 +38,11 @@ import {
 } from './lib.mjs';
 import { CLUSTER_PHASES, renderClusterReport, runCluster } from './cluster.mjs';
 import { WAN_PHASES, renderWanReport, runWan, wanProblems } from './wan.mjs';
+import { DEFAULT_GRID_BIN, PERSISTENCE_PHASES, persistenceProblems, renderPersistenceReport, runPersistence } from './persistence.mjs';
 
 const TARGETS = { ratio: 0.85, p99Ms: 5, bytesPerEntry: 300 };
-const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...CLUSTER_PHASES, ...WAN_PHASES];
+const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...CLUSTER_PHASES, ...WAN_PHASES, ...PERSISTENCE_PHASES];
+const PERSISTENCE_PARTS = ['throughput', 'single', 'cluster'];
 
 // ---------------------------------------------------------------- options
 
@@ -57,6 +59,12 @@ function parseOptions() {
       'wan-entries': { type: 'string', default: '1000000' },
       'wan-rate': { type: 'string', default: '5000' },
       'wan-seconds': { type: 'string', default: '10' },
+      'persistence-entries': { type: 'string', default: '1000000' },
+      'persistence-cluster-entries': { type: 'string' },
+      'persistence-parts': { type: 'string', default: PERSISTENCE_PARTS.join(',') },
+      'persistence-no-overwrite': { type: 'boolean', default: false },
+      'persistence-dir': { type: 'string' },
+      'grid-bin': { type: 'string', default: process.env.GRID_BENCH_BIN || DEFAULT_GRID_BIN },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -72,12 +80,21 @@ function parseOptions() {
         '  --only LIST       comma list of get,post,queue,memory (single member), cluster,failover,join',
         '                    (3-member cluster: same workloads; kill -9 + recovery; a member joining),',
         '                    wan (1-member cluster replicating to another: POST with WAN on/off, lag, full + delta sync)',
+        '                    persistence (POST in-memory vs persisted fsync false/true; restart of 1 member and of 3 with data;',
+        '                    bytes on disk per entry)',
         '                    (default all)',
         '  --target T        grid (node bin/grid.js start) | fake (bench/fake-member.mjs)',
         '  --keygen K        pool (pre-built random-key requests, default) | setup (autocannon setupRequest per request)',
         '  --wan-entries N   entries of the WAN full/delta sync (default 1000000; 1% of them diverged for the delta)',
         '  --wan-rate N      writes/s of the WAN lag measurement (default 5000)',
         '  --wan-seconds N   measured seconds of each WAN lag run (default 10, after 2 s warm-up)',
+        '  --persistence-entries N          entries of the 1-member restart (default 1000000)',
+        '  --persistence-cluster-entries N  entries of the 3-member restart (default 3 x --persistence-entries)',
+        '  --persistence-parts LIST         throughput,single,cluster (default all three)',
+        '  --persistence-no-overwrite       skip overwriting every key + the kill -9 restart of the 1-member part',
+        '  --persistence-dir DIR            where the members\' base-dirs go (default the OS temp dir)',
+        '  --grid-bin PATH   grid launcher of the persistence phase (default bin/grid.js; env GRID_BENCH_BIN),',
+        '                    e.g. a copy built from HEAD; GRID_BENCH_NODE_ARGS adds node options (e.g. --cpu-prof)',
         '',
       ].join('\n'),
     );
@@ -92,6 +109,9 @@ function parseOptions() {
   for (const p of only) if (!ALL_PHASES.includes(p)) throw new Error(`--only: unknown phase '${p}' (use ${ALL_PHASES})`);
   if (!['grid', 'fake'].includes(values.target)) throw new Error(`--target must be grid or fake`);
   if (!['pool', 'setup'].includes(values.keygen)) throw new Error(`--keygen must be pool or setup`);
+  const persistenceParts = values['persistence-parts'].split(',').map((s) => s.trim()).filter(Boolean);
+  for (const p of persistenceParts) if (!PERSISTENCE_PARTS.includes(p)) throw new Error(`--persistence-parts: unknown part '${p}' (use ${PERSISTENCE_PARTS})`);
+  const persistenceEntries = int('persistence-entries', 1);
   return {
     duration: int('duration', 1),
     rounds: int('rounds', 1),
@@ -103,6 +123,13 @@ function parseOptions() {
     wanEntries: int('wan-entries', 100),
     wanRate: int('wan-rate', 1),
     wanSeconds: int('wan-seconds', 1),
+    persistenceEntries,
+    persistenceClusterEntries: values['persistence-cluster-entries'] === undefined ? 3 * persistenceEntries : int('persistence-cluster-entries', 1),
+    persistenceParts,
+    persistenceSkipOverwrite: values['persistence-no-overwrite'],
+    persistenceDir: values['persistence-dir'] ? path.resolve(values['persistence-dir']) : undefined,
+    gridBin: path.resolve(values['grid-bin']),
+    nodeArgs: (process.env.GRID_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
   };
 }
 
@@ -399,6 +426,7 @@ async function main() {
     await runMemory(opts, report);
     await runCluster(opts, report);
     await runWan(opts, report);
+    await runPersistence(opts, report);
   } finally {
     // Whatever was measured before a failure is still reported and saved.
     finish(opts, report);
@@ -406,7 +434,7 @@ async function main() {
 }
 
 function finish(opts, report) {
-  const text = [renderReport(report), renderClusterReport(report), renderWanReport(report)].filter(Boolean).join('\n');
+  const text = [renderReport(report), renderClusterReport(report), renderWanReport(report), renderPersistenceReport(report)].filter(Boolean).join('\n');
   process.stdout.write(`\nGrid benchmark (target ${opts.target}, ${report.cpus} CPUs, node ${process.version})\n${text}\n`);
   const invalid = report.workloads.filter((w) => !w.valid).map((w) => w.name);
   if (invalid.length) process.stdout.write(`WARNING: invalid (non-2xx/errors): ${invalid.join(', ')}\n`);
@@ -422,6 +450,10 @@ function finish(opts, report) {
   }
   if (wanProblems(report)) {
     process.stdout.write('WARNING: the WAN part found a problem (see above and results/latest.json)\n');
+    process.exitCode = 1;
+  }
+  if (persistenceProblems(report)) {
+    process.stdout.write('WARNING: the persistence part found a problem (see above and results/latest.json)\n');
     process.exitCode = 1;
   }
   report.text = text;
