@@ -296,6 +296,7 @@ export class Member {
     this.logger.info(`cluster restart: waiting up to ${cfg.validationTimeoutSeconds} s for the members of the persisted member list`);
     if (await this.partitions.waitForTable(validationMs)) return;
     if (this.staleRefusal !== undefined) throw new GridError('CONFLICT', this.staleRefusal);
+    if (this.shutdownWhileRecovering) return;
     const missing = this.partitions.recoveryMissing();
     if (cfg.clusterDataRecoveryPolicy === 'FULL_RECOVERY_ONLY' && !this.partitions.isPartialRequested()) {
       const msg =
@@ -308,6 +309,7 @@ export class Member {
     this.partitions.recoverPartially();
     if (!(await this.partitions.waitForTable(cfg.dataLoadTimeoutSeconds * 1000))) {
       if (this.staleRefusal !== undefined) throw new GridError('CONFLICT', this.staleRefusal);
+      if (this.shutdownWhileRecovering) return;
       const msg = `cluster restart failed: no partition table within data-load-timeout-seconds (${cfg.dataLoadTimeoutSeconds} s) after a partial start`;
       this.logger.error(msg);
       throw new GridError('CONFLICT', msg);
@@ -364,6 +366,8 @@ export class Member {
   private lastSavedState: PersistedState | undefined;
   /** Set when this restarting member refused the cluster's table (stale data, auto-remove-stale-data false): its start fails with it. */
   private staleRefusal: string | undefined;
+  /** Set when a shutdown was asked for while this member's restart waited: it stops instead of starting. */
+  private shutdownWhileRecovering = false;
 
   /**
    * member.json: identity, member list, partition table. Not while the cluster is PASSIVE or
@@ -521,7 +525,22 @@ export class Member {
       // REST answers while the cluster restarts: health says STARTING (/health/ready 503),
       // and partialStart / forceStart can end the wait.
       restReady = true;
-      await this.awaitRecovery();
+      // So can a shutdown (clusterShutdown, memberShutdown): the member stops instead of starting, its persisted data kept.
+      const off = this.cluster.on((e) => {
+        if (e.type !== 'shutdownRequested' || this.shutdownWhileRecovering) return;
+        this.shutdownWhileRecovering = true;
+        this.logger.info('shutdown requested while the cluster restarts from persisted data: stopping, the persisted data is kept');
+        this.partitions.abandonRecovery();
+      });
+      try {
+        await this.awaitRecovery();
+      } finally {
+        off();
+      }
+      if (this.shutdownWhileRecovering) {
+        await this.stop();
+        return;
+      }
     } else if (this.cluster.members().some((m) => !m.liteMember)) {
       const got = await this.partitions.waitForTable(PARTITION_TABLE_WAIT_MS);
       if (!got) this.logger.warn('no partition table from the master yet: data requests answer 503 until it arrives');
