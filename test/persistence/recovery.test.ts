@@ -4,6 +4,7 @@
 // started again, partialStart makes them a cluster of two with every entry (backup-count 1:
 // each entry had a replica on them). forceStart during a stuck restart starts the cluster
 // empty, and the member that comes back later drops its data rather than bringing it back.
+// clusterShutdown during a stuck restart stops the waiting members, their data kept.
 
 import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -91,6 +92,29 @@ describe('persistence: a member of the persisted member list is missing', () => 
     expect(await compareEntries(c.member(1).port, 'persisted-a', new Map([...entries].slice(0, 300)))).toEqual([]);
     // The members kept their identities.
     for (const i of [0, 1]) expect(before.some((m) => m.uuid === c.member(i).uuid && m.address === c.member(i).address), `member ${i}`).toBe(true);
+  }, 60_000);
+});
+
+describe('persistence: shutdown during a stuck restart', () => {
+  it('clusterShutdown stops the waiting members (exit 0) and keeps their data for the next start', async () => {
+    const pc = await persistentCluster({ size: 3, persistence: { 'validation-timeout-seconds': 60 } });
+    const c = pc.c;
+    const entries = makeEntries('d-', 600, 61);
+    await writeAndShutDown(pc, entries);
+
+    await restartAll(pc, [0, 1]);
+    for (const i of [0, 1]) await waitNodeState(pc, i, 'STARTING');
+    await c.waitForMembers(2);
+    expect((await management(pc, 1, 'clusterShutdown')).json.status).toBe('success');
+    const exits = await waitAllExited(pc, [0, 1], 10_000);
+    expect(exits.map((e) => e.code)).toEqual([0, 0]);
+
+    // Nothing was lost or changed by it: all three start as before.
+    await restartAll(pc, ALL);
+    await Promise.all(ALL.map((i) => c.waitUp(i)));
+    await c.waitForMembers(3);
+    await c.waitSafe();
+    expect(await compareEntries(c.member(2).port, 'persisted-a', entries)).toEqual([]);
   }, 60_000);
 });
 
