@@ -24,11 +24,32 @@ async function start(opts: { config?: string }): Promise<void> {
   } catch (e) {
     fail(e);
   }
+  // Signals are handled from the moment the member exists: a start can wait long (a restart
+  // from persisted data waits for its cluster), and Ctrl-C then still stops it gracefully.
+  let created: Member | undefined;
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    signals++;
+    if (signals > 1 || created === undefined) {
+      process.stderr.write(`grid: ${sig}${signals > 1 ? ' again' : ''}, exiting now\n`);
+      process.exit(130);
+    }
+    created.logger.info({ signal: sig }, 'signal received, shutting down gracefully');
+    void created.stop();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   let member: Member;
   try {
-    member = await Member.start({ config: loaded.config, configWarnings: loaded.warnings });
+    member = await Member.start({ config: loaded.config, configWarnings: loaded.warnings, onCreated: (m) => (created = m) });
   } catch (e) {
+    if (created?.isStopping() === true && signals > 0) process.exit(0);
     fail(e);
+  }
+  if (member.isStopping()) {
+    // Stopped while starting (a shutdown asked during a restart from persisted data).
+    await member.stopped;
+    process.exit(0);
   }
   const bind = loaded.config.network.bindHost;
   const host = bind === '0.0.0.0' || bind === '::' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind;
@@ -47,18 +68,6 @@ async function start(opts: { config?: string }): Promise<void> {
   lines.push('Stop with Ctrl-C or SIGTERM.');
   process.stdout.write(`${lines.join('\n')}\n`);
 
-  let signals = 0;
-  const onSignal = (sig: NodeJS.Signals): void => {
-    signals++;
-    if (signals > 1) {
-      process.stderr.write(`grid: ${sig} again, exiting now\n`);
-      process.exit(130);
-    }
-    member.logger.info({ signal: sig }, 'signal received, shutting down gracefully');
-    void member.stop();
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
   await member.stopped;
   process.exit(0);
 }

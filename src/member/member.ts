@@ -49,6 +49,8 @@ export interface MemberOptions {
   readonly clock?: Clock;
   /** Config warnings to log once the logger exists. */
   readonly configWarnings?: readonly string[];
+  /** Called with the member as soon as it exists, before it starts (a start can wait long: a restart from persisted data). */
+  readonly onCreated?: (member: Member) => void;
 }
 
 /** How long a graceful stop waits for answers in flight before closing their connections. */
@@ -403,6 +405,7 @@ export class Member {
 
   static async start(opts: MemberOptions): Promise<Member> {
     const m = new Member(opts);
+    opts.onCreated?.(m);
     try {
       await m.startPhases();
     } catch (e) {
@@ -606,8 +609,18 @@ export class Member {
   }
 
   stop(): Promise<void> {
+    if (this.stopping === undefined && this.partitions.isRecovering()) {
+      // A stop (a signal) while the restart waits for its cluster: the wait ends; data is kept.
+      this.shutdownWhileRecovering = true;
+      this.partitions.abandonRecovery();
+    }
     this.stopping ??= this.stopPhases();
     return this.stopping;
+  }
+
+  /** True once a stop has begun (a shutdown asked while the member was still starting, say). */
+  isStopping(): boolean {
+    return this.stopping !== undefined;
   }
 
   private async stopPhases(): Promise<void> {
