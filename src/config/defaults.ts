@@ -3,12 +3,14 @@
 // value is Hazelcast's default; where Grid differs, the comment says why.
 
 import type {
+  CpSubsystemConfig,
   DataPersistenceConfig,
   EndpointGroupName,
   MapConfig,
   MergePolicyName,
   PersistenceConfig,
   QueueConfig,
+  RaftAlgorithmConfig,
   TuningConfig,
 } from './types.js';
 
@@ -136,6 +138,71 @@ export const DEFAULT_PERSISTENCE: PersistenceConfig = {
  * below ("should be positive"); a restart that may not wait at all could never succeed.
  */
 export const MIN_PERSISTENCE_TIMEOUT_SECONDS = 1;
+
+/** Smallest CP group (and smallest `cp-member-count` other than 0): Raft needs 3 to survive the loss of one. */
+export const MIN_CP_GROUP_SIZE = 3;
+/** Largest CP group (Hazelcast's limit): every operation waits for a majority, so larger groups only cost more. */
+export const MAX_CP_GROUP_SIZE = 7;
+
+/**
+ * `group-size` left out: `cp-member-count` made odd (minus one when even, since an even group
+ * survives no more failures than the odd one below it) and at most 7; 0 while CP is off.
+ * Hazelcast's CPSubsystemConfig.getGroupSize(), so 4 -> 3, 6 -> 5, 8 and more -> 7.
+ */
+export function defaultCpGroupSize(cpMemberCount: number): number {
+  if (cpMemberCount <= 0) return 0;
+  return Math.min(cpMemberCount % 2 === 0 ? cpMemberCount - 1 : cpMemberCount, MAX_CP_GROUP_SIZE);
+}
+
+/** `raft-algorithm` settings left out: Hazelcast's (RaftAlgorithmConfig, 4.x and 5.x). */
+export const DEFAULT_RAFT_ALGORITHM: RaftAlgorithmConfig = {
+  /** `leader-election-timeout-in-millis`: 2 s, so a lost leader is replaced within seconds. */
+  leaderElectionTimeoutMs: 2000,
+  /** `leader-heartbeat-period-in-millis`: 5 s. */
+  leaderHeartbeatPeriodMs: 5000,
+  /** `max-missed-leader-heartbeat-count`: a follower gives up on its leader after 5 periods (25 s) of silence. */
+  maxMissedLeaderHeartbeatCount: 5,
+  /** `append-request-max-entry-count`: 100 entries per append request (3.12 had 50). */
+  appendRequestMaxEntryCount: 100,
+  /** `commit-index-advance-count-to-snapshot`: a snapshot every 10,000 commits (3.12 had 1,000). */
+  commitIndexAdvanceCountToSnapshot: 10000,
+  /** `uncommitted-entry-count-to-reject-new-appends`: 100 operations in flight per leader before it refuses more. */
+  uncommittedEntryCountToRejectNewAppends: 100,
+  /** `append-request-backoff-timeout-in-millis`: 100 ms. */
+  appendRequestBackoffTimeoutMs: 100,
+};
+
+/** A fenced lock no `locks` entry matches: reentrant without limit (Hazelcast's FencedLockConfig default). */
+export const DEFAULT_LOCK_ACQUIRE_LIMIT = 0;
+
+/** `cp-subsystem` left out, or its settings left out: Hazelcast's defaults (CPSubsystemConfig, 5.x). */
+export const DEFAULT_CP_SUBSYSTEM: CpSubsystemConfig = {
+  /** Off: CP needs at least 3 members that agree to be CP members, so it is switched on deliberately. */
+  enabled: false,
+  /** `cp-member-count`: 0 = off. */
+  cpMemberCount: 0,
+  /** `group-size`: derived from cp-member-count (defaultCpGroupSize); 0 while off. */
+  groupSize: 0,
+  /** `session-time-to-live-seconds`: 5 minutes; a crashed lock holder's locks are released after this long. */
+  sessionTimeToLiveSeconds: 300,
+  /** `session-heartbeat-interval-seconds`: 5 s, well inside the TTL. */
+  sessionHeartbeatIntervalSeconds: 5,
+  /** `missing-cp-member-auto-removal-seconds`: 4 hours (3.12 had 0 = never). */
+  missingCpMemberAutoRemovalSeconds: 14400,
+  /** `fail-on-indeterminate-operation-state`: false, at-least-once (an operation whose answer was lost is retried). */
+  failOnIndeterminateOperationState: false,
+  /** `cp-member-priority`: 0, all members alike. */
+  cpMemberPriority: 0,
+  raftAlgorithm: DEFAULT_RAFT_ALGORITHM,
+  /** `locks`: none, so every lock is reentrant without limit. */
+  locks: [],
+};
+
+/**
+ * Smallest `cp-subsystem data-load-timeout-seconds` (Hazelcast refuses 0 and below). The setting is
+ * only checked: it belongs to CP Subsystem Persistence, which Grid does not support.
+ */
+export const MIN_CP_DATA_LOAD_TIMEOUT_SECONDS = 1;
 
 /**
  * `split-brain-protection` settings left out. `enabled` is Hazelcast's reading of a missing

@@ -37,6 +37,32 @@ const persistence = obj({
   'auto-remove-stale-data': leaf,
   'rebalance-delay-seconds': leaf,
 });
+/**
+ * The `cp-subsystem`: every setting, and `locks` by name (HZ_CPSUBSYSTEM_LOCKS_<NAME>_LOCKACQUIRELIMIT).
+ * Semaphores and CP maps have no variables: Grid does not support them.
+ */
+const cpSubsystem = obj({
+  'cp-member-count': leaf,
+  'group-size': leaf,
+  'session-time-to-live-seconds': leaf,
+  'session-heartbeat-interval-seconds': leaf,
+  'missing-cp-member-auto-removal-seconds': leaf,
+  'fail-on-indeterminate-operation-state': leaf,
+  'persistence-enabled': leaf,
+  'base-dir': leaf,
+  'data-load-timeout-seconds': leaf,
+  'cp-member-priority': leaf,
+  'raft-algorithm': obj({
+    'leader-election-timeout-in-millis': leaf,
+    'leader-heartbeat-period-in-millis': leaf,
+    'max-missed-leader-heartbeat-count': leaf,
+    'append-request-max-entry-count': leaf,
+    'commit-index-advance-count-to-snapshot': leaf,
+    'uncommitted-entry-count-to-reject-new-appends': leaf,
+    'append-request-backoff-timeout-in-millis': leaf,
+  }),
+  locks: { kind: 'named', entry: obj({ 'lock-acquire-limit': leaf }) },
+});
 const join = obj({
   'tcp-ip': obj({ enabled: leaf, members: leaf, 'required-member': leaf, 'connection-timeout-seconds': leaf }),
   multicast: enabledOnly,
@@ -85,6 +111,7 @@ const ENV_TOP_LEVEL: Record<string, EnvNode> = {
   },
   persistence,
   'hot-restart-persistence': persistence,
+  'cp-subsystem': cpSubsystem,
   security: obj({ enabled: leaf, 'member-authentication': obj({ realm: leaf }), 'client-authentication': obj({ realm: leaf }) }),
 };
 const ENV_SCHEMA = obj(ENV_TOP_LEVEL);
@@ -106,7 +133,6 @@ const CONFIG_LIKE_TOP_LEVEL = [
   'properties',
   'wan-replication',
   'management-center',
-  'cp-subsystem',
   'metrics',
   'jet',
   'sql',

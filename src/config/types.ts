@@ -196,6 +196,65 @@ export interface PersistenceConfig {
   readonly rebalanceDelaySeconds: number;
 }
 
+/**
+ * `raft-algorithm` of the `cp-subsystem`: how every CP group runs Raft. Hazelcast's settings with
+ * its names (`...-in-millis` as `...Ms`), for power users; each is an integer >= 1.
+ */
+export interface RaftAlgorithmConfig {
+  /** `leader-election-timeout-in-millis`: a candidate that wins no majority in this long starts a new round. */
+  readonly leaderElectionTimeoutMs: number;
+  /** `leader-heartbeat-period-in-millis`: how often a leader sends each follower a heartbeat (an append request). */
+  readonly leaderHeartbeatPeriodMs: number;
+  /** `max-missed-leader-heartbeat-count`: a follower starts an election after this many heartbeat periods without one. */
+  readonly maxMissedLeaderHeartbeatCount: number;
+  /** `append-request-max-entry-count`: log entries per append request at most. */
+  readonly appendRequestMaxEntryCount: number;
+  /** `commit-index-advance-count-to-snapshot`: a member snapshots its state after this many commits since its last snapshot. */
+  readonly commitIndexAdvanceCountToSnapshot: number;
+  /** `uncommitted-entry-count-to-reject-new-appends`: a leader refuses new operations while this many of its entries are not committed. */
+  readonly uncommittedEntryCountToRejectNewAppends: number;
+  /** `append-request-backoff-timeout-in-millis`: an unanswered append request is followed by the next one after this long. */
+  readonly appendRequestBackoffTimeoutMs: number;
+}
+
+/** One entry of the `cp-subsystem`'s `locks` (XML: `<locks><fenced-lock><name>..`): settings of the fenced locks it names. */
+export interface FencedLockConfig {
+  /**
+   * A lock name or a wildcard pattern (one `*`), matched against a lock's name without its
+   * `@group` part (`orders@g1` uses the entry `orders`, else `ord*`): the exact name first, else
+   * the pattern with the longest literal part. Hazelcast has no `default` fallback here.
+   */
+  readonly name: string;
+  /** `lock-acquire-limit`: how often one session may hold the lock at once. 0 = reentrant without limit, 1 = not reentrant. */
+  readonly lockAcquireLimit: number;
+}
+
+/** The `cp-subsystem`: Raft groups among CP members, CP sessions, and the fenced locks' settings. */
+export interface CpSubsystemConfig {
+  /** cpMemberCount > 0. */
+  readonly enabled: boolean;
+  /** `cp-member-count`: the first members (by join order) that form the CP subsystem; 0 = off, else >= 3. */
+  readonly cpMemberCount: number;
+  /**
+   * `group-size`: members of each CP group, odd, 3-7, at most cpMemberCount. Not set: cpMemberCount,
+   * made odd (minus one when even) and at most 7, as Hazelcast derives it. 0 while the subsystem is off.
+   */
+  readonly groupSize: number;
+  /** `session-time-to-live-seconds`: a CP session without a heartbeat this long is closed and its locks released. */
+  readonly sessionTimeToLiveSeconds: number;
+  /** `session-heartbeat-interval-seconds`: how often session holders send heartbeats; < sessionTimeToLiveSeconds. */
+  readonly sessionHeartbeatIntervalSeconds: number;
+  /** `missing-cp-member-auto-removal-seconds`: a CP member missing this long is removed and replaced; 0 = never; else >= sessionTimeToLiveSeconds. */
+  readonly missingCpMemberAutoRemovalSeconds: number;
+  /** `fail-on-indeterminate-operation-state`: true = at-most-once (an operation whose outcome is unknown fails), false = at-least-once (it is retried). */
+  readonly failOnIndeterminateOperationState: boolean;
+  /** `cp-member-priority`: this member's priority among CP members (Hazelcast prefers higher ones as group leaders). */
+  readonly cpMemberPriority: number;
+  readonly raftAlgorithm: RaftAlgorithmConfig;
+  /** `locks`, in file order; a lock no entry matches has lockAcquireLimit 0. */
+  readonly locks: readonly FencedLockConfig[];
+}
+
 /** Which operations a split-brain protection guards (`protect-on`). */
 export type SplitBrainProtectionOn = 'READ' | 'WRITE' | 'READ_WRITE';
 
@@ -274,6 +333,8 @@ export interface GridConfig {
   readonly splitBrainProtections: readonly SplitBrainProtectionConfig[];
   /** Top-level `persistence` (or its 4.x name `hot-restart-persistence`). */
   readonly persistence: PersistenceConfig;
+  /** `cp-subsystem`: off unless cp-member-count is set. */
+  readonly cpSubsystem: CpSubsystemConfig;
   readonly liteMember: boolean;
   /** Derived settings read from `properties` (grid.* wins over hazelcast.*), typed. */
   readonly tuning: TuningConfig;
