@@ -46,6 +46,7 @@ export const AUTHORITY: Readonly<Record<number, Authority>> = {
   [Msg.WanMerkle]: 'member',
   [Msg.PersistenceCommand]: 'member',
   [Msg.RecoveryState]: 'member',
+  [Msg.RecoveryDrop]: 'master',
   [Msg.PartitionTable]: 'master',
   [Msg.Migrate]: 'master',
   [Msg.MigrateEnd]: 'master',

@@ -424,12 +424,18 @@ export class PartitionService implements PartitionView {
       if (from.peer !== undefined && master !== undefined && from.peer.uuid !== master.uuid) return;
       const t = this.decodeTable(p);
       this.lastKnownQueueSize = t.queueSize;
-      if (t.version > this.table.version() && this.recovered(t.version)) this.apply(t.rows, t.version);
+      if (t.version > this.table.version() && this.recovered(t.version, t.rows)) this.apply(t.rows, t.version);
       if (this.unblockOnTableFrom !== undefined && from.peer?.uuid === this.unblockOnTableFrom) {
         // The new master's table is in: migrations of the old master it did not commit are void.
         this.unblockOnTableFrom = undefined;
         for (const pid of [...this.blocked.keys()]) this.unblock(pid);
       }
+    });
+    net.handleOneWay(Msg.RecoveryDrop, (p, from) => {
+      decodeEmpty(p, 'recovery drop');
+      // Only the master decides whose data a restart keeps.
+      if (this.recovery === undefined || from.peer?.uuid !== this.cluster.master()?.uuid) return;
+      this.recovery.fresh = true;
     });
     net.handle(Msg.RecoveryState, (p) => {
       const q = decodeRecoveryState(p);
@@ -585,12 +591,20 @@ export class PartitionService implements PartitionView {
    * recovery; any other means this member's data is stale: dropped (it joins as new) or, when
    * stale data may not be removed, the table is refused.
    */
-  private recovered(version: number): boolean {
+  private recovered(version: number, rows: readonly Replicas[]): boolean {
     const r = this.recovery;
     if (r === undefined) return true;
     if (version === r.plan.version + 1 && !r.fresh) {
       this.recovery = undefined;
       this.logger.info(`cluster restart: the persisted partition table (version ${r.plan.version}) is back in place`);
+      this.dropUnheld(rows);
+      return true;
+    }
+    // forceStart (or the master's partial start chose other members' data): drop, whatever the versions.
+    if (r.fresh) {
+      this.recovery = undefined;
+      this.logger.warn(`cluster restart: this member's persisted data is dropped (forceStart, or a partial start with other members' data); it joins as a new member`);
+      for (let pid = 0; pid < PARTITION_COUNT; pid++) this.dropData(pid);
       return true;
     }
     if (version <= r.plan.version) {
@@ -601,7 +615,7 @@ export class PartitionService implements PartitionView {
         this.logger.error(
           `cluster restart: the cluster's partition table (version ${version}) is older than this member's persisted one (version ${r.plan.version}): ` +
             'the cluster was started without the members of the persisted member list. This member keeps its data and takes no partitions; ' +
-            'stop that cluster and start every persisted member, or call forceStart to start empty.',
+            'stop that cluster and start every persisted member, or move this member\'s persistence directory away to join it as a new member.',
         );
       }
       return false;
@@ -612,6 +626,19 @@ export class PartitionService implements PartitionView {
     for (let pid = 0; pid < PARTITION_COUNT; pid++) this.dropData(pid);
     return true;
   }
+
+  /** After a restart: data of partitions the table does not give this member (promoted away while it was down) is dropped. */
+  private dropUnheld(rows: readonly Replicas[]): void {
+    const me = this.localUuid;
+    let dropped = 0;
+    for (let pid = 0; pid < PARTITION_COUNT; pid++) {
+      if ((rows[pid] ?? []).includes(me)) continue;
+      this.dropData(pid);
+      dropped++;
+    }
+    if (dropped > 0 && dropped < PARTITION_COUNT) this.logger.info(`cluster restart: data of ${dropped} partition(s) this member no longer holds was dropped`);
+  }
+
 
   /** Why the restart cannot complete (persisted tables that disagree), if the master found out. */
   recoveryProblem(): string | undefined {
@@ -715,9 +742,15 @@ export class PartitionService implements PartitionView {
     const present = new Set(this.cluster.members().map((m) => m.uuid));
     const keep = (u: string): boolean => present.has(u) && this.cluster.isAlive(u) && r.chosen!.members.has(u);
     const rows = r.chosen.rows.every((row) => row.every(keep)) ? r.chosen.rows : promote(r.chosen.rows, keep);
-    this.apply(rows, r.chosen.version + 1);
-    this.pushTable();
     const left = [...present].filter((u) => !r.chosen!.members.has(u));
+    // Members with other data drop it, whatever their versions (before the table reaches them).
+    for (const uuid of left) {
+      const m = this.cluster.memberByUuid(uuid);
+      if (m !== undefined) this.net?.oneWay(m.address, Msg.RecoveryDrop, encodeEmpty());
+    }
+    this.apply(rows, r.chosen.version + 1);
+    this.dropUnheld(rows);
+    this.pushTable();
     this.logger.info(
       missing.length === 0 && left.length === 0
         ? `cluster restart: every member is back; the persisted partition table (version ${r.chosen.version}) is in place, nothing migrates`

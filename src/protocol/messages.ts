@@ -78,6 +78,8 @@ export const Msg = {
   PersistenceCommand: 60,
   /** Restarting master -> members: [withRows] -> [persistedTableVersion (0: not restarting), fingerprint, table|null]. */
   RecoveryState: 61,
+  /** Restarting master -> a member, one-way: []: a partial start keeps other members' data; drop yours when the table comes. */
+  RecoveryDrop: 62,
 } as const;
 
 export type MessageType = (typeof Msg)[keyof typeof Msg];

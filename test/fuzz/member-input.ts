@@ -442,6 +442,8 @@ const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'nam
     answer: payload(P.encodeRecoveryStateAnswer, P.decodeRecoveryStateAnswer, { version: int, hash: str, table: opt((rng) => build(rng, TABLE), 0.5) }),
     effect: 'harmless',
   },
+  // Makes a restarting member drop its persisted data when the table comes: a command (master only).
+  RecoveryDrop: { request: EMPTY, effect: 'command' },
 };
 
 export const ALL_MESSAGES: readonly MessageSpec[] = (Object.keys(SPECS) as (keyof typeof Msg)[]).map((name) => ({ type: Msg[name], name, ...SPECS[name] }));

@@ -42,6 +42,7 @@ const PINNED: Readonly<Record<string, number>> = {
   WanBackupAck: 57,
   PersistenceCommand: 60,
   RecoveryState: 61,
+  RecoveryDrop: 62,
 };
 
 describe('member protocol message table', () => {

@@ -626,6 +626,16 @@ const VECTORS: readonly Vector[] = [
     hex: '0000000d01003d00000007080000000102',
     fields: [{ name: 'with rows', kind: 'bool' }],
   },
+  {
+    name: 'RecoveryDrop',
+    kind: FrameKind.OneWay,
+    type: Msg.RecoveryDrop,
+    payload: {},
+    encode: P.encodeEmpty,
+    decode: (v) => (P.decodeEmpty(v, 'recovery drop'), {}),
+    legacy: [],
+    hex: '0000000c04003e000000000800000000',
+  },
 ];
 
 /** One value of every wire type. */
