@@ -24,6 +24,7 @@ const RANK = {
   persistence: 7.5,
   map: 8,
   queue: 8,
+  cp: 8.5,
   wan: 9,
   rest: 10,
   member: 11,
