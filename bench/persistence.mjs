@@ -78,7 +78,9 @@ const TPUT_MAPS = [
 const MAP = 'persisted';
 const CLUSTER_SIZE = 3;
 const BACKUP_COUNT = 1;
-const PROPERTIES = { 'hazelcast.heartbeat.interval.seconds': 1, 'hazelcast.max.no.heartbeat.seconds': 5 };
+// Default heartbeats (5 s / 60 s), not the cluster phases' 1 s / 5 s: members that just restored
+// millions of entries pause for seconds in GC, and on this shared box that must not get one removed.
+const PROPERTIES = {};
 const READY_DEADLINE_MS = 10 * 60_000;
 const FORM_DEADLINE_MS = 60_000;
 const SAFE_DEADLINE_MS = 120_000;
@@ -115,7 +117,7 @@ function memberConfig(port, memberList, maps, baseDir) {
           },
         },
       },
-      properties: PROPERTIES,
+      ...(Object.keys(PROPERTIES).length ? { properties: PROPERTIES } : {}),
       persistence: { enabled: true, 'base-dir': baseDir },
       map: maps,
     },
@@ -592,7 +594,10 @@ async function runThroughput(opts, dir, out) {
         cpuUsPerReqRatio: sides[k].cpuUsPerReq / sides.memory.cpuUsPerReq,
       };
     }
+    const scans = scanLogs([member], 1);
+    for (const line of scanText(scans)) log(`  member log: ${line}`);
     out.throughput = {
+      memberLog: scans[0] ?? null,
       maps: sides,
       ratios,
       valid: TPUT_MAPS.every((m) => sides[m.key].bad === 0),
@@ -689,8 +694,53 @@ async function runSingle(opts, dir, out) {
     }
   } finally {
     await stopChild(member.child);
+    s.memberLogs = [1, 2, 3].flatMap((run) => scanLogs([member], run));
   }
 }
+
+/**
+ * Error and warning lines of a member log (JSON lines): counts, and the first few distinct
+ * messages of each level (persisting failures, members removed, anti-entropy totals...).
+ */
+function scanLog(logFile) {
+  let text = '';
+  try {
+    text = readFileSync(logFile, 'utf8');
+  } catch {
+    return null;
+  }
+  const out = { file: path.basename(logFile), errors: 0, warnings: 0, firstErrors: [], firstWarnings: [], antiEntropy: null, removed: [] };
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let j;
+    try {
+      j = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const msg = String(j.err ?? j.msg ?? '');
+    if (j.level === 'error') {
+      out.errors++;
+      if (out.firstErrors.length < 3 && !out.firstErrors.includes(msg)) out.firstErrors.push(msg);
+    } else if (j.level === 'warn') {
+      out.warnings++;
+      if (out.firstWarnings.length < 3 && !out.firstWarnings.includes(String(j.msg))) out.firstWarnings.push(String(j.msg));
+    }
+    const m = /anti-entropy: .*\(totals: requested (\d+), installed (\d+), sent (\d+)\)/.exec(j.msg ?? '');
+    if (m) out.antiEntropy = { requested: Number(m[1]), installed: Number(m[2]), sent: Number(m[3]) };
+    if (/^removing member |removed this member from the cluster/.test(j.msg ?? '')) out.removed.push(`${j.time} ${j.msg}`);
+  }
+  return out;
+}
+
+function scanLogs(members, run) {
+  return members.map((m) => scanLog(path.join(RESULTS_DIR, `${m.logPrefix}-${run}.log`))).filter(Boolean);
+}
+
+const scanText = (scans) =>
+  scans
+    .filter((x) => x.errors > 0 || x.removed.length > 0)
+    .map((x) => `${x.file}: ${x.errors} error line(s)${x.firstErrors.length ? `, first: ${x.firstErrors[0].slice(0, 200)}` : ''}${x.removed.length ? `; ${x.removed[0].slice(0, 200)}` : ''}`);
 
 function countCompactions(logFile) {
   try {
@@ -793,8 +843,15 @@ async function runCluster(opts, dir, out) {
     );
     c.restart.verify = await readBack({ ports, map: MAP, indexes: sampleIndexes(n, VERIFY_MAX), expected: valueFor, connections: 15 });
     log(`persistence cluster: read-back ${verifyText(c.restart.verify)}`);
+    c.restart.membersAtEnd = members.filter((m) => m.alive()).length;
+    c.restart.antiEntropy = scanLogs(members, 2).map((x) => x.antiEntropy);
+    log(
+      `persistence cluster: ${c.restart.membersAtEnd}/${CLUSTER_SIZE} members still running; anti-entropy since the restart (requested/installed per member): ` +
+        c.restart.antiEntropy.map((a) => (a ? `${a.requested}/${a.installed}` : '0/0')).join(', '),
+    );
   } finally {
     await Promise.all(members.map((m) => m.kill9()));
+    c.memberLogs = [1, 2].flatMap((run) => scanLogs(members, run));
   }
 }
 
@@ -968,6 +1025,14 @@ export function renderPersistenceReport(report) {
   if (s?.shutdown) loads.push(`clusterShutdown 1 member ${sec(s.shutdown.ms)}`);
   if (c?.shutdown) loads.push(`${c.members} members ${sec(c.shutdown.ms)}`);
   if (loads.length) lines.push(`pipelined load (persisted, fsync false): ${loads.join(', ')}`);
+  if (c?.restart?.antiEntropy) {
+    lines.push(
+      `cluster after the restart: anti-entropy partition copies requested/installed per member ${c.restart.antiEntropy.map((a) => (a ? `${a.requested}/${a.installed}` : '0/0')).join(', ')}; ` +
+        `${c.restart.membersAtEnd ?? '-'}/${c.members} members running at the end`,
+    );
+  }
+  const scans = [t?.memberLog, ...(s?.memberLogs ?? []), ...(c?.memberLogs ?? [])].filter(Boolean);
+  for (const line of scanText(scans)) lines.push(`NOTE member log ${line}`);
   for (const e of p.errors) lines.push(`ERROR persistence ${e}`);
   return lines.join('\n');
 }
@@ -983,6 +1048,8 @@ export function persistenceProblems(report) {
     bad(p.single?.restart?.verify) ||
     bad(p.single?.killRestart?.verify) ||
     bad(p.cluster?.restart?.verify) ||
-    (p.cluster?.restart && (!p.cluster.restart.sameTable || p.cluster.restart.entriesLoaded !== p.cluster.restart.entriesExpected))
+    (p.cluster?.restart && (!p.cluster.restart.sameTable || p.cluster.restart.entriesLoaded !== p.cluster.restart.entriesExpected)) ||
+    (p.cluster?.restart?.membersAtEnd !== undefined && p.cluster.restart.membersAtEnd !== p.cluster.members) ||
+    [p.throughput?.memberLog, ...(p.single?.memberLogs ?? []), ...(p.cluster?.memberLogs ?? [])].some((x) => x && x.errors > 0)
   );
 }
