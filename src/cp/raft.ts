@@ -17,6 +17,8 @@
 //   counts on it.
 // - The last output is always `timer`: call `timerFired` at that time (undefined: no timer).
 //   An early or late call is harmless.
+// - Messages (raft-messages.ts) are plain data and name no sender: `receive(from, …)` takes
+//   the member the shell received them from, as the member protocol authenticated it.
 //
 // The rules:
 // - Terms. A message with a higher term makes the node a follower of that term (vote
@@ -56,7 +58,8 @@
 //   leader hint; 'too-many-uncommitted' past `uncommittedEntryCountToRejectNewAppends`) and
 //   answers its index and term. It succeeded when `apply` delivers that index with that
 //   term. A `proposal-failed` output says it did not: 'lost' (another entry was committed at
-//   its index: it will never apply) or 'indeterminate' (a snapshot from the leader covered
+//   its index: it will never apply; decided at commit, not when the entry leaves this node's
+//   log, since a deleted entry can still commit through another node) or 'indeterminate' (a snapshot from the leader covered
 //   its index: it may or may not have been applied). A leader that steps down keeps
 //   tracking its proposals: they can still commit under the next leader.
 // - Reads (§6.4 ReadIndex). `read` on the leader: the read index is the commit index once
@@ -76,6 +79,11 @@
 //   `commitIndexAdvanceCountToSnapshot` entries were applied since the last one. A follower
 //   installs a leader's snapshot beyond its commit index: it keeps its log after the
 //   snapshot when the snapshot's last entry is in it, else drops the whole log.
+//
+// Limits: no leadership transfer; an added member votes at once (no learner phase: add one
+// while the others are up, or the group waits for it to catch up); a snapshot travels in one
+// message; reads always take a heartbeat round (no leases); the pre-vote's "live leader"
+// check does not apply to real votes (§4.2.3 would), which only follow a pre-vote majority.
 
 import { RaftLog } from './raft-log.js';
 import type {

@@ -20,7 +20,7 @@ describe('Raft simulation', () => {
   for (const members of [3, 5]) {
     it(
       `${members} members, seeds ${FIRST_SEED}..${FIRST_SEED + SEEDS - 1}: election safety, log matching, leader completeness, state machine safety and linearizable reads after every event; progress once healed`,
-      () => {
+      async () => {
         const failures: string[] = [];
         const total: Partial<Record<keyof SimStats, number>> = {};
         let slowestLivenessMs = 0;
@@ -29,6 +29,8 @@ describe('Raft simulation', () => {
           if (r.violations.length > 0) failures.push(`seed ${seed}: ${r.violations.join('; ')}`);
           for (const [k, v] of Object.entries(r.stats) as [keyof SimStats, number | undefined][]) total[k] = (total[k] ?? 0) + (v ?? 0);
           slowestLivenessMs = Math.max(slowestLivenessMs, r.stats.livenessMs ?? Infinity);
+          // Long runs: let the worker answer vitest now and then.
+          if (seed % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
         }
         if (LONG) console.log(`raft simulation, ${members} members, ${SEEDS} seeds: slowest recovery ${slowestLivenessMs.toFixed(0)} ms`, total);
         expect(failures).toEqual([]);

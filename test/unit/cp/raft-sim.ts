@@ -372,7 +372,7 @@ class Simulation {
           break;
       }
     }
-    if (outs[0]?.type === 'persist') this.checkDisk(n);
+    this.checkDisk(n, outs[0]?.type === 'persist');
     if (snapshotAt !== undefined && n.raft === raft && n.incarnation === inc) this.snapshot(n);
   }
 
@@ -407,15 +407,21 @@ class Simulation {
   }
 
   /** What is on disk equals what the node would need after a restart. */
-  private checkDisk(n: SimNode): void {
+  /** After every call (entry by entry when it persisted something): a call that changed durable state said so. */
+  private checkDisk(n: SimNode, full: boolean): void {
     if (!n.raft) return;
-    const p = n.raft.persistentState();
+    const s = n.raft.status();
     const d = n.disk;
     const di = d.snapshot?.lastIncludedIndex ?? 0;
-    const pi = p.snapshot?.lastIncludedIndex ?? 0;
-    if (d.term !== p.term || d.votedFor !== p.votedFor || di !== pi || d.entries.length !== p.entries.length) {
-      throw new Violation(`${n.id}: disk (term ${d.term}, vote ${d.votedFor}, snapshot ${di}, ${d.entries.length} entries) differs from node (term ${p.term}, vote ${p.votedFor}, snapshot ${pi}, ${p.entries.length} entries)`);
+    const last = d.entries[d.entries.length - 1];
+    const lastTerm = last?.term ?? d.snapshot?.lastIncludedTerm ?? 0;
+    if (d.term !== s.term || d.votedFor !== s.votedFor || di !== s.snapshotIndex || di + d.entries.length !== s.lastLogIndex || lastTerm !== s.lastLogTerm) {
+      throw new Violation(
+        `${n.id}: disk (term ${d.term}, vote ${d.votedFor}, snapshot ${di}, ${d.entries.length} entries) differs from node (term ${s.term}, vote ${s.votedFor}, snapshot ${s.snapshotIndex}, last ${s.lastLogIndex})`,
+      );
     }
+    if (!full) return;
+    const p = n.raft.persistentState();
     d.entries.forEach((e, i) => {
       const q = p.entries[i] as RaftEntry;
       if (e.index !== q.index || !sameEntry(e, q)) throw new Violation(`${n.id}: disk entry ${e.index} differs from the node's`);
