@@ -66,7 +66,9 @@
 //   an entry of the leader's term is committed; leadership is confirmed by a round of
 //   heartbeats sent after the read began, answered by a majority in the current term; the
 //   read is `read-ready` when both hold and the entries through the read index are applied.
-//   A leader that steps down fails its pending reads ('read-failed').
+//   A leader that steps down fails its pending reads ('read-failed'). Each `read` sends a
+//   heartbeat to every follower: the shell serves the client reads that arrive together with
+//   one `read`.
 // - Membership (§4.1, single-server changes). `changeMembership` adds or removes one voting
 //   member, only on a leader that has committed an entry of its term and whose previous
 //   change is committed. A configuration is in force from the moment its entry is in the
