@@ -488,7 +488,16 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
         this.lastJoinFailure = why;
         return false;
       }
-      const r = decodeJoinAnswer(answer);
+      let r: ReturnType<typeof decodeJoinAnswer>;
+      try {
+        r = decodeJoinAnswer(answer);
+      } catch (e) {
+        // A peer answering the join with the wrong shape is not a master: try again (elsewhere).
+        const why = `join through ${target} failed, trying again: its answer is malformed: ${describeError(e)}`;
+        if (why !== this.lastJoinFailure) this.logger.warn(why);
+        this.lastJoinFailure = why;
+        return false;
+      }
       if (r.refusal !== undefined) throw new GridError('CONFLICT', `could not join the cluster through ${target}: ${r.refusal}`);
       if (r.redirect !== undefined) {
         target = r.redirect;
