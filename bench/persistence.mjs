@@ -864,7 +864,7 @@ export async function runPersistence(opts, report) {
     log(`persistence phase needs the real member: skipped with --target ${opts.target}`);
     return;
   }
-  for (const f of readdirSync(RESULTS_DIR)) if (/^persistence-.*\.log$/.test(f)) rmSync(path.join(RESULTS_DIR, f));
+  for (const f of readdirSync(RESULTS_DIR)) if (/^persistence-(throughput|single|cluster)-.*\.log$/.test(f)) rmSync(path.join(RESULTS_DIR, f));
   const dir = mkdtempSync(path.join(opts.persistenceDir ?? os.tmpdir(), 'grid-bench-persist-'));
   tempDirs.push(dir);
   const out = (report.persistence = {
