@@ -221,14 +221,17 @@ export class MemberLog {
     if (this.compacting || this.copying || this.closed) return;
     this.compacting = true;
     try {
-      await this.drain();
-      const oldSegments = this.segments();
-      // Segment numbers: the snapshot takes the next number, live appends the one after it.
-      const snapshotSegment = this.segment + 1;
-      if (this.fd !== undefined) await datasync(this.fd);
-      this.segment = snapshotSegment;
-      this.roll();
-      await syncDir(this.dir);
+      let oldSegments: number[] = [];
+      let snapshotSegment = 0;
+      await this.withWritesHeld(async () => {
+        oldSegments = this.segments();
+        // Segment numbers: the snapshot takes the next number, live appends the one after it.
+        snapshotSegment = this.segment + 1;
+        if (this.fd !== undefined) await datasync(this.fd);
+        this.segment = snapshotSegment;
+        this.roll();
+        await syncDir(this.dir);
+      });
       const tmp = join(this.dir, `${segmentName(snapshotSegment)}.tmp`);
       const fh = await open(tmp, 'w');
       let bytes = 0;
@@ -264,6 +267,25 @@ export class MemberLog {
     }
   }
 
+  /**
+   * Run `fn` with no write in flight and none starting: appends wait in memory meanwhile (a
+   * flush must never write to a descriptor a roll is closing). The flush slot is taken in the
+   * same turn drain() finds the log idle, so no flush can slip in between.
+   */
+  private async withWritesHeld(fn: () => Promise<void>): Promise<void> {
+    await this.drain();
+    let done!: () => void;
+    this.flushing = new Promise<void>((resolve) => (done = resolve));
+    try {
+      await fn();
+    } finally {
+      this.flushing = undefined;
+      done();
+      if (this.pendingBytes > 0) this.flush();
+      else this.release();
+    }
+  }
+
   /** Wait until everything appended so far is written. */
   async drain(): Promise<void> {
     for (;;) {
@@ -288,10 +310,11 @@ export class MemberLog {
   }
 
   private async copySegments(target: string, interrupted: () => boolean): Promise<{ bytes: number; segments: number }> {
-    await this.drain();
-    if (this.fd !== undefined) await datasync(this.fd);
-    this.roll();
-    await syncDir(this.dir);
+    await this.withWritesHeld(async () => {
+      if (this.fd !== undefined) await datasync(this.fd);
+      this.roll();
+      await syncDir(this.dir);
+    });
     const segs = this.segments().filter((n) => n < this.segment);
     mkdirSync(target, { recursive: true });
     let bytes = 0;
