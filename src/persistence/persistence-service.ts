@@ -62,6 +62,11 @@ export class PersistenceService {
     return this.memberDir;
   }
 
+  /** True once loading is over: records appended from now on are written. */
+  get logging(): boolean {
+    return !this.loading && this.log !== undefined;
+  }
+
   /**
    * Choose and lock this member's directory (the one last used at an address ending in `addressHint` when free,
    * else any free one with data, else a new one), read its state and replay its log.

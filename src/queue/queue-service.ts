@@ -27,6 +27,8 @@ import { LogOp, type LogRecord } from '../persistence/log-format.js';
 
 /** Where a persisted queue's changes go (the member's persistence; a narrow view of it). */
 export interface QueuePersistence {
+  /** False while the member loads its persisted data. */
+  readonly logging: boolean;
   append(r: LogRecord, sync: boolean): void;
 }
 
