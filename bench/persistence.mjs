@@ -40,7 +40,7 @@ import {
   WARMUP_SECONDS,
   WORKLOADS,
   cannon,
-  chunkedEnd,
+  BodyParser,
   fmtInt,
   fmtMs,
   fmtUs,
@@ -359,50 +359,6 @@ function writeBytes(pid) {
 
 // ---------------------------------------------------------------- read-back
 
-/** Status + body framer for pipelined responses (Content-Length or chunked). */
-class BodyParser {
-  constructor(onResponse) {
-    this.onResponse = onResponse;
-    this.rest = null;
-  }
-
-  feed(chunk) {
-    const buf = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
-    let off = 0;
-    while (off < buf.length) {
-      const headEnd = buf.indexOf('\r\n\r\n', off, 'latin1');
-      if (headEnd < 0) break;
-      const head = buf.toString('latin1', off, headEnd);
-      if (!head.startsWith('HTTP/1.')) throw new Error(`malformed response: ${JSON.stringify(head.slice(0, 60))}`);
-      const status = Number(head.slice(9, 12));
-      const bodyStart = headEnd + 4;
-      let end;
-      let chunked = false;
-      const cl = /\r\ncontent-length:[ \t]*(\d+)/i.exec(head);
-      if (status === 204 || status === 304 || status < 200) end = bodyStart;
-      else if (cl) end = bodyStart + Number(cl[1]);
-      else if (/\r\ntransfer-encoding:[^\r]*chunked/i.test(head)) {
-        end = chunkedEnd(buf, bodyStart);
-        chunked = true;
-      } else throw new Error(`response without Content-Length or chunked encoding: ${JSON.stringify(head)}`);
-      if (end < 0 || end > buf.length) break;
-      off = end;
-      if (status >= 200) this.onResponse(status, chunked ? dechunk(buf, bodyStart) : buf.toString('latin1', bodyStart, end));
-    }
-    this.rest = off < buf.length ? buf.subarray(off) : null;
-  }
-}
-
-function dechunk(buf, pos) {
-  let out = '';
-  for (;;) {
-    const lineEnd = buf.indexOf('\r\n', pos, 'latin1');
-    const size = parseInt(buf.toString('latin1', pos, lineEnd).split(';')[0], 16);
-    if (size === 0) return out;
-    out += buf.toString('latin1', lineEnd + 2, lineEnd + 2 + size);
-    pos = lineEnd + 2 + size + 2;
-  }
-}
 
 /**
  * GETs keyOf(indexes[j]) of `map` (pipelined: `connections` sockets spread over `ports`,
