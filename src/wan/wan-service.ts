@@ -174,7 +174,8 @@ class JobPart {
 
 /** Differing leaves of one map per partition, from the last consistency check: what a delta sync sends. */
 interface DeltaPlan {
-  readonly level: number;
+  /** The Merkle level the leaves were compared at (the same for every partition of one check). */
+  level: number;
   readonly byPartition: Map<number, number[]>;
 }
 
@@ -899,7 +900,7 @@ export class WanService implements WanFacade, MapWanSink {
           const current = this.deltas.get(deltaKey(s.wanRepName, s.publisherId, mapName));
           if (current !== undefined) {
             current.byPartition.set(pid, r.leaves);
-            (current as { level: number }).level = r.level;
+            current.level = r.level;
           }
           // The next partition starts now, not at the next tick.
           if (!job.finished) this.advanceCheck(job);
