@@ -1,0 +1,289 @@
+// Raft messages (cp/raft-messages.ts) on the member protocol: one compact tuple per message,
+// [tag, ...fields in a fixed order]. The decoder is the gate between a peer and RaftNode: it
+// checks every field and the shape rules RaftNode counts on (an append's entries follow
+// prevLogIndex without gaps, their terms never go down nor past the message's term, membership
+// lists are 1..64 distinct ids), so a malformed message is refused with GridError('BAD_REQUEST')
+// and never reaches the node.
+//
+// Tuples have exactly their fields: unlike the cluster payloads, extra trailing items are
+// refused, not ignored (a Raft member must not silently drop what a newer one meant; a new
+// field is a new tag). So whatever decodes re-encodes to the same value, byte for byte.
+//
+// The message types mirror cp/raft-messages.ts field for field (protocol/ sits below cp/ and
+// may not import it, types included: scripts/check-layers.mjs), so a RaftMessage is a
+// WireRaftMessage and back; the unit test pins the two together.
+
+import { GridError } from '../core/errors.js';
+import type { WireValue } from './codec.js';
+import * as f from './fields.js';
+
+/** A Raft group member's id (cp's RaftMemberId). */
+export type WireRaftMemberId = string;
+
+/** cp's RaftEntry. `command` is the CP layer's value: a WireValue, typed unknown as there. */
+export type WireRaftEntry =
+  | { readonly index: number; readonly term: number; readonly kind: 'command'; readonly command: unknown }
+  | { readonly index: number; readonly term: number; readonly kind: 'noop' }
+  | { readonly index: number; readonly term: number; readonly kind: 'membership'; readonly members: readonly WireRaftMemberId[] };
+
+/** cp's RaftSnapshot. `state` is the CP layer's value: a WireValue, typed unknown as there. */
+export interface WireRaftSnapshot {
+  readonly lastIncludedIndex: number;
+  readonly lastIncludedTerm: number;
+  readonly members: readonly WireRaftMemberId[];
+  readonly membersIndex: number;
+  readonly state: unknown;
+}
+
+/** cp's RaftMessage (see raft-messages.ts for what each field means). */
+export type WireRaftMessage =
+  | { readonly type: 'pre-vote'; readonly term: number; readonly lastLogIndex: number; readonly lastLogTerm: number }
+  | { readonly type: 'pre-vote-response'; readonly term: number; readonly preVoteTerm: number; readonly granted: boolean }
+  | { readonly type: 'vote'; readonly term: number; readonly lastLogIndex: number; readonly lastLogTerm: number }
+  | { readonly type: 'vote-response'; readonly term: number; readonly granted: boolean }
+  | {
+      readonly type: 'append';
+      readonly term: number;
+      readonly prevLogIndex: number;
+      readonly prevLogTerm: number;
+      readonly entries: readonly WireRaftEntry[];
+      readonly leaderCommit: number;
+      readonly seq: number;
+    }
+  | { readonly type: 'append-response'; readonly term: number; readonly success: boolean; readonly matchIndex: number; readonly hintIndex: number; readonly seq: number }
+  | { readonly type: 'install-snapshot'; readonly term: number; readonly snapshot: WireRaftSnapshot; readonly seq: number }
+  | { readonly type: 'install-snapshot-response'; readonly term: number; readonly matchIndex: number; readonly seq: number };
+
+/** An append carrying more entries is refused (`append-request-max-entry-count` must stay at or below it). */
+export const MAX_RAFT_APPEND_ENTRIES = 10_000;
+/** A membership list (entry or snapshot) with more ids is refused (CP groups have at most 7). */
+export const MAX_RAFT_MEMBERS = 64;
+
+/** Message tags: the values are the wire format, never renumber them. */
+const TAG = {
+  'pre-vote': 0,
+  'pre-vote-response': 1,
+  vote: 2,
+  'vote-response': 3,
+  append: 4,
+  'append-response': 5,
+  'install-snapshot': 6,
+  'install-snapshot-response': 7,
+} as const satisfies Record<WireRaftMessage['type'], number>;
+
+/** Entry kind tags: wire format too. */
+const KIND = { command: 0, noop: 1, membership: 2 } as const satisfies Record<WireRaftEntry['kind'], number>;
+
+// ------------------------------------------------------------------ encode
+
+/**
+ * pre-vote                  [0, term, lastLogIndex, lastLogTerm]
+ * pre-vote-response         [1, term, preVoteTerm, granted]
+ * vote                      [2, term, lastLogIndex, lastLogTerm]
+ * vote-response             [3, term, granted]
+ * append                    [4, term, prevLogIndex, prevLogTerm, entries[], leaderCommit, seq]
+ * append-response           [5, term, success, matchIndex, hintIndex, seq]
+ * install-snapshot          [6, term, snapshot, seq]
+ * install-snapshot-response [7, term, matchIndex, seq]
+ *
+ * An entry is [index, term, 0, command] | [index, term, 1] (noop) | [index, term, 2, members[]];
+ * a snapshot is [lastIncludedIndex, lastIncludedTerm, members[], membersIndex, state]. The
+ * command and the state are the CP layer's values, WireValues already: they go as they are.
+ */
+export function encodeRaftMessage(m: WireRaftMessage): WireValue {
+  switch (m.type) {
+    case 'pre-vote':
+      return [TAG['pre-vote'], m.term, m.lastLogIndex, m.lastLogTerm];
+    case 'pre-vote-response':
+      return [TAG['pre-vote-response'], m.term, m.preVoteTerm, m.granted];
+    case 'vote':
+      return [TAG.vote, m.term, m.lastLogIndex, m.lastLogTerm];
+    case 'vote-response':
+      return [TAG['vote-response'], m.term, m.granted];
+    case 'append':
+      return [TAG.append, m.term, m.prevLogIndex, m.prevLogTerm, m.entries.map(encodeEntry), m.leaderCommit, m.seq];
+    case 'append-response':
+      return [TAG['append-response'], m.term, m.success, m.matchIndex, m.hintIndex, m.seq];
+    case 'install-snapshot':
+      return [TAG['install-snapshot'], m.term, encodeSnapshot(m.snapshot), m.seq];
+    case 'install-snapshot-response':
+      return [TAG['install-snapshot-response'], m.term, m.matchIndex, m.seq];
+  }
+}
+
+function encodeEntry(e: WireRaftEntry): WireValue {
+  switch (e.kind) {
+    case 'command':
+      return [e.index, e.term, KIND.command, e.command as WireValue];
+    case 'noop':
+      return [e.index, e.term, KIND.noop];
+    case 'membership':
+      return [e.index, e.term, KIND.membership, e.members];
+  }
+}
+
+function encodeSnapshot(s: WireRaftSnapshot): WireValue {
+  return [s.lastIncludedIndex, s.lastIncludedTerm, s.members, s.membersIndex, s.state as WireValue];
+}
+
+// ------------------------------------------------------------------ decode
+
+function bad(message: string): GridError {
+  return new GridError('BAD_REQUEST', `malformed member message: ${message}`);
+}
+
+/** Refuses items past the `n` fields of `what` (missing ones are named by the field reads). */
+function noExtra(t: readonly WireValue[], n: number, what: string): void {
+  if (t.length > n) throw bad(`${what} has ${t.length} items, expected ${n}`);
+}
+
+/**
+ * A non-negative safe integer: an index, a term, a sequence number, a tag. Not -0 either: no
+ * sender makes one, and the codec keeps it apart from 0, so it would not re-encode the same.
+ */
+function nat(t: readonly WireValue[], i: number, what: string): number {
+  const n = f.int(t, i, what);
+  if (Object.is(n, -0)) throw bad(`${what} is -0`);
+  if (n < 0 || !Number.isSafeInteger(n)) throw bad(`${what} is ${n}, not in [0, 2^53 - 1]`);
+  return n;
+}
+
+/** Any value (the CP layer's command or state), but present. */
+function opaque(t: readonly WireValue[], i: number, what: string): WireValue {
+  const v = t[i];
+  if (v === undefined) throw bad(`${what} is undefined`);
+  return v;
+}
+
+/** A term that may not exceed the message's term (the sender's log holds no later term). */
+function termUpTo(t: readonly WireValue[], i: number, what: string, term: number): number {
+  const n = nat(t, i, what);
+  if (n > term) throw bad(`${what} is ${n}, above the message's term ${term}`);
+  return n;
+}
+
+/** A voting configuration: 1..MAX_RAFT_MEMBERS distinct non-empty ids. */
+function members(t: readonly WireValue[], i: number, what: string): WireRaftMemberId[] {
+  const a = f.arr(t, i, what);
+  if (a.length === 0) throw bad(`${what} is empty`);
+  if (a.length > MAX_RAFT_MEMBERS) throw bad(`${what} has ${a.length} ids, more than ${MAX_RAFT_MEMBERS}`);
+  const seen = new Map<string, number>();
+  const out: WireRaftMemberId[] = [];
+  for (let j = 0; j < a.length; j++) {
+    const id = f.str(a, j, `${what}[${j}]`);
+    if (id === '') throw bad(`${what}[${j}] is an empty string`);
+    const first = seen.get(id);
+    if (first !== undefined) throw bad(`${what}[${j}] repeats ${what}[${first}]`);
+    seen.set(id, j);
+    out.push(id);
+  }
+  return out;
+}
+
+function decodeEntry(v: WireValue, what: string): WireRaftEntry {
+  const t = f.tuple(v, what);
+  const index = nat(t, 0, `${what}.index`);
+  const term = nat(t, 1, `${what}.term`);
+  const kind = nat(t, 2, `${what}.kind`);
+  switch (kind) {
+    case KIND.command:
+      noExtra(t, 4, what);
+      return { index, term, kind: 'command', command: opaque(t, 3, `${what}.command`) };
+    case KIND.noop:
+      noExtra(t, 3, what);
+      return { index, term, kind: 'noop' };
+    case KIND.membership:
+      noExtra(t, 4, what);
+      return { index, term, kind: 'membership', members: members(t, 3, `${what}.members`) };
+    default:
+      throw bad(`${what}.kind is ${kind}`);
+  }
+}
+
+/** Indexes prevLogIndex + 1, + 2, …; terms from prevLogTerm up, none above the message's term (raft.ts's wellFormed, enforced here). */
+function decodeEntries(t: readonly WireValue[], i: number, what: string, term: number, prevLogIndex: number, prevLogTerm: number): WireRaftEntry[] {
+  const a = f.arr(t, i, what);
+  if (a.length > MAX_RAFT_APPEND_ENTRIES) throw bad(`${what} has ${a.length} entries, more than ${MAX_RAFT_APPEND_ENTRIES}`);
+  const out: WireRaftEntry[] = [];
+  let before = prevLogTerm;
+  for (let k = 0; k < a.length; k++) {
+    const w = `${what}[${k}]`;
+    const e = decodeEntry(a[k] as WireValue, w);
+    if (e.index !== prevLogIndex + 1 + k) throw bad(`${w}.index is ${e.index}, expected ${prevLogIndex + 1 + k}`);
+    if (e.term < before) throw bad(`${w}.term is ${e.term}, below the term before it (${before})`);
+    if (e.term > term) throw bad(`${w}.term is ${e.term}, above the message's term ${term}`);
+    before = e.term;
+    out.push(e);
+  }
+  return out;
+}
+
+function decodeSnapshot(t: readonly WireValue[], i: number, what: string, term: number): WireRaftSnapshot {
+  const s = f.tuple(t[i] ?? null, what);
+  noExtra(s, 5, what);
+  const lastIncludedIndex = nat(s, 0, `${what}.lastIncludedIndex`);
+  const lastIncludedTerm = termUpTo(s, 1, `${what}.lastIncludedTerm`, term);
+  const ids = members(s, 2, `${what}.members`);
+  const membersIndex = nat(s, 3, `${what}.membersIndex`);
+  if (membersIndex > lastIncludedIndex) throw bad(`${what}.membersIndex is ${membersIndex}, beyond lastIncludedIndex ${lastIncludedIndex}`);
+  return { lastIncludedIndex, lastIncludedTerm, members: ids, membersIndex, state: opaque(s, 4, `${what}.state`) };
+}
+
+/** The message a peer sent, every field checked; anything else throws GridError('BAD_REQUEST'). */
+export function decodeRaftMessage(v: WireValue): WireRaftMessage {
+  const t = f.tuple(v, 'raft message');
+  const tag = nat(t, 0, 'raft message tag');
+  switch (tag) {
+    case TAG['pre-vote']:
+    case TAG.vote: {
+      const type = tag === TAG.vote ? 'vote' : 'pre-vote';
+      noExtra(t, 4, type);
+      const term = nat(t, 1, `${type}.term`);
+      return { type, term, lastLogIndex: nat(t, 2, `${type}.lastLogIndex`), lastLogTerm: termUpTo(t, 3, `${type}.lastLogTerm`, term) };
+    }
+    case TAG['pre-vote-response']:
+      noExtra(t, 4, 'pre-vote-response');
+      return {
+        type: 'pre-vote-response',
+        term: nat(t, 1, 'pre-vote-response.term'),
+        preVoteTerm: nat(t, 2, 'pre-vote-response.preVoteTerm'),
+        granted: f.bool(t, 3, 'pre-vote-response.granted'),
+      };
+    case TAG['vote-response']:
+      noExtra(t, 3, 'vote-response');
+      return { type: 'vote-response', term: nat(t, 1, 'vote-response.term'), granted: f.bool(t, 2, 'vote-response.granted') };
+    case TAG.append: {
+      noExtra(t, 7, 'append');
+      const term = nat(t, 1, 'append.term');
+      const prevLogIndex = nat(t, 2, 'append.prevLogIndex');
+      const prevLogTerm = termUpTo(t, 3, 'append.prevLogTerm', term);
+      const entries = decodeEntries(t, 4, 'append.entries', term, prevLogIndex, prevLogTerm);
+      return { type: 'append', term, prevLogIndex, prevLogTerm, entries, leaderCommit: nat(t, 5, 'append.leaderCommit'), seq: nat(t, 6, 'append.seq') };
+    }
+    case TAG['append-response']:
+      noExtra(t, 6, 'append-response');
+      return {
+        type: 'append-response',
+        term: nat(t, 1, 'append-response.term'),
+        success: f.bool(t, 2, 'append-response.success'),
+        matchIndex: nat(t, 3, 'append-response.matchIndex'),
+        hintIndex: nat(t, 4, 'append-response.hintIndex'),
+        seq: nat(t, 5, 'append-response.seq'),
+      };
+    case TAG['install-snapshot']: {
+      noExtra(t, 4, 'install-snapshot');
+      const term = nat(t, 1, 'install-snapshot.term');
+      return { type: 'install-snapshot', term, snapshot: decodeSnapshot(t, 2, 'install-snapshot.snapshot', term), seq: nat(t, 3, 'install-snapshot.seq') };
+    }
+    case TAG['install-snapshot-response']:
+      noExtra(t, 4, 'install-snapshot-response');
+      return {
+        type: 'install-snapshot-response',
+        term: nat(t, 1, 'install-snapshot-response.term'),
+        matchIndex: nat(t, 2, 'install-snapshot-response.matchIndex'),
+        seq: nat(t, 3, 'install-snapshot-response.seq'),
+      };
+    default:
+      throw bad(`raft message tag is ${tag}`);
+  }
+}
