@@ -807,7 +807,8 @@ function readRaftAlgorithm(s: Section): RaftAlgorithmConfig {
     leaderElectionTimeoutMs: s.int('leader-election-timeout-in-millis', def.leaderElectionTimeoutMs, 1),
     leaderHeartbeatPeriodMs: s.int('leader-heartbeat-period-in-millis', def.leaderHeartbeatPeriodMs, 1),
     maxMissedLeaderHeartbeatCount: s.int('max-missed-leader-heartbeat-count', def.maxMissedLeaderHeartbeatCount, 1),
-    appendRequestMaxEntryCount: s.int('append-request-max-entry-count', def.appendRequestMaxEntryCount, 1),
+    // At most what a member takes in one Raft append (cp-payloads.ts MAX_RAFT_APPEND_ENTRIES).
+    appendRequestMaxEntryCount: s.int('append-request-max-entry-count', def.appendRequestMaxEntryCount, 1, 10_000),
     commitIndexAdvanceCountToSnapshot: s.int('commit-index-advance-count-to-snapshot', def.commitIndexAdvanceCountToSnapshot, 1),
     uncommittedEntryCountToRejectNewAppends: s.int('uncommitted-entry-count-to-reject-new-appends', def.uncommittedEntryCountToRejectNewAppends, 1),
     appendRequestBackoffTimeoutMs: s.int('append-request-backoff-timeout-in-millis', def.appendRequestBackoffTimeoutMs, 1),

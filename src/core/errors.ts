@@ -26,6 +26,8 @@ export type GridErrorCode =
   | 'TIMEOUT' // an operation or member call took longer than allowed
   | 'RECOVERING' // the cluster is restarting from persisted data: data is served once it is ACTIVE
   | 'NOT_ENABLED' // a subsystem that is not enabled (CP)
+  | 'CP_UNAVAILABLE' // the CP subsystem or a CP group cannot answer now (not formed yet, no leader, no majority)
+  | 'INDETERMINATE' // a CP operation may or may not have been applied (fail-on-indeterminate-operation-state)
   | 'NOT_IMPLEMENTED' // a feature of a later release (WAN, until it lands)
   | 'CONFIG_INVALID'
   | 'INTERNAL';
@@ -55,6 +57,8 @@ const CODES: Readonly<Record<GridErrorCode, true>> = {
   TIMEOUT: true,
   RECOVERING: true,
   NOT_ENABLED: true,
+  CP_UNAVAILABLE: true,
+  INDETERMINATE: true,
   NOT_IMPLEMENTED: true,
   CONFIG_INVALID: true,
   INTERNAL: true,

@@ -25,6 +25,7 @@ import { createCredentialChecker, createMemberAuth } from '../security/credentia
 import { Listener } from '../net/listener.js';
 import { RestServer } from '../rest/rest-server.js';
 import { WanService } from '../wan/wan-service.js';
+import { CpService } from '../cp/cp-service.js';
 import { PersistenceService, type OpenedStore, type PersistedState } from '../persistence/persistence-service.js';
 import { LogOp } from '../persistence/log-format.js';
 import { Msg } from '../protocol/messages.js';
@@ -74,6 +75,7 @@ export class Member {
   readonly queues: QueueService;
   readonly partitions: PartitionService;
   readonly wan: WanService;
+  readonly cp: CpService;
   readonly net: MemberNet;
   private readonly clock: Clock;
   private memberListener: Listener | undefined;
@@ -205,6 +207,7 @@ export class Member {
     });
     this.maps.setWanSink(this.wan);
     this.partitions.register(this.wan.replicaData);
+    this.cp = new CpService({ config: this.config, net: this.net, cluster, clock: this.clock, logger: this.logger });
   }
 
   /**
@@ -462,6 +465,7 @@ export class Member {
       maps: this.maps,
       queues: this.queues,
       wan: this.wan,
+      cp: this.cp,
       credentials,
       health: {
         clusterSafe: () => this.partitions.clusterSafe(),
@@ -495,6 +499,7 @@ export class Member {
 
     // WAN: handlers and the acceptor for other clusters' publishers before the port opens.
     this.wan.start();
+    this.cp.start();
     this.net.handle(Msg.PersistenceCommand, (p) => {
       const c = decodePersistenceCommand(p);
       return encodePersistenceCommandAnswer(this.onPersistenceCommand(c.command, c.sequence));
@@ -637,6 +642,7 @@ export class Member {
       this.logger.warn(`leaving the cluster failed: ${describeError(e)}`);
     }
     this.wan.stop();
+    this.cp.stop();
     this.queues.stop();
     this.maps.stop();
     if (this.persistence !== undefined) {

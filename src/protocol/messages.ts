@@ -80,6 +80,21 @@ export const Msg = {
   RecoveryState: 61,
   /** Restarting master -> a member, one-way: []: a partial start keeps other members' data; drop yours when the table comes. */
   RecoveryDrop: 62,
+  // CP subsystem (src/cp/cp-service.ts; Raft messages encoded by cp-payloads.ts).
+  /** One-way, CP member -> CP member: [seed, groupId, fromCpUuid, toCpUuid, raftMessage]. */
+  CpRaft: 70,
+  /** Any member -> a CP group member: [seed, groupId, kind ('cmd'|'read'|'change'), body] -> ['ok', value] | ['err', code, message] | ['retry', reason, leaderHint|null]. */
+  CpInvoke: 71,
+  /** One-way, METADATA leader (or any member answering a fetch) -> members: [view]: the CP members and groups. */
+  CpView: 72,
+  /** Any member -> a member: [] -> view|null: the member's view of the CP subsystem. */
+  CpFetchView: 73,
+  /** Master -> a member: [] -> [cpUuid, seed (0: none)]: the member's CP identity, before the CP subsystem forms. */
+  CpDiscover: 74,
+  /** Master -> the first cp-member-count members: [seed, groupSize, [[cpUuid, memberUuid, address], ...]] -> accepted: form the CP subsystem. */
+  CpBootstrap: 75,
+  /** Any member -> every member: [newSeed] -> null: wipe the CP state (reset); the master forms the subsystem again under newSeed. */
+  CpReset: 76,
 } as const;
 
 export type MessageType = (typeof Msg)[keyof typeof Msg];

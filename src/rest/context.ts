@@ -8,6 +8,7 @@ import type { QueueFacade } from '../queue/queue-service.js';
 import type { ReplicaSyncStats } from '../partition/replica-sync.js';
 import type { CredentialChecker } from '../security/credentials.js';
 import type { WanFacade } from '../wan/wan-facade.js';
+import type { CpFacade } from '../cp/cp-service.js';
 
 export interface HealthView {
   clusterSafe(): boolean;
@@ -43,6 +44,8 @@ export interface RestDeps {
   readonly queues: QueueFacade;
   /** WAN replication: the wan/* endpoints and GET rest/wan. */
   readonly wan: WanFacade;
+  /** The CP subsystem: cp-subsystem/* (management) and cp/* (atomic longs, locks, sessions). */
+  readonly cp: CpFacade;
   readonly credentials: CredentialChecker;
   readonly health: HealthView;
   readonly persistence: PersistenceFacade;

@@ -13,6 +13,7 @@ import { Msg } from '../../src/protocol/messages.js';
 import * as F from '../../src/protocol/fields.js';
 import * as P from '../../src/protocol/payloads.js';
 import * as W from '../../src/protocol/wan-payloads.js';
+import * as C from '../../src/protocol/cp-payloads.js';
 import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../../src/protocol/preamble.js';
 import { INTERESTING_U32, Rng, chunkBytes, deepValue, mutateMany, randomNumber, randomString, randomValue } from './engine.js';
 
@@ -250,6 +251,41 @@ const WAN_INLINE = {
   configsAnswer: { valid: (rng: Rng): WireValue => list(wanConfigJson, 3)(rng), decode: (v: WireValue): unknown => F.strings([v], 0, 'wan configs') } satisfies PayloadSpec,
 };
 
+/** The CP messages cp-service.ts reads inline; these decoders restate its reads. */
+const CP_INLINE = {
+  raft: payload(
+    (p: { seed: number; groupId: number; from: string; to: string; term: number }): WireValue => [p.seed, p.groupId, p.from, p.to, C.encodeRaftMessage({ type: 'pre-vote', term: p.term, lastLogIndex: 0, lastLogTerm: 0 })],
+    (v) => {
+      const t = F.tuple(v, 'cp raft');
+      const m = C.decodeRaftMessage(t[4] ?? null);
+      return { seed: F.int(t, 0, 'seed'), groupId: F.int(t, 1, 'groupId'), from: F.str(t, 2, 'from'), to: F.str(t, 3, 'to'), term: m.term };
+    },
+    { seed: int, groupId: small, from: uuid, to: uuid, term: small },
+  ),
+  invoke: payload(
+    (p: { seed: number; groupId: number; kind: string }): WireValue => [p.seed, p.groupId, p.kind, ['atomicLong', 'fz']],
+    (v) => {
+      const t = F.tuple(v, 'cp invoke');
+      return { seed: F.int(t, 0, 'seed'), groupId: F.int(t, 1, 'groupId'), kind: F.str(t, 2, 'kind') };
+    },
+    { seed: int, groupId: small, kind: (rng) => rng.pick(['read', 'cmd', 'change']) },
+  ),
+  view: { valid: (rng: Rng): WireValue => [randomValue(rng, 2)], decode: (v: WireValue): unknown => F.tuple(v, 'cp view') } satisfies PayloadSpec,
+  bootstrap: payload(
+    (p: { seed: number; groupSize: number; members: string[] }): WireValue => [p.seed, p.groupSize, p.members.map((u) => [u, u, '127.0.0.1:1'])],
+    (v) => {
+      const t = F.tuple(v, 'cp bootstrap');
+      return { seed: F.int(t, 0, 'seed'), groupSize: F.int(t, 1, 'groupSize'), members: F.tuple(t[2] ?? null, 'cp members').map((m) => F.str(F.tuple(m, 'cp member'), 0, 'cpUuid')) };
+    },
+    { seed: int, groupSize: small, members: list(uuid, 3) },
+  ),
+  reset: payload(
+    (p: { seed: number }): WireValue => [p.seed],
+    (v) => ({ seed: F.int(F.tuple(v, 'cp reset'), 0, 'seed') }),
+    { seed: int },
+  ),
+};
+
 const WAN_AUTH_PAYLOAD = payload(W.encodeWanAuth, W.decodeWanAuth, {
   sourceCluster: clusterName,
   targetCluster: clusterName,
@@ -444,6 +480,14 @@ const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'nam
   },
   // Makes a restarting member drop its persisted data when the table comes: a command (master only).
   RecoveryDrop: { request: EMPTY, effect: 'command' },
+  // CP (read inline by cp-service.ts; the fuzz cluster runs without CP, whose handlers are then not registered).
+  CpRaft: { request: CP_INLINE.raft, effect: 'harmless' },
+  CpInvoke: { request: CP_INLINE.invoke, effect: 'harmless' },
+  CpView: { request: CP_INLINE.view, effect: 'harmless' },
+  CpFetchView: { request: EMPTY, effect: 'harmless' },
+  CpDiscover: { request: EMPTY, effect: 'harmless' },
+  CpBootstrap: { request: CP_INLINE.bootstrap, effect: 'command' },
+  CpReset: { request: CP_INLINE.reset, effect: 'command' },
 };
 
 export const ALL_MESSAGES: readonly MessageSpec[] = (Object.keys(SPECS) as (keyof typeof Msg)[]).map((name) => ({ type: Msg[name], name, ...SPECS[name] }));

@@ -268,7 +268,7 @@ describe('cp-subsystem: limits', () => {
     ]);
   });
 
-  it('raft-algorithm: every setting an integer >= 1', () => {
+  it('raft-algorithm: every setting an integer >= 1 (append-request-max-entry-count at most 10000, what a member takes in one append)', () => {
     const keys = [
       'leader-election-timeout-in-millis',
       'leader-heartbeat-period-in-millis',
@@ -281,8 +281,9 @@ describe('cp-subsystem: limits', () => {
     const ones = cp({ 'raft-algorithm': Object.fromEntries(keys.map((k) => [k, 1])) }).cp.raftAlgorithm;
     expect(Object.values(ones)).toEqual([1, 1, 1, 1, 1, 1, 1]);
     expect(problemsOf({ 'raft-algorithm': Object.fromEntries(keys.map((k) => [k, 0])) })).toEqual(
-      keys.map((k) => `${P}.raft-algorithm.${k}: must be an integer >= 1, got 0`),
+      keys.map((k) => `${P}.raft-algorithm.${k}: must be an integer ${k === 'append-request-max-entry-count' ? '1-10000' : '>= 1'}, got 0`),
     );
+    expect(problemsOf({ 'raft-algorithm': { 'append-request-max-entry-count': 10_001 } })).toEqual([`${P}.raft-algorithm.append-request-max-entry-count: must be an integer 1-10000, got 10001`]);
     expect(problemsOf({ 'raft-algorithm': { 'leader-election-timeout-in-millis': '2s' } })).toEqual([
       `${P}.raft-algorithm.leader-election-timeout-in-millis: must be an integer >= 1, got "2s"`,
     ]);

@@ -43,6 +43,13 @@ const PINNED: Readonly<Record<string, number>> = {
   PersistenceCommand: 60,
   RecoveryState: 61,
   RecoveryDrop: 62,
+  CpRaft: 70,
+  CpInvoke: 71,
+  CpView: 72,
+  CpFetchView: 73,
+  CpDiscover: 74,
+  CpBootstrap: 75,
+  CpReset: 76,
 };
 
 describe('member protocol message table', () => {

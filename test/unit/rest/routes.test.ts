@@ -214,7 +214,16 @@ describe('resolveRoute: handlers that need nothing from the member', () => {
     expectGridError(() => resolveRoute('GET', 'rest/license').run(none, noDeps), 'BAD_REQUEST', /license/);
   });
 
-  it('CP endpoints say CP is not enabled', () => {
-    expectGridError(() => resolveRoute('GET', 'rest/cp-subsystem/groups').run(none, noDeps), 'NOT_ENABLED', 'CP subsystem is not enabled');
+  it('CP endpoints say CP is not enabled (management and data, known and unknown paths)', () => {
+    const cpOff = { cp: { enabled: false } } as unknown as RestDeps;
+    for (const [method, path] of [
+      ['GET', 'rest/cp-subsystem/groups'],
+      ['GET', 'rest/cp-subsystem/members/local'],
+      ['GET', 'rest/cp-subsystem/nothing/here'],
+      ['GET', 'rest/cp/atomiclongs/a'],
+      ['GET', 'rest/cp'],
+    ] as const) {
+      expectGridError(() => resolveRoute(method, path).run(none, cpOff), 'NOT_ENABLED', 'CP subsystem is not enabled');
+    }
   });
 });

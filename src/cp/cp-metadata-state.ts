@@ -1,0 +1,258 @@
+// The METADATA group's replicated state machine: which members are CP members and which CP
+// groups exist with which members. Pure and deterministic (every METADATA replica applies the
+// same committed commands in the same order), so the rules — how a group's members are chosen,
+// what replaces a removed CP member — are unit-tested without a cluster. The CP service shell
+// proposes the commands and carries out `plan()`'s membership changes through the groups' leaders.
+
+import type { WireValue } from '../protocol/codec.js';
+import type { CpAnswer } from './cp-data-state.js';
+
+export const METADATA_GROUP = 'METADATA';
+export const DEFAULT_GROUP = 'default';
+export const METADATA_GROUP_ID = 0;
+
+export interface CpMemberRec {
+  /** The CP member's own identity (fresh per process: a restarted member is a new CP member). */
+  readonly cpUuid: string;
+  readonly memberUuid: string;
+  /** `host:port` of its member port. */
+  readonly address: string;
+}
+
+export interface CpGroupRec {
+  readonly name: string;
+  readonly id: number;
+  /** The Raft configuration the group started with (a member added later replays the log from it). */
+  readonly initialMembers: readonly string[];
+  /** The group's CP members (cp uuids) as last recorded (after each committed membership change). */
+  readonly members: readonly string[];
+}
+
+/** What every member learns of the CP subsystem (broadcast by the METADATA leader). */
+export interface CpView {
+  /** The CP subsystem's incarnation: a reset starts a new one, and messages of other seeds are ignored. */
+  readonly seed: number;
+  /** The METADATA index this view was taken at: a higher one replaces a lower one. */
+  readonly version: number;
+  readonly groupSize: number;
+  /** The CP members the subsystem formed with: the METADATA state at index 0 is built from them. */
+  readonly initialCpMembers: readonly CpMemberRec[];
+  readonly cpMembers: readonly CpMemberRec[];
+  readonly groups: readonly CpGroupRec[];
+}
+
+/** One membership change a group needs (carried out by its leader, then recorded here). */
+export interface CpGroupChange {
+  readonly group: string;
+  readonly groupId: number;
+  readonly type: 'add' | 'remove';
+  readonly cpUuid: string;
+}
+
+const ok = (value: WireValue): CpAnswer => ({ ok: true, value });
+const fail = (code: 'BAD_REQUEST' | 'NOT_FOUND' | 'CONFLICT', message: string): CpAnswer => ({ ok: false, code, message });
+
+/** Group names: what a structure's `@group` part may be (Hazelcast refuses empty names and `@`). */
+export function checkGroupName(name: string): string | undefined {
+  if (name.length === 0) return 'a CP group name must not be empty';
+  if (name.length > 128) return 'a CP group name has at most 128 characters';
+  if (name.includes('@')) return 'a CP group name must not contain "@"';
+  if (name.toUpperCase() === METADATA_GROUP && name !== METADATA_GROUP) return `"${name}" is reserved (METADATA)`;
+  return undefined;
+}
+
+export class CpMetadataState {
+  private cpMembers: CpMemberRec[];
+  private readonly groups = new Map<string, CpGroupRec>();
+  private nextGroupId: number;
+  readonly groupSize: number;
+  readonly initialCpMembers: readonly CpMemberRec[];
+
+  private constructor(initialCpMembers: readonly CpMemberRec[], cpMembers: CpMemberRec[], groups: readonly CpGroupRec[], nextGroupId: number, groupSize: number) {
+    this.initialCpMembers = initialCpMembers;
+    this.cpMembers = cpMembers;
+    for (const g of groups) this.groups.set(g.name, g);
+    this.nextGroupId = nextGroupId;
+    this.groupSize = groupSize;
+  }
+
+  /**
+   * The state every initial CP member starts from: the discovered CP members, the METADATA
+   * group of the first `groupSize` of them, and the `default` group.
+   */
+  static initial(cpMembers: readonly CpMemberRec[], groupSize: number): CpMetadataState {
+    const s = new CpMetadataState([...cpMembers], [...cpMembers], [], 1, groupSize);
+    const meta = cpMembers.slice(0, groupSize).map((m) => m.cpUuid);
+    s.groups.set(METADATA_GROUP, { name: METADATA_GROUP, id: METADATA_GROUP_ID, initialMembers: meta, members: meta });
+    s.create(DEFAULT_GROUP);
+    return s;
+  }
+
+  apply(command: WireValue): CpAnswer {
+    if (!Array.isArray(command) || typeof command[0] !== 'string') return fail('BAD_REQUEST', 'malformed METADATA command');
+    const t = command as readonly WireValue[];
+    const str = (i: number): string | undefined => (typeof t[i] === 'string' ? (t[i] as string) : undefined);
+    switch (t[0]) {
+      case 'addMember': {
+        const cpUuid = str(1);
+        const memberUuid = str(2);
+        const address = str(3);
+        if (!cpUuid || !memberUuid || !address) return fail('BAD_REQUEST', 'addMember: cpUuid, memberUuid, address');
+        if (this.cpMembers.some((m) => m.cpUuid === cpUuid)) return ok(false);
+        // A member promoted again after a restart replaces its old identity's seat only through removal.
+        if (this.cpMembers.some((m) => m.memberUuid === memberUuid)) return fail('CONFLICT', `member ${memberUuid} is a CP member already`);
+        this.cpMembers.push({ cpUuid, memberUuid, address });
+        return ok(true);
+      }
+      case 'removeMember': {
+        const cpUuid = str(1);
+        if (!cpUuid) return fail('BAD_REQUEST', 'removeMember: cpUuid');
+        if (!this.cpMembers.some((m) => m.cpUuid === cpUuid)) return fail('NOT_FOUND', `no CP member ${cpUuid}`);
+        if (this.cpMembers.length === 1) return fail('CONFLICT', 'the last CP member cannot be removed');
+        this.cpMembers = this.cpMembers.filter((m) => m.cpUuid !== cpUuid);
+        return ok(true);
+      }
+      case 'createGroup': {
+        const name = str(1);
+        if (name === undefined) return fail('BAD_REQUEST', 'createGroup: name');
+        const bad = checkGroupName(name);
+        if (bad !== undefined) return fail('BAD_REQUEST', bad);
+        const g = this.groups.get(name) ?? this.create(name);
+        return ok(groupToWire(g));
+      }
+      case 'destroyGroup': {
+        const name = str(1);
+        if (name === undefined) return fail('BAD_REQUEST', 'destroyGroup: name');
+        if (name === METADATA_GROUP) return fail('BAD_REQUEST', 'the METADATA group cannot be destroyed');
+        if (!this.groups.delete(name)) return fail('NOT_FOUND', `no CP group ${name}`);
+        return ok(true);
+      }
+      case 'setGroupMembers': {
+        const name = str(1);
+        const id = t[2];
+        const members = t[3];
+        if (name === undefined || typeof id !== 'number' || !Array.isArray(members) || !members.every((m) => typeof m === 'string')) {
+          return fail('BAD_REQUEST', 'setGroupMembers: name, id, members');
+        }
+        const g = this.groups.get(name);
+        if (g === undefined || g.id !== id) return ok(false);
+        this.groups.set(name, { ...g, members: [...(members as string[])] });
+        return ok(true);
+      }
+      default:
+        return fail('BAD_REQUEST', `unknown METADATA command ${String(t[0])}`);
+    }
+  }
+
+  /** Members for a new group: the CP members in the fewest groups, in CP member order. */
+  private create(name: string): CpGroupRec {
+    const load = this.loads();
+    const chosen = [...this.cpMembers]
+      .map((m, i) => ({ m, i }))
+      .sort((a, b) => (load.get(a.m.cpUuid) ?? 0) - (load.get(b.m.cpUuid) ?? 0) || a.i - b.i)
+      .slice(0, this.groupSize)
+      .sort((a, b) => a.i - b.i)
+      .map((x) => x.m.cpUuid);
+    const g: CpGroupRec = { name, id: this.nextGroupId++, initialMembers: chosen, members: chosen };
+    this.groups.set(name, g);
+    return g;
+  }
+
+  private loads(): Map<string, number> {
+    const load = new Map<string, number>();
+    for (const g of this.groups.values()) for (const m of g.members) load.set(m, (load.get(m) ?? 0) + 1);
+    return load;
+  }
+
+  /**
+   * The membership changes the groups need, at most one per group: first remove members that
+   * are no longer CP members, then fill groups below `groupSize` with the least loaded CP
+   * members not in them.
+   */
+  plan(): CpGroupChange[] {
+    const cp = new Set(this.cpMembers.map((m) => m.cpUuid));
+    const load = this.loads();
+    const out: CpGroupChange[] = [];
+    for (const g of this.groups.values()) {
+      const gone = g.members.find((m) => !cp.has(m));
+      if (gone !== undefined) {
+        out.push({ group: g.name, groupId: g.id, type: 'remove', cpUuid: gone });
+        continue;
+      }
+      if (g.members.length >= this.groupSize) continue;
+      const candidate = this.cpMembers
+        .filter((m) => !g.members.includes(m.cpUuid))
+        .sort((a, b) => (load.get(a.cpUuid) ?? 0) - (load.get(b.cpUuid) ?? 0))[0];
+      if (candidate !== undefined) {
+        out.push({ group: g.name, groupId: g.id, type: 'add', cpUuid: candidate.cpUuid });
+        load.set(candidate.cpUuid, (load.get(candidate.cpUuid) ?? 0) + 1);
+      }
+    }
+    return out;
+  }
+
+  members(): readonly CpMemberRec[] {
+    return this.cpMembers;
+  }
+
+  group(name: string): CpGroupRec | undefined {
+    return this.groups.get(name);
+  }
+
+  view(seed: number, version: number): CpView {
+    return { seed, version, groupSize: this.groupSize, initialCpMembers: this.initialCpMembers, cpMembers: this.cpMembers, groups: [...this.groups.values()].sort((a, b) => a.id - b.id) };
+  }
+
+  snapshot(): WireValue {
+    return [this.groupSize, this.nextGroupId, membersToWire(this.initialCpMembers), membersToWire(this.cpMembers), [...this.groups.values()].map(groupToWire)];
+  }
+
+  static fromSnapshot(state: WireValue): CpMetadataState {
+    if (!Array.isArray(state) || state.length !== 5) throw new TypeError('malformed METADATA snapshot');
+    const [groupSize, nextGroupId, initial, members, groups] = state as readonly WireValue[];
+    if (typeof groupSize !== 'number' || typeof nextGroupId !== 'number' || !Array.isArray(groups)) throw new TypeError('malformed METADATA snapshot');
+    return new CpMetadataState(membersFromWire(initial), membersFromWire(members), (groups as readonly WireValue[]).map(groupFromWire), nextGroupId, groupSize);
+  }
+}
+
+export function groupToWire(g: CpGroupRec): WireValue {
+  return [g.name, g.id, [...g.initialMembers], [...g.members]];
+}
+
+export function groupFromWire(v: WireValue): CpGroupRec {
+  if (!Array.isArray(v) || v.length !== 4) throw new TypeError('malformed CP group');
+  const [name, id, initial, members] = v as readonly WireValue[];
+  const strs = (a: WireValue | undefined): string[] => {
+    if (!Array.isArray(a) || !a.every((x) => typeof x === 'string')) throw new TypeError('malformed CP group members');
+    return [...(a as string[])];
+  };
+  if (typeof name !== 'string' || typeof id !== 'number' || !Number.isInteger(id) || id < 0) throw new TypeError('malformed CP group');
+  return { name, id, initialMembers: strs(initial), members: strs(members) };
+}
+
+function membersToWire(members: readonly CpMemberRec[]): WireValue {
+  return members.map((m) => [m.cpUuid, m.memberUuid, m.address]);
+}
+
+function membersFromWire(w: WireValue | undefined): CpMemberRec[] {
+  if (!Array.isArray(w)) throw new TypeError('malformed CP member list');
+  return (w as readonly WireValue[]).map((m) => {
+    if (!Array.isArray(m) || m.length !== 3 || !m.every((x) => typeof x === 'string')) throw new TypeError('malformed CP member');
+    const t = m as readonly string[];
+    return { cpUuid: t[0]!, memberUuid: t[1]!, address: t[2]! };
+  });
+}
+
+export function viewToWire(v: CpView): WireValue {
+  return [v.seed, v.version, v.groupSize, membersToWire(v.initialCpMembers), membersToWire(v.cpMembers), v.groups.map(groupToWire)];
+}
+
+/** Throws TypeError on a malformed view (the shell turns it into BAD_REQUEST). */
+export function viewFromWire(w: WireValue): CpView {
+  if (!Array.isArray(w) || w.length !== 6) throw new TypeError('malformed CP view');
+  const [seed, version, groupSize, initial, members, groups] = w as readonly WireValue[];
+  if (typeof seed !== 'number' || typeof version !== 'number' || typeof groupSize !== 'number' || !Array.isArray(groups)) {
+    throw new TypeError('malformed CP view');
+  }
+  return { seed, version, groupSize, initialCpMembers: membersFromWire(initial), cpMembers: membersFromWire(members), groups: (groups as readonly WireValue[]).map(groupFromWire) };
+}
