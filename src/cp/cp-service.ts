@@ -285,6 +285,14 @@ export class CpService implements CpFacade {
       const groupSize = this.deps.config.cpSubsystem.groupSize;
       await Promise.all(chosen.map((m) => this.deps.net.request(m.address, Msg.CpBootstrap, [seed, groupSize, members], MEMBER_CALL_TIMEOUT_MS)));
       this.deps.logger.info({ seed, cpMembers: chosen.map((m) => m.address) }, `CP subsystem formed by the master: ${need} CP members, group size ${groupSize}`);
+      // Every member learns it now (AP members too), not only once METADATA has elected its leader.
+      const v = CpMetadataState.initial(
+        chosen.map((m, i) => ({ cpUuid: ids[i]!, memberUuid: m.uuid, address: m.address })),
+        groupSize,
+      ).view(seed, 0);
+      this.takeView(v);
+      const payload = [viewToWire(v)];
+      for (const m of cluster.members()) if (m.uuid !== this.local.uuid) this.deps.net.oneWay(m.address, Msg.CpView, payload);
     } catch (e) {
       this.deps.logger.warn(`CP subsystem: forming failed, retrying: ${describeError(e)}`);
     } finally {
@@ -784,14 +792,22 @@ export class CpService implements CpFacade {
 
   // ------------------------------------------------------------------ calling a group
 
-  private requireView(): CpView {
+  /**
+   * The view of the CP subsystem, waiting (within the operation timeout) while it forms or
+   * travels here; at once CP_UNAVAILABLE when the cluster is too small to form it.
+   */
+  private async requireView(): Promise<CpView> {
     if (!this.enabled) throw new GridError('NOT_ENABLED', 'CP subsystem is not enabled');
-    if (this.view === undefined) {
-      const need = this.deps.config.cpSubsystem.cpMemberCount;
+    const need = this.deps.config.cpSubsystem.cpMemberCount;
+    const deadline = this.deadline();
+    for (;;) {
+      if (this.view !== undefined) return this.view;
       const have = this.deps.cluster.members().filter((m) => !m.liteMember).length;
-      throw new GridError('CP_UNAVAILABLE', `the CP subsystem has not formed yet: it needs ${need} members (cp-member-count), the cluster has ${have}`);
+      if (have < need || this.now() >= deadline || this.stopped) {
+        throw new GridError('CP_UNAVAILABLE', `the CP subsystem has not formed yet: it needs ${need} members (cp-member-count), the cluster has ${have}`);
+      }
+      await this.sleep(50);
     }
-    return this.view;
   }
 
   private deadline(): number {
@@ -882,19 +898,19 @@ export class CpService implements CpFacade {
     return new Promise((resolve) => this.deps.clock.setTimeout(resolve, ms));
   }
 
-  private metadataRec(): CpGroupRec {
-    const g = this.requireView().groups.find((x) => x.id === METADATA_GROUP_ID);
+  private async metadataRec(): Promise<CpGroupRec> {
+    const g = (await this.requireView()).groups.find((x) => x.id === METADATA_GROUP_ID);
     if (g === undefined) throw new GridError('CP_UNAVAILABLE', 'the METADATA group is not known yet');
     return g;
   }
 
   private async proposeMetadata(command: WireValue, deadlineMs = this.deadline()): Promise<WireValue> {
-    return this.call(this.metadataRec(), 'cmd', command, deadlineMs);
+    return this.call(await this.metadataRec(), 'cmd', command, deadlineMs);
   }
 
   /** The group `name` (created on first use, except METADATA). */
   private async dataGroup(name: string): Promise<CpGroupRec> {
-    const v = this.requireView();
+    const v = await this.requireView();
     if (name === METADATA_GROUP) throw new GridError('BAD_REQUEST', 'CP data structures cannot live in the METADATA group');
     const bad = checkGroupName(name);
     if (bad !== undefined) throw new GridError('BAD_REQUEST', bad);
@@ -966,7 +982,7 @@ export class CpService implements CpFacade {
   }
 
   async heartbeat(group: string, sessionId: number): Promise<{ sessionId: number; expirationTime: number }> {
-    const g = this.existingGroup(group);
+    const g = await this.existingGroup(group);
     const v = await this.call(g, 'cmd', ['heartbeat', this.key(), sessionId, 0], this.deadline());
     const o = v as Record<string, WireValue>;
     return { sessionId, expirationTime: Number(o.expirationTime) };
@@ -974,15 +990,15 @@ export class CpService implements CpFacade {
 
   // ------------------------------------------------------------------ the facade: management
 
-  private existingGroup(name: string): CpGroupRec {
-    const g = this.requireView().groups.find((x) => x.name === name);
+  private async existingGroup(name: string): Promise<CpGroupRec> {
+    const g = (await this.requireView()).groups.find((x) => x.name === name);
     if (g === undefined) throw new GridError('NOT_FOUND', `no CP group ${name}`);
     return g;
   }
 
   /** The METADATA state read linearizably through its leader. */
   private async metadata(): Promise<CpView> {
-    const w = await this.read(this.metadataRec(), ['metadata']);
+    const w = await this.read(await this.metadataRec(), ['metadata']);
     const v = viewFromWire(w);
     this.takeView(v);
     return v;
@@ -1005,7 +1021,7 @@ export class CpService implements CpFacade {
   }
 
   async sessions(group: string): Promise<CpSessionInfo[] | undefined> {
-    const g = this.requireView().groups.find((x) => x.name === group);
+    const g = (await this.requireView()).groups.find((x) => x.name === group);
     if (g === undefined || g.id === METADATA_GROUP_ID) return g === undefined ? undefined : [];
     const rows = f.tuple(await this.read(g, ['sessions']), 'sessions');
     return rows.map((r) => {
@@ -1023,14 +1039,14 @@ export class CpService implements CpFacade {
   }
 
   async closeSession(group: string, sessionId: number): Promise<boolean> {
-    const g = this.existingGroup(group);
+    const g = await this.existingGroup(group);
     if (g.id === METADATA_GROUP_ID) return false;
     return (await this.call(g, 'cmd', ['closeSession', this.key(), sessionId], this.deadline())) === true;
   }
 
   async destroyGroup(name: string): Promise<void> {
     if (name === METADATA_GROUP) throw new GridError('BAD_REQUEST', 'the METADATA group cannot be destroyed');
-    this.requireView();
+    await this.requireView();
     await this.proposeMetadata(['destroyGroup', name]);
     this.leaders.clear();
     await this.metadata().catch(() => undefined);
@@ -1047,7 +1063,7 @@ export class CpService implements CpFacade {
   }
 
   async promote(): Promise<void> {
-    this.requireView();
+    await this.requireView();
     if (this.localMember() !== undefined) return;
     if (this.deps.config.liteMember) throw new GridError('BAD_REQUEST', 'a lite member cannot be a CP member');
     const l = this.local;
