@@ -175,6 +175,8 @@ export class CpService implements CpFacade {
   private readonly missingSince = new Map<string, number>();
   private readonly changesInFlight = new Set<string>();
   private promoting = false;
+  /** Shutting down: gives its seat up, and must not be promoted again meanwhile. */
+  private leaving = false;
   private stopped = false;
   private waitingLogged = false;
 
@@ -204,7 +206,8 @@ export class CpService implements CpFacade {
     net.handle(Msg.CpInvoke, (p) => this.onInvoke(p));
     net.handleOneWay(Msg.CpView, (p) => this.onView(p));
     net.handle(Msg.CpFetchView, () => (this.view === undefined ? null : viewToWire(this.view)));
-    net.handle(Msg.CpDiscover, () => [this.cpUuid, this.seed ?? 0]);
+    // [cpUuid, seed, leaving]: a member shutting down is not promoted.
+    net.handle(Msg.CpDiscover, () => [this.cpUuid, this.seed ?? 0, this.leaving]);
     net.handle(Msg.CpBootstrap, (p) => this.onBootstrap(p));
     net.handle(Msg.CpReset, (p) => {
       this.wipe(f.int(f.tuple(p, 'cp reset'), 0, 'seed'));
@@ -218,6 +221,25 @@ export class CpService implements CpFacade {
       }
     });
     this.tickTimer = this.deps.clock.setInterval(() => this.tick(), TICK_MS);
+  }
+
+  /**
+   * A graceful stop of a CP member (not a cluster shutdown): give its CP seat up so that the
+   * groups replace it now rather than after missing-cp-member-auto-removal-seconds. Best
+   * effort within `timeoutMs`; a crash leaves the seat to the auto-removal or a REST remove.
+   */
+  async leave(timeoutMs: number): Promise<void> {
+    const v = this.view;
+    if (!this.enabled || v === undefined || this.stopped) return;
+    if (!v.cpMembers.some((m) => m.cpUuid === this.cpUuid) || v.cpMembers.length <= 1) return;
+    if (this.deps.cluster.state() === 'PASSIVE') return;
+    this.leaving = true;
+    try {
+      await this.proposeMetadata(['removeMember', this.cpUuid], this.now() + timeoutMs);
+      this.deps.logger.info('CP subsystem: this member gave up its CP seat (graceful shutdown); the groups replace it');
+    } catch (e) {
+      this.deps.logger.warn(`CP subsystem: could not give up this member's CP seat before shutting down (it is removed after missing-cp-member-auto-removal-seconds, or by REST): ${describeError(e)}`);
+    }
   }
 
   stop(): void {
@@ -749,6 +771,7 @@ export class CpService implements CpFacade {
     try {
       const a = f.tuple(await this.deps.net.request(m.address, Msg.CpDiscover, [], MEMBER_CALL_TIMEOUT_MS), 'cp discover answer');
       const cpUuid = f.str(a, 0, 'cpUuid');
+      if (a[2] === true) return; // shutting down
       this.deps.logger.info({ member: m.address, cpMember: cpUuid }, `CP subsystem: promoting ${m.address} to CP member`);
       this.proposeLocal(n, ['addMember', cpUuid, m.uuid, m.address]);
     } catch (e) {

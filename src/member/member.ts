@@ -55,6 +55,8 @@ export interface MemberOptions {
 }
 
 /** How long a graceful stop waits for answers in flight before closing their connections. */
+/** How long a stopping CP member tries to give its CP seat up. */
+const CP_LEAVE_TIMEOUT_MS = 3_000;
 const STOP_GRACE_MS = 5_000;
 const REST_HINT_INTERVAL_MS = 60_000;
 /** How long start waits for the first partition table after joining. */
@@ -635,6 +637,8 @@ export class Member {
     const listeners = [this.restListener, this.memberListener].filter((l): l is Listener => l !== undefined);
     const closingRest = this.restListener?.close(false);
     this.rest?.close();
+    // A CP member gives its seat up while it can still reach the METADATA group.
+    await this.cp.leave(CP_LEAVE_TIMEOUT_MS);
     // Then hand the partitions over while the member protocol still runs.
     try {
       await this.cluster.leave();

@@ -203,4 +203,31 @@ describe('CP subsystem under faults', () => {
     for (const i of survivors) expect(await value(c, i, 'kept')).toBe(7n);
     expect((await addAndGet(c, survivors[2]!, 'kept')).body).toBe('8');
   }, 120_000);
+
+  it('a CP member that shuts down gracefully gives its seat up at once: an AP member takes it, the data stays', async () => {
+    // missing-cp-member-auto-removal-seconds stays at its default (4 hours): only the graceful hand-over can explain a prompt replacement.
+    const c = (cluster = await startCluster({ size: 4, config: cpConfig() }));
+    const seeded = await addAndGet(c, 0, 'g', 3);
+    expect(seeded.body, `${seeded.status} ${seeded.error ?? ''}`).toBe('3');
+    const before = await c.json<{ uuid: string; address: string }[]>(0, '/hazelcast/rest/cp-subsystem/members');
+    const indexOf = (address: string): number => c.members.findIndex((m) => `[127.0.0.1]:${m.port}` === address);
+    const leaving = indexOf(before[1]!.address);
+    const ap = [0, 1, 2, 3].find((i) => !before.some((m) => indexOf(m.address) === i))!;
+    const exit = await c.stop(leaving);
+    expect(exit.code).toBe(0);
+    expect(c.members[leaving]!.logMessages().some((m) => m.includes('gave up its CP seat'))).toBe(true);
+    const stayed = [0, 1, 2, 3].filter((i) => i !== leaving);
+    const after = await pollUntil(
+      () => c.json<{ uuid: string; address: string }[]>(stayed[0]!, '/hazelcast/rest/cp-subsystem/members'),
+      (l) => l.length === 3 && l.some((m) => indexOf(m.address) === ap),
+      { timeoutMs: 20_000, intervalMs: 250, what: 'the AP member promoted in place of the leaving one' },
+    );
+    expect(after.some((m) => m.uuid === before[1]!.uuid)).toBe(false);
+    await pollUntil(
+      async () => (await c.json<{ members: { uuid: string }[] }>(stayed[0]!, '/hazelcast/rest/cp-subsystem/groups/default')).members.length,
+      (n) => n === 3,
+      { timeoutMs: 20_000, intervalMs: 250, what: 'the default group back to 3 members' },
+    );
+    expect(await value(c, ap, 'g')).toBe(3n);
+  }, 90_000);
 });
