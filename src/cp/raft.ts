@@ -131,7 +131,7 @@ export const DEFAULT_RAFT_CONFIG: RaftConfig = Object.freeze({
   maxMissedLeaderHeartbeatCount: 5,
   appendRequestMaxEntryCount: 100,
   appendRequestBackoffTimeoutMs: 100,
-  commitIndexAdvanceCountToSnapshot: 100_000,
+  commitIndexAdvanceCountToSnapshot: 10_000,
   uncommittedEntryCountToRejectNewAppends: 100,
 });
 
