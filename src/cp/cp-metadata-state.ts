@@ -101,7 +101,8 @@ export class CpMetadataState {
         if (this.cpMembers.some((m) => m.cpUuid === cpUuid)) return ok(false);
         // A member promoted again after a restart replaces its old identity's seat only through removal.
         if (this.cpMembers.some((m) => m.memberUuid === memberUuid)) return fail('CONFLICT', `member ${memberUuid} is a CP member already`);
-        this.cpMembers.push({ cpUuid, memberUuid, address });
+        // A new array, not a push: a view taken earlier shares the old one and must not change.
+        this.cpMembers = [...this.cpMembers, { cpUuid, memberUuid, address }];
         return ok(true);
       }
       case 'removeMember': {
@@ -166,27 +167,39 @@ export class CpMetadataState {
 
   /**
    * The membership changes the groups need, at most one per group: first remove members that
-   * are no longer CP members, then fill groups below `groupSize` with the least loaded CP
-   * members not in them.
+   * are no longer CP members, then fill groups below `groupSize` with CP members not in them.
+   * The seats to fill are chosen together so the loads end as even as the kept memberships
+   * allow: each seat goes to the least loaded candidate (ties in CP member order), then seats
+   * move from heavier to lighter members along exchange paths while that narrows the loads
+   * (a greedy pick alone can take the one light member a later group needed).
    */
   plan(): CpGroupChange[] {
-    const cp = new Set(this.cpMembers.map((m) => m.cpUuid));
-    const load = this.loads();
-    const out: CpGroupChange[] = [];
+    const order = new Map(this.cpMembers.map((m, i) => [m.cpUuid, i]));
+    const load = new Map(this.cpMembers.map((m) => [m.cpUuid, 0]));
+    const seats: Seats[] = [];
     for (const g of this.groups.values()) {
-      const gone = g.members.find((m) => !cp.has(m));
-      if (gone !== undefined) {
-        out.push({ group: g.name, groupId: g.id, type: 'remove', cpUuid: gone });
-        continue;
+      const kept = new Set(g.members.filter((m) => order.has(m)));
+      for (const m of kept) load.set(m, (load.get(m) ?? 0) + 1);
+      seats.push({ g, kept, added: [] });
+    }
+    const lighter = (a: string, b: string): number => (load.get(a) ?? 0) - (load.get(b) ?? 0) || (order.get(a) ?? 0) - (order.get(b) ?? 0);
+    const want = Math.min(this.groupSize, this.cpMembers.length);
+    const cpUuids = [...order.keys()];
+    for (const s of seats) {
+      for (let n = s.kept.size; n < want; n++) {
+        const c = cpUuids.filter((m) => !s.kept.has(m) && !s.added.includes(m)).sort(lighter)[0];
+        if (c === undefined) break;
+        s.added.push(c);
+        load.set(c, (load.get(c) ?? 0) + 1);
       }
-      if (g.members.length >= this.groupSize) continue;
-      const candidate = this.cpMembers
-        .filter((m) => !g.members.includes(m.cpUuid))
-        .sort((a, b) => (load.get(a.cpUuid) ?? 0) - (load.get(b.cpUuid) ?? 0))[0];
-      if (candidate !== undefined) {
-        out.push({ group: g.name, groupId: g.id, type: 'add', cpUuid: candidate.cpUuid });
-        load.set(candidate.cpUuid, (load.get(candidate.cpUuid) ?? 0) + 1);
-      }
+    }
+    let moved = true;
+    while (moved) moved = moveSeat(seats, load, cpUuids);
+    const out: CpGroupChange[] = [];
+    for (const { g, added } of seats) {
+      const gone = g.members.find((m) => !order.has(m));
+      if (gone !== undefined) out.push({ group: g.name, groupId: g.id, type: 'remove', cpUuid: gone });
+      else if (added[0] !== undefined) out.push({ group: g.name, groupId: g.id, type: 'add', cpUuid: added[0] });
     }
     return out;
   }
@@ -213,6 +226,52 @@ export class CpMetadataState {
     if (typeof groupSize !== 'number' || typeof nextGroupId !== 'number' || !Array.isArray(groups)) throw new TypeError('malformed METADATA snapshot');
     return new CpMetadataState(membersFromWire(initial), membersFromWire(members), (groups as readonly WireValue[]).map(groupFromWire), nextGroupId, groupSize);
   }
+}
+
+/** A group's CP members that stay, and the CP members planned for its free seats. */
+interface Seats {
+  readonly g: CpGroupRec;
+  readonly kept: ReadonlySet<string>;
+  readonly added: string[];
+}
+
+/**
+ * One exchange that narrows the loads: a member `a` gives a planned seat to `y1`, which gives
+ * one of its planned seats to `y2`, ... up to a member `b` with load(b) <= load(a) - 2; only
+ * `a` and `b` change load. Breadth-first from each seat holder, heaviest first. Each exchange
+ * lowers the sum of squared loads, so the loop ends; when no exchange is left, no other filling
+ * of the seats has a smaller spread (planned seats form an M-convex set of load vectors).
+ */
+function moveSeat(seats: readonly Seats[], load: Map<string, number>, members: readonly string[]): boolean {
+  const of = (m: string): number => load.get(m) ?? 0;
+  const holders = members.filter((m) => seats.some((s) => s.added.includes(m))).sort((a, b) => of(b) - of(a));
+  for (const a of holders) {
+    const via = new Map<string, { from: string; seats: Seats }>();
+    const queue = [a];
+    for (let i = 0; i < queue.length; i++) {
+      const x = queue[i]!;
+      for (const s of seats) {
+        if (!s.added.includes(x)) continue;
+        for (const y of members) {
+          if (y === a || via.has(y) || s.kept.has(y) || s.added.includes(y)) continue;
+          via.set(y, { from: x, seats: s });
+          if (of(y) > of(a) - 2) {
+            queue.push(y);
+            continue;
+          }
+          for (let m = y; m !== a; ) {
+            const step = via.get(m)!;
+            step.seats.added[step.seats.added.indexOf(step.from)] = m;
+            m = step.from;
+          }
+          load.set(a, of(a) - 1);
+          load.set(y, of(y) + 1);
+          return true;
+        }
+      }
+    }
+  }
+  return false;
 }
 
 export function groupToWire(g: CpGroupRec): WireValue {
