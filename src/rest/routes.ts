@@ -57,7 +57,7 @@ export function resolveRoute(method: Method, rest: string): Route {
   if (path === 'health' || path.startsWith('health/')) return healthRoute(method, path);
   if (path.startsWith('rest/management/cluster/')) return managementRoute(method, path.slice(24));
   if (path === 'rest/cp-subsystem' || path.startsWith('rest/cp-subsystem/')) return cpRoute(method, path.slice(17));
-  if (path === 'rest/cp' || path.startsWith('rest/cp/')) return cpDataRoute(method, path.slice(7));
+  if (path === 'rest/cp' || path.startsWith('rest/cp/')) return cpUnknownWhenOff(method, () => cpDataRoute(method, path.slice(7)));
   if (path.startsWith('rest/wan/')) return wanRoute(method, path.slice(9));
   switch (path) {
     case 'rest/cluster':
@@ -672,6 +672,23 @@ function bodyText(r: Request, what: string): string {
   const t = r.body.toString('utf8').trim();
   if (t.length === 0) throw new GridError('BAD_REQUEST', `the body must be ${what}`);
   return t;
+}
+
+/** An unknown CP path: 500 "not enabled" while CP is off (as the contract says of every CP path), else the 400. */
+function cpUnknownWhenOff(method: Method, resolve: () => Route): Route {
+  try {
+    return resolve();
+  } catch (e) {
+    if (!(e instanceof GridError) || e.code !== 'UNKNOWN_ENDPOINT') throw e;
+    return {
+      group: 'CP',
+      readsBody: false,
+      run: (_r, d) => {
+        if (!d.cp.enabled) cpDisabled();
+        throw e;
+      },
+    };
+  }
 }
 
 /** `op` is the encoded path after `rest/cp` (`''` or `/...`): Grid's own CP data endpoints. */
