@@ -85,6 +85,12 @@ export interface ClusterOptions {
   readonly hostOf?: (i: number) => string;
   /** A command prefix for member `i`'s process (e.g. `ip netns exec <ns>`). */
   readonly prefixOf?: (i: number) => readonly string[];
+  /**
+   * `test` (default): killed after the test that started it. `file`: kept across the tests of
+   * the file, for a cluster started in `beforeAll`; the caller destroys it in `afterAll` (it is
+   * killed anyway when the test worker exits).
+   */
+  readonly scope?: 'test' | 'file';
 }
 
 export type MemberStatus = 'running' | 'killed' | 'stopped' | 'exited';
@@ -147,6 +153,8 @@ function parseJsonLines(text: string): Record<string, unknown>[] {
 // ---------------------------------------------------------------- cleanup
 
 const liveClusters = new Set<Cluster>();
+/** Clusters of scope `file`: left alone by the per-test cleanup, destroyed by their file. */
+const fileClusters = new Set<Cluster>();
 
 afterEach(async (ctx) => {
   const clusters = [...liveClusters];
@@ -158,7 +166,7 @@ afterEach(async (ctx) => {
 // A test worker that exits, or loses its vitest parent (killed, Ctrl-C'd), takes its
 // members along rather than leaving them running.
 const killEverything = (): void => {
-  for (const c of liveClusters) c.killAllNow();
+  for (const c of [...liveClusters, ...fileClusters]) c.killAllNow();
 };
 process.once('exit', killEverything);
 process.once('disconnect', killEverything);
@@ -188,7 +196,7 @@ export class Cluster {
   static async create(opts: ClusterOptions): Promise<Cluster> {
     const ports = await freePorts(opts.size + (opts.spare ?? 2));
     const c = new Cluster(opts, opts.clusterName ?? 'dev', ports, mkdtempSync(join(tmpdir(), 'grid-cluster-')));
-    liveClusters.add(c);
+    (opts.scope === 'file' ? fileClusters : liveClusters).add(c);
     for (let i = 0; i < opts.size; i++) c.spawnMember(opts.lite?.includes(i) ?? false);
     return c;
   }
@@ -236,7 +244,7 @@ export class Cluster {
   /** Spawns the process of member `index` from its config file (a first start or a restart). */
   private launch(index: number, port: number, lite: boolean, configPath: string): ClusterMember {
     this.paused.delete(index);
-    const proc = spawnGrid(['start', '--config', configPath], { prefix: this.opts.prefixOf?.(index) });
+    const proc = spawnGrid(['start', '--config', configPath], { prefix: this.opts.prefixOf?.(index), scope: this.opts.scope });
     const output = (): string => proc.stdout() + (proc.stderr() ? `\n[stderr]\n${proc.stderr()}` : '');
     const m: ClusterMember = {
       index,
@@ -565,6 +573,7 @@ export class Cluster {
     if (this.destroyed) return;
     this.destroyed = true;
     liveClusters.delete(this);
+    fileClusters.delete(this);
     const loads = [...this.loads].map((l) => l.stop());
     for (const a of this.agents.values()) a.destroy();
     const statuses = this.members.map((m) => m.status);

@@ -91,8 +91,14 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   return { ...env, ...extra };
 }
 
-/** Spawns `node bin/grid.js <args>`; killed after the test if still running. */
-export function spawnGrid(args: readonly string[], opts: { env?: Record<string, string>; cwd?: string; prefix?: readonly string[] } = {}): GridProcess {
+/**
+ * Spawns `node bin/grid.js <args>`; killed after the test if still running, unless `scope` is
+ * `file`: then the caller kills it (a cluster shared by the tests of a file, destroyed in `afterAll`).
+ */
+export function spawnGrid(
+  args: readonly string[],
+  opts: { env?: Record<string, string>; cwd?: string; prefix?: readonly string[]; scope?: 'test' | 'file' } = {},
+): GridProcess {
   // A prefix that execs its command (`ip netns exec <ns>`) keeps the member's pid.
   const argv = [...(opts.prefix ?? []), process.execPath, GRID_BIN, ...args];
   const child = spawn(argv[0]!, argv.slice(1), {
@@ -100,7 +106,7 @@ export function spawnGrid(args: readonly string[], opts: { env?: Record<string, 
     env: opts.env ?? cleanEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  children.add(child);
+  if (opts.scope !== 'file') children.add(child);
   let out = '';
   let err = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
