@@ -5,6 +5,7 @@
 // proposes the commands and carries out `plan()`'s membership changes through the groups' leaders.
 
 import type { WireValue } from '../protocol/codec.js';
+import { decodeWireCpView, encodeWireCpView } from '../protocol/cp-payloads.js';
 import type { CpAnswer } from './cp-data-state.js';
 
 export const METADATA_GROUP = 'METADATA';
@@ -302,16 +303,12 @@ function membersFromWire(w: WireValue | undefined): CpMemberRec[] {
   });
 }
 
+/** The view as it travels (cp-payloads.ts's pair; its wire mirror WireCpView is the same type). */
 export function viewToWire(v: CpView): WireValue {
-  return [v.seed, v.version, v.groupSize, membersToWire(v.initialCpMembers), membersToWire(v.cpMembers), v.groups.map(groupToWire)];
+  return encodeWireCpView(v);
 }
 
-/** Throws TypeError on a malformed view (the shell turns it into BAD_REQUEST). */
+/** Throws GridError('BAD_REQUEST') naming the field of a malformed view. */
 export function viewFromWire(w: WireValue): CpView {
-  if (!Array.isArray(w) || w.length !== 6) throw new TypeError('malformed CP view');
-  const [seed, version, groupSize, initial, members, groups] = w as readonly WireValue[];
-  if (typeof seed !== 'number' || typeof version !== 'number' || typeof groupSize !== 'number' || !Array.isArray(groups)) {
-    throw new TypeError('malformed CP view');
-  }
-  return { seed, version, groupSize, initialCpMembers: membersFromWire(initial), cpMembers: membersFromWire(members), groups: (groups as readonly WireValue[]).map(groupFromWire) };
+  return decodeWireCpView(w);
 }

@@ -1,17 +1,22 @@
-// Raft messages (cp/raft-messages.ts) on the member protocol: one compact tuple per message,
-// [tag, ...fields in a fixed order]. The decoder is the gate between a peer and RaftNode: it
-// checks every field and the shape rules RaftNode counts on (an append's entries follow
-// prevLogIndex without gaps, their terms never go down nor past the message's term, membership
-// lists are 1..64 distinct ids), so a malformed message is refused with GridError('BAD_REQUEST')
-// and never reaches the node.
+// The CP subsystem on the member protocol: the payloads of CpRaft..CpReset (70-76, messages.ts)
+// and their answers, each a typed value with an encode/decode pair, and inside CpRaft the Raft
+// messages (cp/raft-messages.ts), one compact tuple per message, [tag, ...fields in a fixed
+// order]. The Raft decoder is the gate between a peer and RaftNode: it checks every field and
+// the shape rules RaftNode counts on (an append's entries follow prevLogIndex without gaps,
+// their terms never go down nor past the message's term, membership lists are 1..64 distinct
+// ids), so a malformed message is refused with GridError('BAD_REQUEST') and never reaches the
+// node.
 //
-// Tuples have exactly their fields: unlike the cluster payloads, extra trailing items are
+// Raft tuples have exactly their fields: unlike the cluster payloads, extra trailing items are
 // refused, not ignored (a Raft member must not silently drop what a newer one meant; a new
-// field is a new tag). So whatever decodes re-encodes to the same value, byte for byte.
+// field is a new tag). So whatever decodes re-encodes to the same value, byte for byte. The
+// CP view (and its members and groups) is exact too. The envelopes of the CP messages follow
+// payloads.ts instead: items after their fields are ignored (room for a later sender's field).
 //
-// The message types mirror cp/raft-messages.ts field for field (protocol/ sits below cp/ and
-// may not import it, types included: scripts/check-layers.mjs), so a RaftMessage is a
-// WireRaftMessage and back; the unit test pins the two together.
+// The Raft and view types mirror cp/raft-messages.ts and cp/cp-metadata-state.ts field for
+// field (protocol/ sits below cp/ and may not import it, types included:
+// scripts/check-layers.mjs), so a RaftMessage is a WireRaftMessage and back, a CpView a
+// WireCpView and back; the unit test pins them together.
 
 import { GridError } from '../core/errors.js';
 import type { WireValue } from './codec.js';
@@ -286,4 +291,284 @@ export function decodeRaftMessage(v: WireValue): WireRaftMessage {
     default:
       throw bad(`raft message tag is ${tag}`);
   }
+}
+
+// ------------------------------------------------------------------ the CP messages (70-76)
+
+/** A CP member (cp's CpMemberRec): [cpUuid, memberUuid, address]. */
+export interface WireCpMember {
+  /** The CP member's own identity (a Raft member id: not empty). */
+  readonly cpUuid: string;
+  readonly memberUuid: string;
+  /** `host:port` of its member port. */
+  readonly address: string;
+}
+
+/** A CP group (cp's CpGroupRec): [name, id, initialMembers[], members[]], members by cpUuid. */
+export interface WireCpGroup {
+  readonly name: string;
+  readonly id: number;
+  readonly initialMembers: readonly string[];
+  readonly members: readonly string[];
+}
+
+/**
+ * What every member learns of the CP subsystem (cp's CpView):
+ * [seed, version, groupSize, initialCpMembers[], cpMembers[], groups[]].
+ */
+export interface WireCpView {
+  readonly seed: number;
+  readonly version: number;
+  readonly groupSize: number;
+  readonly initialCpMembers: readonly WireCpMember[];
+  readonly cpMembers: readonly WireCpMember[];
+  readonly groups: readonly WireCpGroup[];
+}
+
+/** A non-empty string: a CP member id (cpUuid), a group name. */
+function id(t: readonly WireValue[], i: number, what: string): string {
+  const s = f.str(t, i, what);
+  if (s === '') throw bad(`${what} is an empty string`);
+  return s;
+}
+
+/** A seed that names a CP subsystem (0 means none, and is never sent where one is formed or reset). */
+function seedOf(t: readonly WireValue[], i: number, what: string): number {
+  const n = nat(t, i, what);
+  if (n === 0) throw bad(`${what} is 0, not a CP subsystem's seed`);
+  return n;
+}
+
+function encodeCpMember(m: WireCpMember): WireValue {
+  return [m.cpUuid, m.memberUuid, m.address];
+}
+
+function decodeCpMember(v: WireValue, what: string): WireCpMember {
+  const t = f.tuple(v, what);
+  noExtra(t, 3, what);
+  return { cpUuid: id(t, 0, `${what}.cpUuid`), memberUuid: f.str(t, 1, `${what}.memberUuid`), address: f.str(t, 2, `${what}.address`) };
+}
+
+function decodeCpMembers(t: readonly WireValue[], i: number, what: string): WireCpMember[] {
+  const a = f.arr(t, i, what);
+  return a.map((m, j) => decodeCpMember(m, `${what}[${j}]`));
+}
+
+function ids(t: readonly WireValue[], i: number, what: string): string[] {
+  const a = f.arr(t, i, what);
+  return a.map((_, j) => id(a, j, `${what}[${j}]`));
+}
+
+function encodeCpGroup(g: WireCpGroup): WireValue {
+  return [g.name, g.id, [...g.initialMembers], [...g.members]];
+}
+
+function decodeCpGroup(v: WireValue, what: string): WireCpGroup {
+  const t = f.tuple(v, what);
+  noExtra(t, 4, what);
+  return { name: id(t, 0, `${what}.name`), id: nat(t, 1, `${what}.id`), initialMembers: ids(t, 2, `${what}.initialMembers`), members: ids(t, 3, `${what}.members`) };
+}
+
+function decodeCpGroups(t: readonly WireValue[], i: number, what: string): WireCpGroup[] {
+  const a = f.arr(t, i, what);
+  return a.map((g, j) => decodeCpGroup(g, `${what}[${j}]`));
+}
+
+/** The view as it travels in CpView, CpFetchView's answer and METADATA's `metadata` query. */
+export function encodeWireCpView(v: WireCpView): WireValue {
+  return [v.seed, v.version, v.groupSize, v.initialCpMembers.map(encodeCpMember), v.cpMembers.map(encodeCpMember), v.groups.map(encodeCpGroup)];
+}
+
+/** Exactly six fields, each checked; so are its members' and groups' (exactly 3 and 4). */
+export function decodeWireCpView(v: WireValue, what = 'view'): WireCpView {
+  const t = f.tuple(v, what);
+  noExtra(t, 6, what);
+  return {
+    seed: nat(t, 0, `${what}.seed`),
+    version: nat(t, 1, `${what}.version`),
+    groupSize: nat(t, 2, `${what}.groupSize`),
+    initialCpMembers: decodeCpMembers(t, 3, `${what}.initialCpMembers`),
+    cpMembers: decodeCpMembers(t, 4, `${what}.cpMembers`),
+    groups: decodeCpGroups(t, 5, `${what}.groups`),
+  };
+}
+
+// ---- CpRaft (70), one-way
+
+/** [seed, groupId, from, to, raftMessage]: a Raft message of group `groupId`, between CP members (cpUuids). */
+export interface CpRaftPayload {
+  readonly seed: number;
+  readonly groupId: number;
+  readonly from: string;
+  readonly to: string;
+  readonly message: WireRaftMessage;
+}
+
+export function encodeCpRaft(p: CpRaftPayload): WireValue {
+  return [p.seed, p.groupId, p.from, p.to, encodeRaftMessage(p.message)];
+}
+
+export function decodeCpRaft(v: WireValue): CpRaftPayload {
+  const t = f.tuple(v, 'cp raft');
+  return { seed: nat(t, 0, 'seed'), groupId: nat(t, 1, 'groupId'), from: id(t, 2, 'from'), to: id(t, 3, 'to'), message: decodeRaftMessage(t[4] ?? null) };
+}
+
+// ---- CpInvoke (71)
+
+/** How a call reaches a group: a command through the log, a linearizable read, a membership change. */
+export const CP_INVOKE_KINDS = ['cmd', 'read', 'change'] as const;
+export type CpInvokeKind = (typeof CP_INVOKE_KINDS)[number];
+
+/** [seed, groupId, kind, body]; the body belongs to the CP service (a command, a query, [type, cpUuid]). */
+export interface CpInvokePayload {
+  readonly seed: number;
+  readonly groupId: number;
+  readonly kind: CpInvokeKind;
+  readonly body: WireValue;
+}
+
+export function encodeCpInvoke(p: CpInvokePayload): WireValue {
+  return [p.seed, p.groupId, p.kind, p.body];
+}
+
+export function decodeCpInvoke(v: WireValue): CpInvokePayload {
+  const t = f.tuple(v, 'cp invoke');
+  const seed = nat(t, 0, 'seed');
+  const groupId = nat(t, 1, 'groupId');
+  const kind = f.str(t, 2, 'kind');
+  if (!(CP_INVOKE_KINDS as readonly string[]).includes(kind)) throw bad(`kind is ${JSON.stringify(kind.slice(0, 40))}, not one of ${CP_INVOKE_KINDS.join(', ')}`);
+  return { seed, groupId, kind: kind as CpInvokeKind, body: opaque(t, 3, 'body') };
+}
+
+/**
+ * ['ok', value] | ['err', code, message] | ['retry', reason, hint|null]. The code is a
+ * GridErrorCode (an unknown one is the receiver's to map); the reasons a member retries for are
+ * NOT_LEADER (hint: the leader's cpUuid, when known), UNKNOWN_GROUP, BUSY and INDETERMINATE.
+ */
+export type CpInvokeAnswer =
+  | { readonly tag: 'ok'; readonly value: WireValue }
+  | { readonly tag: 'err'; readonly code: string; readonly message: string }
+  | { readonly tag: 'retry'; readonly reason: string; readonly hint?: string };
+
+export function encodeCpInvokeAnswer(a: CpInvokeAnswer): WireValue {
+  switch (a.tag) {
+    case 'ok':
+      return ['ok', a.value];
+    case 'err':
+      return ['err', a.code, a.message];
+    case 'retry':
+      return ['retry', a.reason, a.hint ?? null];
+  }
+}
+
+export function decodeCpInvokeAnswer(v: WireValue): CpInvokeAnswer {
+  const t = f.tuple(v, 'cp answer');
+  const tag = f.str(t, 0, 'tag');
+  switch (tag) {
+    case 'ok':
+      return { tag, value: opaque(t, 1, 'value') };
+    case 'err':
+      return { tag, code: id(t, 1, 'code'), message: f.str(t, 2, 'message') };
+    case 'retry': {
+      const reason = id(t, 1, 'reason');
+      const hint = f.optStr(t, 2, 'hint');
+      if (hint === '') throw bad('hint is an empty string');
+      return { tag, reason, hint };
+    }
+    default:
+      throw bad(`tag is ${JSON.stringify(tag.slice(0, 40))}, not ok, err or retry`);
+  }
+}
+
+// ---- CpView (72), one-way
+
+/** [view]. */
+export interface CpViewPayload {
+  readonly view: WireCpView;
+}
+
+export function encodeCpView(p: CpViewPayload): WireValue {
+  return [encodeWireCpView(p.view)];
+}
+
+export function decodeCpView(v: WireValue): CpViewPayload {
+  const t = f.tuple(v, 'cp view');
+  return { view: decodeWireCpView(t[0] ?? null, 'view') };
+}
+
+// ---- CpFetchView (73): [] (encodeEmpty) -> view|null
+
+export interface CpFetchViewAnswer {
+  /** Absent (null on the wire): the member knows no CP subsystem yet. */
+  readonly view?: WireCpView;
+}
+
+export function encodeCpFetchViewAnswer(a: CpFetchViewAnswer): WireValue {
+  return a.view === undefined ? null : encodeWireCpView(a.view);
+}
+
+export function decodeCpFetchViewAnswer(v: WireValue): CpFetchViewAnswer {
+  return { view: v === null ? undefined : decodeWireCpView(v, 'view') };
+}
+
+// ---- CpDiscover (74): [] (encodeEmpty) -> [cpUuid, seed, leaving]
+
+/** The member's CP identity; seed 0: it knows no CP subsystem; leaving: it is shutting down (not to be promoted). */
+export interface CpDiscoverAnswer {
+  readonly cpUuid: string;
+  readonly seed: number;
+  readonly leaving: boolean;
+}
+
+export function encodeCpDiscoverAnswer(a: CpDiscoverAnswer): WireValue {
+  return [a.cpUuid, a.seed, a.leaving];
+}
+
+export function decodeCpDiscoverAnswer(v: WireValue): CpDiscoverAnswer {
+  const t = f.tuple(v, 'cp discover answer');
+  return { cpUuid: id(t, 0, 'cpUuid'), seed: nat(t, 1, 'seed'), leaving: f.bool(t, 2, 'leaving') };
+}
+
+// ---- CpBootstrap (75): -> accepted (boolean)
+
+/** [seed, groupSize, [[cpUuid, memberUuid, address], ...]]: 1..n distinct CP members; groupSize 1..n. */
+export interface CpBootstrapPayload {
+  readonly seed: number;
+  readonly groupSize: number;
+  readonly members: readonly WireCpMember[];
+}
+
+export function encodeCpBootstrap(p: CpBootstrapPayload): WireValue {
+  return [p.seed, p.groupSize, p.members.map(encodeCpMember)];
+}
+
+export function decodeCpBootstrap(v: WireValue): CpBootstrapPayload {
+  const t = f.tuple(v, 'cp bootstrap');
+  const seed = seedOf(t, 0, 'seed');
+  const groupSize = nat(t, 1, 'groupSize');
+  const members = decodeCpMembers(t, 2, 'members');
+  if (members.length === 0) throw bad('members is empty');
+  const seen = new Map<string, number>();
+  members.forEach((m, j) => {
+    const first = seen.get(m.cpUuid);
+    if (first !== undefined) throw bad(`members[${j}].cpUuid repeats members[${first}].cpUuid`);
+    seen.set(m.cpUuid, j);
+  });
+  if (groupSize < 1 || groupSize > members.length) throw bad(`groupSize is ${groupSize}, not in [1, ${members.length}] (the members)`);
+  return { seed, groupSize, members };
+}
+
+// ---- CpReset (76): -> null
+
+/** [newSeed]: the seed the subsystem forms again under. */
+export interface CpResetPayload {
+  readonly seed: number;
+}
+
+export function encodeCpReset(p: CpResetPayload): WireValue {
+  return [p.seed];
+}
+
+export function decodeCpReset(v: WireValue): CpResetPayload {
+  return { seed: seedOf(f.tuple(v, 'cp reset'), 0, 'seed') };
 }

@@ -2,8 +2,9 @@
 // payload is one WireValue (mostly a tuple). Types are never renumbered: a new message gets a
 // new number, and a changed payload shape gets a new type (the preamble carries the protocol
 // version for incompatible changes of the framing itself). Each payload below has a typed
-// encode/decode pair in payloads.ts, pinned on bytes in test/unit/protocol/payloads.test.ts;
-// `x?` is an optional trailing field (absent from older senders, read as undefined).
+// encode/decode pair in payloads.ts (WAN: wan-payloads.ts, CP: cp-payloads.ts), pinned on bytes
+// in the matching test/unit/protocol/*.test.ts; `x?` is an optional trailing field (absent from
+// older senders, read as undefined).
 
 export const Msg = {
   /** First request on every connection: [clusterName, uuid, address, username|null, password|null, version?] -> [uuid, address]. */
@@ -80,16 +81,16 @@ export const Msg = {
   RecoveryState: 61,
   /** Restarting master -> a member, one-way: []: a partial start keeps other members' data; drop yours when the table comes. */
   RecoveryDrop: 62,
-  // CP subsystem (src/cp/cp-service.ts; Raft messages encoded by cp-payloads.ts).
+  // CP subsystem (src/cp/cp-service.ts; payloads and the Raft messages in cp-payloads.ts).
   /** One-way, CP member -> CP member: [seed, groupId, fromCpUuid, toCpUuid, raftMessage]. */
   CpRaft: 70,
   /** Any member -> a CP group member: [seed, groupId, kind ('cmd'|'read'|'change'), body] -> ['ok', value] | ['err', code, message] | ['retry', reason, leaderHint|null]. */
   CpInvoke: 71,
-  /** One-way, METADATA leader (or any member answering a fetch) -> members: [view]: the CP members and groups. */
+  /** One-way, METADATA leader (or any member answering a fetch) -> members: [view]: the CP members and groups; a view is [seed, version, groupSize, initialCpMembers[], cpMembers[], groups[]], a CP member [cpUuid, memberUuid, address], a group [name, id, initialMembers[], members[]]. */
   CpView: 72,
   /** Any member -> a member: [] -> view|null: the member's view of the CP subsystem. */
   CpFetchView: 73,
-  /** Master -> a member: [] -> [cpUuid, seed (0: none)]: the member's CP identity, before the CP subsystem forms. */
+  /** Master -> a member: [] -> [cpUuid, seed (0: none), leaving]: the member's CP identity, before the CP subsystem forms or to promote it (not while leaving: shutting down). */
   CpDiscover: 74,
   /** Master -> the first cp-member-count members: [seed, groupSize, [[cpUuid, memberUuid, address], ...]] -> accepted: form the CP subsystem. */
   CpBootstrap: 75,

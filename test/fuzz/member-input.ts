@@ -2,9 +2,10 @@
 // (messages.ts), whole connection streams before and after Auth (and on a WAN connection, one
 // opened by WanAuth), and the policy that keeps the fuzz on decoding rather than authority (no
 // well-formed cluster command). Payload shapes are not restated here: valid payloads are typed
-// values put through payloads.ts's (wan-payloads.ts's) encoders, and "well-formed" means "the
-// decoder takes it", as it does on the receiving member. The exceptions are the three WAN
-// requests read inline by wan-service.ts (WanSyncStatus, WanAddConfig, WanConfigs; see WAN_INLINE).
+// values put through payloads.ts's (wan-payloads.ts's, cp-payloads.ts's) encoders, and
+// "well-formed" means "the decoder takes it", as it does on the receiving member. The
+// exceptions are the three WAN requests read inline by wan-service.ts (WanSyncStatus,
+// WanAddConfig, WanConfigs; see WAN_INLINE).
 
 import { GridError } from '../../src/core/errors.js';
 import { Latin1, type WireValue } from '../../src/protocol/codec.js';
@@ -251,39 +252,67 @@ const WAN_INLINE = {
   configsAnswer: { valid: (rng: Rng): WireValue => list(wanConfigJson, 3)(rng), decode: (v: WireValue): unknown => F.strings([v], 0, 'wan configs') } satisfies PayloadSpec,
 };
 
-/** The CP messages cp-service.ts reads inline; these decoders restate its reads. */
-const CP_INLINE = {
-  raft: payload(
-    (p: { seed: number; groupId: number; from: string; to: string; term: number }): WireValue => [p.seed, p.groupId, p.from, p.to, C.encodeRaftMessage({ type: 'pre-vote', term: p.term, lastLogIndex: 0, lastLogTerm: 0 })],
-    (v) => {
-      const t = F.tuple(v, 'cp raft');
-      const m = C.decodeRaftMessage(t[4] ?? null);
-      return { seed: F.int(t, 0, 'seed'), groupId: F.int(t, 1, 'groupId'), from: F.str(t, 2, 'from'), to: F.str(t, 3, 'to'), term: m.term };
-    },
-    { seed: int, groupId: small, from: uuid, to: uuid, term: small },
-  ),
-  invoke: payload(
-    (p: { seed: number; groupId: number; kind: string }): WireValue => [p.seed, p.groupId, p.kind, ['atomicLong', 'fz']],
-    (v) => {
-      const t = F.tuple(v, 'cp invoke');
-      return { seed: F.int(t, 0, 'seed'), groupId: F.int(t, 1, 'groupId'), kind: F.str(t, 2, 'kind') };
-    },
-    { seed: int, groupId: small, kind: (rng) => rng.pick(['read', 'cmd', 'change']) },
-  ),
-  view: { valid: (rng: Rng): WireValue => [randomValue(rng, 2)], decode: (v: WireValue): unknown => F.tuple(v, 'cp view') } satisfies PayloadSpec,
-  bootstrap: payload(
-    (p: { seed: number; groupSize: number; members: string[] }): WireValue => [p.seed, p.groupSize, p.members.map((u) => [u, u, '127.0.0.1:1'])],
-    (v) => {
-      const t = F.tuple(v, 'cp bootstrap');
-      return { seed: F.int(t, 0, 'seed'), groupSize: F.int(t, 1, 'groupSize'), members: F.tuple(t[2] ?? null, 'cp members').map((m) => F.str(F.tuple(m, 'cp member'), 0, 'cpUuid')) };
-    },
-    { seed: int, groupSize: small, members: list(uuid, 3) },
-  ),
-  reset: payload(
-    (p: { seed: number }): WireValue => [p.seed],
-    (v) => ({ seed: F.int(F.tuple(v, 'cp reset'), 0, 'seed') }),
-    { seed: int },
-  ),
+// ---------------------------------------------------------------- CP payloads (cp-payloads.ts)
+
+/** A CP member id (a random UUID; now and then another non-empty string). */
+const cpUuid: ValueGen<string> = (rng) => (rng.chance(0.8) ? fakeUuid(rng) : `cp-${randomString(rng)}`);
+/** A formed subsystem's seed (CpBootstrap and CpReset name one; 0 is refused there). */
+const formedSeed: ValueGen<number> = (rng) => (rng.chance(0.8) ? 1 + rng.int(0x7ffffffe) : rng.pick([1, 0x7ffffffe, Number.MAX_SAFE_INTEGER]));
+/** A seed: 0 (none) or a CP subsystem's. */
+const cpSeed: ValueGen<number> = (rng) => (rng.chance(0.2) ? 0 : formedSeed(rng));
+const groupId: ValueGen<number> = (rng) => (rng.chance(0.9) ? rng.int(5) : rng.pick([1000, 0x7fffffff]));
+const CP_MEMBER: Fields<C.WireCpMember> = { cpUuid, memberUuid: uuid, address };
+const cpMember: ValueGen<C.WireCpMember> = (rng) => build(rng, CP_MEMBER);
+/** `n` members with distinct cpUuids. */
+const cpMembers = (rng: Rng, n: number): C.WireCpMember[] => Array.from({ length: n }, (_, i) => ({ ...cpMember(rng), cpUuid: `${cpUuid(rng)}-${i}` }));
+const CP_VIEW: Fields<C.WireCpView> = {
+  seed: cpSeed,
+  version: small,
+  groupSize: (rng) => rng.pick([1, 3, 5, 7]),
+  initialCpMembers: list(cpMember, 4),
+  cpMembers: list(cpMember, 4),
+  groups: list((rng) => build<C.WireCpGroup>(rng, { name: (r) => (r.chance(0.7) ? r.pick(['METADATA', 'default', 'fz']) : `g${randomString(r)}`), id: groupId, initialMembers: list(cpUuid, 3), members: list(cpUuid, 3) }), 3),
+};
+const cpView: ValueGen<C.WireCpView> = (rng) => build(rng, CP_VIEW);
+/** A Raft message the Raft decoder takes (its own fuzz is in test/unit/protocol/cp-payloads.test.ts). */
+const raftMessage: ValueGen<C.WireRaftMessage> = (rng) => {
+  const term = small(rng);
+  return rng.pick<C.WireRaftMessage>([
+    { type: 'pre-vote', term, lastLogIndex: small(rng), lastLogTerm: rng.int(term + 1) },
+    { type: 'vote-response', term, granted: rng.chance(0.5) },
+    { type: 'append', term, prevLogIndex: small(rng), prevLogTerm: rng.int(term + 1), entries: [], leaderCommit: small(rng), seq: small(rng) },
+    { type: 'append-response', term, success: rng.chance(0.5), matchIndex: small(rng), hintIndex: small(rng), seq: small(rng) },
+  ]);
+};
+/** A CpInvoke body: a command, a query or a membership change, on fuzz names (the fuzz cluster runs without CP). */
+const cpBody: ValueGen<WireValue> = (rng) =>
+  rng.weighted<WireValue>([
+    [2, ['add', `fz-${rng.int(100)}`, 'fz', String(rng.range(-5, 5))]],
+    [2, ['atomicLong', 'fz']],
+    [1, [rng.pick(['add', 'remove']), cpUuid(rng)]],
+    [1, randomValue(rng, 2)],
+  ]);
+/** An invoke answer of each tag. */
+const cpInvokeAnswer: ValueGen<C.CpInvokeAnswer> = (rng) =>
+  rng.pick<C.CpInvokeAnswer>([
+    { tag: 'ok', value: randomValue(rng, 2) },
+    { tag: 'err', code: rng.pick(['NOT_FOUND', 'BAD_REQUEST', 'CP_UNAVAILABLE', 'SOME_LATER_CODE']), message: str(rng) },
+    { tag: 'retry', reason: rng.pick(['NOT_LEADER', 'UNKNOWN_GROUP', 'BUSY', 'INDETERMINATE']), hint: opt(cpUuid)(rng) },
+  ]);
+
+const CP = {
+  raft: payload(C.encodeCpRaft, C.decodeCpRaft, { seed: cpSeed, groupId, from: cpUuid, to: cpUuid, message: raftMessage }),
+  invoke: payload(C.encodeCpInvoke, C.decodeCpInvoke, { seed: cpSeed, groupId, kind: (rng) => rng.pick(C.CP_INVOKE_KINDS), body: cpBody }),
+  invokeAnswer: { valid: (rng: Rng): WireValue => C.encodeCpInvokeAnswer(cpInvokeAnswer(rng)), decode: C.decodeCpInvokeAnswer } satisfies PayloadSpec,
+  view: payload(C.encodeCpView, C.decodeCpView, { view: cpView }),
+  fetchViewAnswer: payload(C.encodeCpFetchViewAnswer, C.decodeCpFetchViewAnswer, { view: opt(cpView, 0.2) }),
+  discoverAnswer: payload(C.encodeCpDiscoverAnswer, C.decodeCpDiscoverAnswer, { cpUuid, seed: cpSeed, leaving: (rng) => rng.chance(0.2) }),
+  // 1..5 members with distinct cpUuids; a group size of at most their number.
+  bootstrap: payload(C.encodeCpBootstrap, C.decodeCpBootstrap, { seed: formedSeed, groupSize: (rng) => 1 + rng.int(5), members: (rng) => cpMembers(rng, 1 + rng.int(5)) }, (rng, p) => ({
+    ...p,
+    groupSize: Math.min(p.groupSize, p.members.length),
+  })),
+  reset: payload(C.encodeCpReset, C.decodeCpReset, { seed: formedSeed }),
 };
 
 const WAN_AUTH_PAYLOAD = payload(W.encodeWanAuth, W.decodeWanAuth, {
@@ -480,14 +509,14 @@ const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'nam
   },
   // Makes a restarting member drop its persisted data when the table comes: a command (master only).
   RecoveryDrop: { request: EMPTY, effect: 'command' },
-  // CP (read inline by cp-service.ts; the fuzz cluster runs without CP, whose handlers are then not registered).
-  CpRaft: { request: CP_INLINE.raft, effect: 'harmless' },
-  CpInvoke: { request: CP_INLINE.invoke, effect: 'harmless' },
-  CpView: { request: CP_INLINE.view, effect: 'harmless' },
-  CpFetchView: { request: EMPTY, effect: 'harmless' },
-  CpDiscover: { request: EMPTY, effect: 'harmless' },
-  CpBootstrap: { request: CP_INLINE.bootstrap, effect: 'command' },
-  CpReset: { request: CP_INLINE.reset, effect: 'command' },
+  // CP (cp-payloads.ts; the fuzz cluster runs without CP, whose handlers are then not registered).
+  CpRaft: { request: CP.raft, effect: 'harmless' },
+  CpInvoke: { request: CP.invoke, answer: CP.invokeAnswer, effect: 'harmless' },
+  CpView: { request: CP.view, effect: 'harmless' },
+  CpFetchView: { request: EMPTY, answer: CP.fetchViewAnswer, effect: 'harmless' },
+  CpDiscover: { request: EMPTY, answer: CP.discoverAnswer, effect: 'harmless' },
+  CpBootstrap: { request: CP.bootstrap, effect: 'command' },
+  CpReset: { request: CP.reset, effect: 'command' },
 };
 
 export const ALL_MESSAGES: readonly MessageSpec[] = (Object.keys(SPECS) as (keyof typeof Msg)[]).map((name) => ({ type: Msg[name], name, ...SPECS[name] }));

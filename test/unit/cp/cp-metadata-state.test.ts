@@ -3,6 +3,7 @@
 // seeded simulation of the repair loop the CP service runs), and the snapshot and view codecs.
 
 import { describe, expect, it } from 'vitest';
+import { GridError } from '../../../src/core/errors.js';
 import { decodeValue, encodeValue, type WireValue } from '../../../src/protocol/codec.js';
 import type { CpAnswer } from '../../../src/cp/cp-data-state.js';
 import {
@@ -947,7 +948,7 @@ describe('views and groups on the wire', () => {
     for (const w of bad) expect(() => groupFromWire(w), JSON.stringify(w)).toThrow(TypeError);
   });
 
-  it('viewFromWire throws a TypeError on a malformed view', () => {
+  it("viewFromWire (cp-payloads.ts's decoder) refuses a malformed view with BAD_REQUEST", () => {
     const good = viewToWire(storied().view(5, 6)) as readonly WireValue[];
     expect(() => viewFromWire(good)).not.toThrow();
     const at = (i: number, v: WireValue): WireValue[] => good.map((x, j) => (j === i ? v : x));
@@ -978,6 +979,14 @@ describe('views and groups on the wire', () => {
       at(5, [['g', -1, [], []]]),
       at(5, [['g', 1, [], [0]]]),
     ];
-    for (const w of bad) expect(() => viewFromWire(w), JSON.stringify(w)).toThrow(TypeError);
+    for (const w of bad) {
+      let thrown: unknown;
+      try {
+        viewFromWire(w);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown instanceof GridError && thrown.code === 'BAD_REQUEST' && thrown.message.startsWith('malformed member message: view'), `${JSON.stringify(w)}: ${String(thrown)}`).toBe(true);
+    }
   });
 });

@@ -1,16 +1,29 @@
-// Raft messages on the member protocol (cp-payloads.ts). Every message type on pinned bytes:
-// encoded to the tuple written out by hand and to a hex literal of its value bytes, decoded
-// back from them. Round trips with edge values (0, 2^53 - 1, the entry and member caps, opaque
-// values of every wire type). Each validation rule with the input it refuses and the field it
-// names. Then a seeded fuzz: random valid messages, a few thousand mutations of them and
-// random values; decode either returns a message that re-encodes to the same bytes (and that a
-// fresh RaftNode takes without throwing) or throws GridError('BAD_REQUEST'), nothing else.
+// The member protocol's CP payloads (cp-payloads.ts). First the Raft messages that CpRaft
+// carries: every message type on pinned bytes, encoded to the tuple written out by hand and to
+// a hex literal of its value bytes, decoded back from them. Round trips with edge values (0,
+// 2^53 - 1, the entry and member caps, opaque values of every wire type). Each validation rule
+// with the input it refuses and the field it names. Then a seeded fuzz: random valid messages,
+// a few thousand mutations of them and random values; decode either returns a message that
+// re-encodes to the same bytes (and that a fresh RaftNode takes without throwing) or throws
+// GridError('BAD_REQUEST'), nothing else.
+//
+// Then the CP messages themselves (CpRaft..CpReset, 70-76) and their answers: each as a frame
+// on pinned hex, the same bytes as the tuples cp-service.ts built inline before the typed
+// pairs, read whole and one byte at a time; every Cp* message of messages.ts has a frame here
+// (payloads.test.ts leaves them to this file); each envelope field refused at the wrong type,
+// truncations, and the rules of the view, the bootstrap and the seeds.
 
 import { describe, expect, it } from 'vitest';
 import { GridError } from '../../../src/core/errors.js';
 import { RaftNode } from '../../../src/cp/raft.js';
 import type { RaftEntry, RaftMessage, RaftSnapshot } from '../../../src/cp/raft-messages.js';
+import type { CpGroupRec, CpMemberRec, CpView } from '../../../src/cp/cp-metadata-state.js';
+import { viewFromWire, viewToWire } from '../../../src/cp/cp-metadata-state.js';
 import { Latin1, decodeValue, encodeValue, type WireValue } from '../../../src/protocol/codec.js';
+import * as C from '../../../src/protocol/cp-payloads.js';
+import { FrameKind, FrameReader, encodeFrame, type Frame } from '../../../src/protocol/frame.js';
+import { Msg } from '../../../src/protocol/messages.js';
+import * as P from '../../../src/protocol/payloads.js';
 import {
   MAX_RAFT_APPEND_ENTRIES,
   MAX_RAFT_MEMBERS,
@@ -758,5 +771,528 @@ describe('Raft messages: fuzz', () => {
       }
     }
     expect(accepted).toBeGreaterThan(0);
+  });
+});
+
+// ------------------------------------------------------------------ the CP messages (70-76)
+
+// cp's view types and their wire mirror are assignable both ways (as the Raft types above).
+const VIEW_TYPES_PINNED: [Same<CpView, C.WireCpView>, Same<CpMemberRec, C.WireCpMember>, Same<CpGroupRec, C.WireCpGroup>] = [true, true, true];
+
+/** How an envelope field is read, for choosing values of the wrong type. */
+type CpKind = 'nat' | 'seed' | 'id' | 'optId' | 'bool' | 'str' | 'any' | 'invokeKind' | 'tag' | 'raft' | 'view' | 'members';
+
+interface CpField {
+  /** As decode errors name it. */
+  readonly name: string;
+  readonly kind: CpKind;
+  /** Another refusal that is right for this field (a part of it named otherwise). */
+  readonly orMatches?: RegExp;
+}
+
+interface CpVector {
+  readonly name: string;
+  /** Frame kind and message type (answers: Response, type 0). */
+  readonly kind: number;
+  readonly type: number;
+  readonly payload: object;
+  readonly encode: (p: never) => WireValue;
+  readonly decode: (v: WireValue) => unknown;
+  /** The tuple cp-service.ts built inline before these pairs, written out by hand. */
+  readonly legacy: WireValue;
+  /** encodeFrame(kind, type, callId, payload) as hex. */
+  readonly hex: string;
+  /** An envelope's fields in order (items after them are ignored); absent: not an envelope. */
+  readonly fields?: readonly CpField[];
+  /** Shortest tuple that still decodes (the rest is optional); default: all fields. */
+  readonly minLength?: number;
+}
+
+const callIdOf = (kind: number): number => (kind === FrameKind.OneWay ? 0 : 7);
+
+const CPM = (i: number): C.WireCpMember => ({ cpUuid: `cp-${i}`, memberUuid: `m-${i}`, address: `10.0.0.${i}:5701` });
+const CPM_TUPLE = (i: number): WireValue => [`cp-${i}`, `m-${i}`, `10.0.0.${i}:5701`];
+const VIEW: C.WireCpView = {
+  seed: 123456789,
+  version: 42,
+  groupSize: 3,
+  initialCpMembers: [CPM(1), CPM(2), CPM(3)],
+  cpMembers: [CPM(1), CPM(3), CPM(4)],
+  groups: [
+    { name: 'METADATA', id: 0, initialMembers: ['cp-1', 'cp-2', 'cp-3'], members: ['cp-1', 'cp-3', 'cp-4'] },
+    { name: 'default', id: 1, initialMembers: ['cp-1', 'cp-2', 'cp-3'], members: ['cp-1', 'cp-3', 'cp-4'] },
+  ],
+};
+const VIEW_TUPLE: WireValue = [
+  123456789,
+  42,
+  3,
+  [CPM_TUPLE(1), CPM_TUPLE(2), CPM_TUPLE(3)],
+  [CPM_TUPLE(1), CPM_TUPLE(3), CPM_TUPLE(4)],
+  [
+    ['METADATA', 0, ['cp-1', 'cp-2', 'cp-3'], ['cp-1', 'cp-3', 'cp-4']],
+    ['default', 1, ['cp-1', 'cp-2', 'cp-3'], ['cp-1', 'cp-3', 'cp-4']],
+  ],
+];
+const SEED = 123456789;
+const INVOKE_FIELDS: readonly CpField[] = [
+  { name: 'seed', kind: 'nat' },
+  { name: 'groupId', kind: 'nat' },
+  { name: 'kind', kind: 'invokeKind' },
+  { name: 'body', kind: 'any' },
+];
+const RAFT_NAME = { name: 'raft message', kind: 'raft', orMatches: /^malformed member message: raft message tag is / } as const;
+
+const CP_VECTORS: readonly CpVector[] = [
+  {
+    name: 'CpRaft',
+    kind: FrameKind.OneWay,
+    type: Msg.CpRaft,
+    payload: { seed: SEED, groupId: 1, from: 'cp-1', to: 'cp-2', message: { type: 'vote', term: 5, lastLogIndex: 12, lastLogTerm: 4 } } satisfies C.CpRaftPayload,
+    encode: C.encodeCpRaft,
+    decode: C.decodeCpRaft,
+    legacy: [SEED, 1, 'cp-1', 'cp-2', [2, 5, 12, 4]],
+    hex: '0000004104004600000000080000000503075bcd150300000001050000000463702d31050000000463702d32080000000403000000020300000005030000000c0300000004',
+    fields: [{ name: 'seed', kind: 'nat' }, { name: 'groupId', kind: 'nat' }, { name: 'from', kind: 'id' }, { name: 'to', kind: 'id' }, RAFT_NAME],
+  },
+  {
+    name: 'CpRaft (an append with a command)',
+    kind: FrameKind.OneWay,
+    type: Msg.CpRaft,
+    payload: { seed: SEED, groupId: 0, from: 'cp-1', to: 'cp-3', message: APPEND } satisfies C.CpRaftPayload,
+    encode: C.encodeCpRaft,
+    decode: C.decodeCpRaft,
+    legacy: [SEED, 0, 'cp-1', 'cp-3', APPEND_WIRE],
+    hex: '000000dc04004600000000080000000503075bcd150300000000050000000463702d31050000000463702d33080000000703000000040300000005030000000a030000000408000000030800000004030000000b030000000403000000000900000003000000026f700500000003616464000000046e616d650600000008636f756e746572ff0000000564656c746103fffffffd0800000003030000000c030000000503000000010800000004030000000d03000000050300000002080000000305000000026d3105000000026d3205000000026d34030000000a030000002a',
+  },
+  {
+    name: 'CpInvoke (a command)',
+    kind: FrameKind.Request,
+    type: Msg.CpInvoke,
+    payload: { seed: SEED, groupId: 1, kind: 'cmd', body: ['add', 'k-7', 'counter', '5'] } satisfies C.CpInvokePayload,
+    encode: C.encodeCpInvoke,
+    decode: C.decodeCpInvoke,
+    legacy: [SEED, 1, 'cmd', ['add', 'k-7', 'counter', '5']],
+    hex: '0000004501004700000007080000000403075bcd1503000000010500000003636d640800000004050000000361646405000000036b2d370500000007636f756e746572050000000135',
+    fields: INVOKE_FIELDS,
+  },
+  {
+    name: 'CpInvoke (a read)',
+    kind: FrameKind.Request,
+    type: Msg.CpInvoke,
+    payload: { seed: SEED, groupId: 0, kind: 'read', body: ['metadata'] } satisfies C.CpInvokePayload,
+    encode: C.encodeCpInvoke,
+    decode: C.decodeCpInvoke,
+    legacy: [SEED, 0, 'read', ['metadata']],
+    hex: '0000003101004700000007080000000403075bcd150300000000050000000472656164080000000105000000086d65746164617461',
+    fields: INVOKE_FIELDS,
+  },
+  {
+    name: 'CpInvoke (a membership change)',
+    kind: FrameKind.Request,
+    type: Msg.CpInvoke,
+    payload: { seed: SEED, groupId: 1, kind: 'change', body: ['add', 'cp-4'] } satisfies C.CpInvokePayload,
+    encode: C.encodeCpInvoke,
+    decode: C.decodeCpInvoke,
+    legacy: [SEED, 1, 'change', ['add', 'cp-4']],
+    hex: '0000003701004700000007080000000403075bcd15030000000105000000066368616e676508000000020500000003616464050000000463702d34',
+  },
+  {
+    name: 'CpInvoke answer (ok)',
+    kind: FrameKind.Response,
+    type: 0,
+    payload: { tag: 'ok', value: ['cp-1', 'cp-3', 'cp-4'] } satisfies C.CpInvokeAnswer,
+    encode: C.encodeCpInvokeAnswer,
+    decode: C.decodeCpInvokeAnswer,
+    legacy: ['ok', ['cp-1', 'cp-3', 'cp-4']],
+    hex: '0000003302000000000007080000000205000000026f6b0800000003050000000463702d31050000000463702d33050000000463702d34',
+    fields: [
+      { name: 'tag', kind: 'tag' },
+      { name: 'value', kind: 'any' },
+    ],
+  },
+  {
+    name: 'CpInvoke answer (err)',
+    kind: FrameKind.Response,
+    type: 0,
+    payload: { tag: 'err', code: 'NOT_FOUND', message: 'no CP group orders' } satisfies C.CpInvokeAnswer,
+    encode: C.encodeCpInvokeAnswer,
+    decode: C.decodeCpInvokeAnswer,
+    legacy: ['err', 'NOT_FOUND', 'no CP group orders'],
+    hex: '00000039020000000000070800000003050000000365727205000000094e4f545f464f554e4405000000126e6f2043502067726f7570206f7264657273',
+    fields: [
+      { name: 'tag', kind: 'tag' },
+      { name: 'code', kind: 'id' },
+      { name: 'message', kind: 'str' },
+    ],
+  },
+  {
+    name: 'CpInvoke answer (retry with a leader hint)',
+    kind: FrameKind.Response,
+    type: 0,
+    payload: { tag: 'retry', reason: 'NOT_LEADER', hint: 'cp-3' } satisfies C.CpInvokeAnswer,
+    encode: C.encodeCpInvokeAnswer,
+    decode: C.decodeCpInvokeAnswer,
+    legacy: ['retry', 'NOT_LEADER', 'cp-3'],
+    hex: '0000002e02000000000007080000000305000000057265747279050000000a4e4f545f4c4541444552050000000463702d33',
+    fields: [
+      { name: 'tag', kind: 'tag' },
+      { name: 'reason', kind: 'id' },
+      { name: 'hint', kind: 'optId' },
+    ],
+    minLength: 2,
+  },
+  {
+    name: 'CpInvoke answer (retry without a hint)',
+    kind: FrameKind.Response,
+    type: 0,
+    payload: { tag: 'retry', reason: 'UNKNOWN_GROUP', hint: undefined } satisfies C.CpInvokeAnswer,
+    encode: C.encodeCpInvokeAnswer,
+    decode: C.decodeCpInvokeAnswer,
+    legacy: ['retry', 'UNKNOWN_GROUP', null],
+    hex: '0000002902000000000007080000000305000000057265747279050000000d554e4b4e4f574e5f47524f555000',
+  },
+  {
+    name: 'CpView',
+    kind: FrameKind.OneWay,
+    type: Msg.CpView,
+    payload: { view: VIEW } satisfies C.CpViewPayload,
+    encode: C.encodeCpView,
+    decode: C.decodeCpView,
+    legacy: [VIEW_TUPLE],
+    hex: '000001cc040048000000000800000001080000000603075bcd15030000002a030000000308000000030800000003050000000463702d3105000000036d2d31050000000d31302e302e302e313a353730310800000003050000000463702d3205000000036d2d32050000000d31302e302e302e323a353730310800000003050000000463702d3305000000036d2d33050000000d31302e302e302e333a3537303108000000030800000003050000000463702d3105000000036d2d31050000000d31302e302e302e313a353730310800000003050000000463702d3305000000036d2d33050000000d31302e302e302e333a353730310800000003050000000463702d3405000000036d2d34050000000d31302e302e302e343a353730310800000002080000000405000000084d4554414441544103000000000800000003050000000463702d31050000000463702d32050000000463702d330800000003050000000463702d31050000000463702d33050000000463702d340800000004050000000764656661756c7403000000010800000003050000000463702d31050000000463702d32050000000463702d330800000003050000000463702d31050000000463702d33050000000463702d34',
+    fields: [{ name: 'view', kind: 'view' }],
+  },
+  {
+    name: 'CpFetchView',
+    kind: FrameKind.Request,
+    type: Msg.CpFetchView,
+    payload: {},
+    encode: P.encodeEmpty,
+    decode: (v) => (P.decodeEmpty(v, 'cp fetch view'), {}),
+    legacy: [],
+    hex: '0000000c010049000000070800000000',
+  },
+  {
+    name: 'CpFetchView answer (a view)',
+    kind: FrameKind.Response,
+    type: 0,
+    payload: { view: VIEW } satisfies C.CpFetchViewAnswer,
+    encode: C.encodeCpFetchViewAnswer,
+    decode: C.decodeCpFetchViewAnswer,
+    legacy: VIEW_TUPLE,
+    hex: '000001c702000000000007080000000603075bcd15030000002a030000000308000000030800000003050000000463702d3105000000036d2d31050000000d31302e302e302e313a353730310800000003050000000463702d3205000000036d2d32050000000d31302e302e302e323a353730310800000003050000000463702d3305000000036d2d33050000000d31302e302e302e333a3537303108000000030800000003050000000463702d3105000000036d2d31050000000d31302e302e302e313a353730310800000003050000000463702d3305000000036d2d33050000000d31302e302e302e333a353730310800000003050000000463702d3405000000036d2d34050000000d31302e302e302e343a353730310800000002080000000405000000084d4554414441544103000000000800000003050000000463702d31050000000463702d32050000000463702d330800000003050000000463702d31050000000463702d33050000000463702d340800000004050000000764656661756c7403000000010800000003050000000463702d31050000000463702d32050000000463702d330800000003050000000463702d31050000000463702d33050000000463702d34',
+  },
+  {
+    name: 'CpFetchView answer (none yet)',
+    kind: FrameKind.Response,
+    type: 0,
+    payload: { view: undefined } satisfies C.CpFetchViewAnswer,
+    encode: C.encodeCpFetchViewAnswer,
+    decode: C.decodeCpFetchViewAnswer,
+    legacy: null,
+    hex: '000000080200000000000700',
+  },
+  {
+    name: 'CpDiscover',
+    kind: FrameKind.Request,
+    type: Msg.CpDiscover,
+    payload: {},
+    encode: P.encodeEmpty,
+    decode: (v) => (P.decodeEmpty(v, 'cp discover'), {}),
+    legacy: [],
+    hex: '0000000c01004a000000070800000000',
+  },
+  {
+    name: 'CpDiscover answer (before the subsystem forms)',
+    kind: FrameKind.Response,
+    type: 0,
+    payload: { cpUuid: 'cp-1', seed: 0, leaving: false } satisfies C.CpDiscoverAnswer,
+    encode: C.encodeCpDiscoverAnswer,
+    decode: C.decodeCpDiscoverAnswer,
+    legacy: ['cp-1', 0, false],
+    hex: '0000001b020000000000070800000003050000000463702d31030000000001',
+    fields: [
+      { name: 'cpUuid', kind: 'id' },
+      { name: 'seed', kind: 'nat' },
+      { name: 'leaving', kind: 'bool' },
+    ],
+  },
+  {
+    name: 'CpDiscover answer (formed, shutting down)',
+    kind: FrameKind.Response,
+    type: 0,
+    payload: { cpUuid: 'cp-1', seed: SEED, leaving: true } satisfies C.CpDiscoverAnswer,
+    encode: C.encodeCpDiscoverAnswer,
+    decode: C.decodeCpDiscoverAnswer,
+    legacy: ['cp-1', SEED, true],
+    hex: '0000001b020000000000070800000003050000000463702d3103075bcd1502',
+  },
+  {
+    name: 'CpBootstrap',
+    kind: FrameKind.Request,
+    type: Msg.CpBootstrap,
+    payload: { seed: SEED, groupSize: 3, members: [CPM(1), CPM(2), CPM(3)] } satisfies C.CpBootstrapPayload,
+    encode: C.encodeCpBootstrap,
+    decode: C.decodeCpBootstrap,
+    legacy: [SEED, 3, [CPM_TUPLE(1), CPM_TUPLE(2), CPM_TUPLE(3)]],
+    hex: '0000009301004b00000007080000000303075bcd15030000000308000000030800000003050000000463702d3105000000036d2d31050000000d31302e302e302e313a353730310800000003050000000463702d3205000000036d2d32050000000d31302e302e302e323a353730310800000003050000000463702d3305000000036d2d33050000000d31302e302e302e333a35373031',
+    fields: [
+      { name: 'seed', kind: 'seed' },
+      { name: 'groupSize', kind: 'nat', orMatches: /^malformed member message: groupSize is \d+, not in \[1, 3\]/ },
+      { name: 'members', kind: 'members' },
+    ],
+  },
+  {
+    name: 'CpReset',
+    kind: FrameKind.Request,
+    type: Msg.CpReset,
+    payload: { seed: 0x7ffffffe } satisfies C.CpResetPayload,
+    encode: C.encodeCpReset,
+    decode: C.decodeCpReset,
+    legacy: [0x7ffffffe],
+    hex: '0000001101004c000000070800000001037ffffffe',
+    fields: [{ name: 'seed', kind: 'seed' }],
+  },
+];
+
+function cpConforms(kind: CpKind, v: WireValue): boolean {
+  switch (kind) {
+    case 'nat':
+      return conforms('nat', v);
+    case 'seed':
+      return conforms('nat', v) && v !== 0;
+    case 'id':
+      return typeof v === 'string' && v !== '';
+    case 'optId':
+      return v === null || (typeof v === 'string' && v !== '');
+    case 'bool':
+      return typeof v === 'boolean';
+    case 'str':
+      return typeof v === 'string';
+    case 'any':
+      return true;
+    case 'invokeKind':
+      return v === 'cmd' || v === 'read' || v === 'change';
+    case 'tag':
+      return v === 'ok' || v === 'err' || v === 'retry';
+    // Whole messages, views and member lists: the samples of the right type are not valid ones.
+    case 'raft':
+    case 'view':
+    case 'members':
+      return false;
+  }
+}
+
+/** Refused with a message naming `field` (or a part of it), or matching its other right refusal. */
+function expectNamesField(e: GridError, field: CpField): void {
+  if (field.orMatches?.test(e.message) === true) return;
+  expectNames(e, field.name);
+}
+
+describe('CP messages: the wire types', () => {
+  it("mirror cp's CpView, CpMemberRec and CpGroupRec (checked by the compiler)", () => {
+    expect(VIEW_TYPES_PINNED).toEqual([true, true, true]);
+  });
+
+  it("viewToWire and viewFromWire (cp-metadata-state.ts) are this module's pair", () => {
+    const v: CpView = VIEW;
+    expect(viewToWire(v)).toEqual(C.encodeWireCpView(VIEW));
+    expect(viewToWire(v)).toEqual(VIEW_TUPLE);
+    expect(viewFromWire(VIEW_TUPLE)).toEqual(C.decodeWireCpView(VIEW_TUPLE));
+    expect(refusal(() => viewFromWire([...(VIEW_TUPLE as WireValue[]), 1])).message).toBe('malformed member message: view has 7 items, expected 6');
+  });
+});
+
+describe('CP messages: pinned frames', () => {
+  for (const v of CP_VECTORS) {
+    it(`${v.name}: encodes to the pinned bytes, the same as cp-service.ts's inline tuple did`, () => {
+      const encoded = (v.encode as (p: object) => WireValue)(v.payload);
+      expect(encoded).toEqual(v.legacy);
+      expect(encodeFrame(v.kind, v.type, callIdOf(v.kind), encoded).toString('hex')).toBe(v.hex);
+      expect(encodeFrame(v.kind, v.type, callIdOf(v.kind), v.legacy).toString('hex')).toBe(v.hex);
+    });
+
+    it(`${v.name}: read whole and one byte at a time, decodes to the payload`, () => {
+      const bytes = Buffer.from(v.hex, 'hex');
+      const bytewise: Frame[] = [];
+      const r = new FrameReader();
+      for (let i = 0; i < bytes.length; i++) bytewise.push(...r.push(bytes.subarray(i, i + 1)));
+      for (const frames of [new FrameReader().push(bytes), bytewise]) {
+        expect(frames).toHaveLength(1);
+        const fr = frames[0]!;
+        expect([fr.kind, fr.type, fr.callId]).toEqual([v.kind, v.type, callIdOf(v.kind)]);
+        expect(v.decode(fr.payload)).toEqual(v.payload);
+      }
+    });
+
+    it(`${v.name}: decode(encode(p)) is p, and re-encodes to the same bytes`, () => {
+      const encoded = (v.encode as (p: object) => WireValue)(v.payload);
+      const back = v.decode(decodeValue(encodeValue(encoded)));
+      expect(back).toEqual(v.payload);
+      expect(encodeValue((v.encode as (p: unknown) => WireValue)(back)).equals(encodeValue(encoded))).toBe(true);
+    });
+  }
+
+  it('every Cp* message of messages.ts has a pinned frame (and the answers of CpInvoke, CpFetchView and CpDiscover are pinned)', () => {
+    const pinned = new Set(CP_VECTORS.filter((v) => v.kind !== FrameKind.Response).map((v) => v.type));
+    const cp = Object.entries(Msg).filter(([name]) => name.startsWith('Cp'));
+    expect(cp.map(([name]) => name)).toEqual(['CpRaft', 'CpInvoke', 'CpView', 'CpFetchView', 'CpDiscover', 'CpBootstrap', 'CpReset']);
+    for (const [name, id] of cp) expect(pinned.has(id), name).toBe(true);
+    const answers = new Set(CP_VECTORS.filter((v) => v.kind === FrameKind.Response).map((v) => v.decode));
+    expect(answers).toEqual(new Set([C.decodeCpInvokeAnswer, C.decodeCpFetchViewAnswer, C.decodeCpDiscoverAnswer]));
+  });
+});
+
+describe('CP messages: malformed input', () => {
+  for (const v of CP_VECTORS) {
+    if (v.fields === undefined) continue;
+    const fields = v.fields;
+    const full = asTuple(v.legacy);
+
+    it(`${v.name}: not a tuple is refused`, () => {
+      for (const s of SAMPLES) if (!Array.isArray(s)) expect(refusal(() => v.decode(s)).message).toMatch(/^malformed member message: /);
+    });
+
+    it(`${v.name}: a value of the wrong type at each field is refused, naming the field`, () => {
+      fields.forEach((field, i) => {
+        for (const s of [...SAMPLES, ...NOT_NAT, '', 0]) {
+          if (cpConforms(field.kind, s)) continue;
+          const t = [...full];
+          t[i] = s;
+          expectNamesField(refusal(() => v.decode(t)), field);
+        }
+      });
+    });
+
+    it(`${v.name}: a truncated tuple is refused naming the missing field; an optional trailing field may be left off`, () => {
+      const min = v.minLength ?? fields.length;
+      for (let n = 0; n < full.length; n++) {
+        const t = full.slice(0, n);
+        if (n < min) expectNamesField(refusal(() => v.decode(t)), fields[n]!);
+        else expect(v.decode(t)).toEqual(v.decode([...t, ...full.slice(n).map(() => null)]));
+      }
+    });
+
+    it(`${v.name}: extra trailing items are ignored (a later sender's fields)`, () => {
+      expect(v.decode([...full, 'later', 1])).toEqual(v.decode(full));
+    });
+  }
+});
+
+describe('CP messages: the rules of each field', () => {
+  const view = (): WireValue[] => asTuple(VIEW_TUPLE).map((x) => (Array.isArray(x) ? (x as WireValue[]).map((y) => (Array.isArray(y) ? [...(y as WireValue[])] : y)) : x));
+  const viewRefused = (w: WireValue, pattern: RegExp): void => {
+    expect(refusal(() => C.decodeWireCpView(w)).message).toMatch(pattern);
+    expect(refusal(() => C.decodeCpView([w])).message).toMatch(pattern);
+    expect(refusal(() => C.decodeCpFetchViewAnswer(w)).message).toMatch(pattern);
+  };
+
+  it('a view is exactly [seed, version, groupSize, initialCpMembers, cpMembers, groups], each field checked', () => {
+    const good = view();
+    expect(C.decodeWireCpView(good)).toEqual(VIEW);
+    viewRefused([...good, null], /^malformed member message: view has 7 items, expected 6$/);
+    const names = ['seed', 'version', 'groupSize', 'initialCpMembers', 'cpMembers', 'groups'];
+    // A missing list reads as null (fields.ts's arr), a missing number as undefined.
+    for (let n = 0; n < 6; n++) viewRefused(good.slice(0, n), new RegExp(`^malformed member message: view\\.${names[n]} is ${n < 3 ? 'undefined' : 'null'}$`));
+    for (const i of [0, 1, 2]) {
+      for (const x of [...SAMPLES.filter((s) => typeof s !== 'number'), ...NOT_NAT]) {
+        const t = view();
+        t[i] = x;
+        expectNames(refusal(() => C.decodeWireCpView(t)), `view.${names[i]}`);
+      }
+    }
+    for (const i of [3, 4, 5]) {
+      for (const x of SAMPLES.filter((s) => !Array.isArray(s))) {
+        const t = view();
+        t[i] = x;
+        expectNames(refusal(() => C.decodeWireCpView(t)), `view.${names[i]}`);
+      }
+    }
+    // Empty lists and seed 0 are views too (a METADATA state read before a subsystem formed).
+    expect(C.decodeWireCpView([0, 0, 0, [], [], []])).toEqual({ seed: 0, version: 0, groupSize: 0, initialCpMembers: [], cpMembers: [], groups: [] });
+  });
+
+  it("a view's CP members are exactly [cpUuid (not empty), memberUuid, address]", () => {
+    const at = (m: WireValue): WireValue => {
+      const t = view();
+      t[4] = [CPM_TUPLE(1), m];
+      return t;
+    };
+    viewRefused(at(['cp-2', 'm-2']), /^malformed member message: view\.cpMembers\[1\]\.address is undefined$/);
+    viewRefused(at(['cp-2', 'm-2', 'a:1', 'x']), /^malformed member message: view\.cpMembers\[1\] has 4 items, expected 3$/);
+    viewRefused(at(['', 'm-2', 'a:1']), /^malformed member message: view\.cpMembers\[1\]\.cpUuid is an empty string$/);
+    viewRefused(at('cp-2'), /^malformed member message: view\.cpMembers\[1\] is string$/);
+    viewRefused(at(['cp-2', 2, 'a:1']), /^malformed member message: view\.cpMembers\[1\]\.memberUuid is number$/);
+    viewRefused(at(['cp-2', 'm-2', null]), /^malformed member message: view\.cpMembers\[1\]\.address is null$/);
+  });
+
+  it("a view's groups are exactly [name (not empty), id, initialMembers, members], members by cpUuid (not empty)", () => {
+    const at = (g: WireValue): WireValue => {
+      const t = view();
+      t[5] = [['METADATA', 0, ['cp-1'], ['cp-1']], g];
+      return t;
+    };
+    expect(C.decodeWireCpView(at(['g', 7, [], []])).groups[1]).toEqual({ name: 'g', id: 7, initialMembers: [], members: [] });
+    viewRefused(at(['g', 7, []]), /^malformed member message: view\.groups\[1\]\.members is null$/);
+    viewRefused(at(['g', 7, [], [], 'x']), /^malformed member message: view\.groups\[1\] has 5 items, expected 4$/);
+    viewRefused(at(['', 7, [], []]), /^malformed member message: view\.groups\[1\]\.name is an empty string$/);
+    for (const id of ['7', -1, 1.5, -0, 2 ** 53]) viewRefused(at(['g', id, [], []]), /^malformed member message: view\.groups\[1\]\.id is /);
+    viewRefused(at(['g', 7, ['cp-1', 2], []]), /^malformed member message: view\.groups\[1\]\.initialMembers\[1\] is number$/);
+    viewRefused(at(['g', 7, [], ['cp-1', '']]), /^malformed member message: view\.groups\[1\]\.members\[1\] is an empty string$/);
+    viewRefused(at(['g', 7, 'cp-1', []]), /^malformed member message: view\.groups\[1\]\.initialMembers is string$/);
+  });
+
+  it('a Raft message inside CpRaft is checked by the Raft decoder', () => {
+    expect(refusal(() => C.decodeCpRaft([SEED, 1, 'cp-1', 'cp-2', [2, 5, 12, 6]])).message).toBe("malformed member message: vote.lastLogTerm is 6, above the message's term 5");
+    expect(refusal(() => C.decodeCpRaft([SEED, 1, 'cp-1', 'cp-2', [9]])).message).toBe('malformed member message: raft message tag is 9');
+    expect(refusal(() => C.decodeCpRaft([SEED, 1, '', 'cp-2', [2, 5, 12, 4]])).message).toBe('malformed member message: from is an empty string');
+  });
+
+  it('CpInvoke: kind is cmd, read or change; the body may be any value but must be there', () => {
+    for (const kind of ['CMD', 'write', '']) expect(refusal(() => C.decodeCpInvoke([SEED, 1, kind, null])).message).toMatch(/^malformed member message: kind is ".*", not one of cmd, read, change$/);
+    for (const body of SAMPLES) expect(C.decodeCpInvoke([SEED, 1, 'read', body]).body).toEqual(body);
+    expect(refusal(() => C.decodeCpInvoke([SEED, 1, 'read'])).message).toBe('malformed member message: body is undefined');
+  });
+
+  it("CpInvoke's answer: the tag decides the fields; an empty hint is refused, a null one is none", () => {
+    expect(refusal(() => C.decodeCpInvokeAnswer(['OK', 1])).message).toBe('malformed member message: tag is "OK", not ok, err or retry');
+    expect(refusal(() => C.decodeCpInvokeAnswer(['retry', 'NOT_LEADER', ''])).message).toBe('malformed member message: hint is an empty string');
+    expect(C.decodeCpInvokeAnswer(['retry', 'NOT_LEADER'])).toEqual({ tag: 'retry', reason: 'NOT_LEADER', hint: undefined });
+    expect(C.decodeCpInvokeAnswer(['ok', null])).toEqual({ tag: 'ok', value: null });
+    expect(refusal(() => C.decodeCpInvokeAnswer(['err', '', 'x'])).message).toBe('malformed member message: code is an empty string');
+    // An error code this member does not know still decodes (the CP service maps it to INTERNAL).
+    expect(C.decodeCpInvokeAnswer(['err', 'SOME_LATER_CODE', 'x'])).toEqual({ tag: 'err', code: 'SOME_LATER_CODE', message: 'x' });
+    expect(C.encodeCpInvokeAnswer({ tag: 'retry', reason: 'BUSY' })).toEqual(['retry', 'BUSY', null]);
+  });
+
+  it('CpFetchView answer: null is no view; anything else is a view, checked (and exact)', () => {
+    expect(C.decodeCpFetchViewAnswer(null)).toEqual({ view: undefined });
+    for (const s of SAMPLES) if (s !== null) expect(refusal(() => C.decodeCpFetchViewAnswer(s)).message).toMatch(/^malformed member message: view/);
+  });
+
+  it('CpBootstrap: 1..n CP members with distinct cpUuids, a group size of 1..n, a seed other than 0', () => {
+    const members = [CPM_TUPLE(1), CPM_TUPLE(2), CPM_TUPLE(3)];
+    expect(C.decodeCpBootstrap([SEED, 1, members]).groupSize).toBe(1);
+    expect(C.decodeCpBootstrap([1, 3, members]).seed).toBe(1);
+    expect(refusal(() => C.decodeCpBootstrap([SEED, 4, members])).message).toBe('malformed member message: groupSize is 4, not in [1, 3] (the members)');
+    expect(refusal(() => C.decodeCpBootstrap([SEED, 0, members])).message).toBe('malformed member message: groupSize is 0, not in [1, 3] (the members)');
+    expect(refusal(() => C.decodeCpBootstrap([SEED, 1, []])).message).toBe('malformed member message: members is empty');
+    expect(refusal(() => C.decodeCpBootstrap([SEED, 2, [CPM_TUPLE(1), CPM_TUPLE(2), ['cp-1', 'm-9', 'a:1']]])).message).toBe('malformed member message: members[2].cpUuid repeats members[0].cpUuid');
+    expect(refusal(() => C.decodeCpBootstrap([SEED, 2, [CPM_TUPLE(1), ['cp-2', 'm-2']]])).message).toBe('malformed member message: members[1].address is undefined');
+    expect(refusal(() => C.decodeCpBootstrap([SEED, 2, [CPM_TUPLE(1), ['cp-2', 'm-2', 'a:1', 'x']]])).message).toBe('malformed member message: members[1] has 4 items, expected 3');
+    expect(refusal(() => C.decodeCpBootstrap([0, 3, members])).message).toBe("malformed member message: seed is 0, not a CP subsystem's seed");
+  });
+
+  it("CpReset: the new seed is a safe integer other than 0", () => {
+    expect(C.decodeCpReset([Number.MAX_SAFE_INTEGER])).toEqual({ seed: Number.MAX_SAFE_INTEGER });
+    expect(refusal(() => C.decodeCpReset([0])).message).toBe("malformed member message: seed is 0, not a CP subsystem's seed");
+    for (const x of NOT_NAT) expectNames(refusal(() => C.decodeCpReset([x])), 'seed');
+  });
+
+  it('CpRaft, CpInvoke and CpDiscover take seed 0 (a member that knows no subsystem)', () => {
+    expect(C.decodeCpRaft([0, 0, 'cp-1', 'cp-2', [3, 1, true]]).seed).toBe(0);
+    expect(C.decodeCpInvoke([0, 0, 'read', ['metadata']]).seed).toBe(0);
+    expect(C.decodeCpDiscoverAnswer(['cp-1', 0, false]).seed).toBe(0);
   });
 });

@@ -860,7 +860,7 @@ describe('member message payloads: nested fields', () => {
     for (const [name, id] of Object.entries(Msg)) {
       // The WAN messages (wan-payloads.ts) are pinned in wan-payloads.test.ts, which checks every Wan* message has a vector.
       if (name.startsWith('Wan')) continue;
-      // The CP messages (cp-payloads.ts) are pinned in cp-payloads.test.ts.
+      // The CP messages (cp-payloads.ts) are pinned in cp-payloads.test.ts, which checks every Cp* message has a vector.
       if (name.startsWith('Cp')) continue;
       expect(pinned.has(id), name).toBe(true);
     }
