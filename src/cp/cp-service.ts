@@ -25,7 +25,25 @@ import type { MemberInfo } from '../cluster/types.js';
 import type { WireValue } from '../protocol/codec.js';
 import * as f from '../protocol/fields.js';
 import { Msg } from '../protocol/messages.js';
-import { decodeRaftMessage, encodeRaftMessage } from '../protocol/cp-payloads.js';
+import {
+  decodeCpBootstrap,
+  decodeCpDiscoverAnswer,
+  decodeCpFetchViewAnswer,
+  decodeCpInvoke,
+  decodeCpInvokeAnswer,
+  decodeCpRaft,
+  decodeCpReset,
+  decodeCpView,
+  encodeCpBootstrap,
+  encodeCpDiscoverAnswer,
+  encodeCpFetchViewAnswer,
+  encodeCpInvoke,
+  encodeCpInvokeAnswer,
+  encodeCpRaft,
+  encodeCpReset,
+  encodeCpView,
+} from '../protocol/cp-payloads.js';
+import { encodeEmpty } from '../protocol/payloads.js';
 import type { MemberConnection } from '../net/member-net.js';
 import { RaftNode, type RaftConfig, type RaftOutput, type RaftMemberId } from './raft.js';
 import { CpDataState, type CpAnswer, type CpLockInfo, type CpSessionInfo } from './cp-data-state.js';
@@ -152,7 +170,9 @@ interface GroupNode {
   lastTickMs: number;
 }
 
-const notLeader = (hint: string | undefined): WireValue => ['retry', 'NOT_LEADER', hint ?? null];
+const notLeader = (hint: string | undefined): WireValue => encodeCpInvokeAnswer({ tag: 'retry', reason: 'NOT_LEADER', hint });
+const retry = (reason: string): WireValue => encodeCpInvokeAnswer({ tag: 'retry', reason });
+const okAnswer = (value: WireValue): WireValue => encodeCpInvokeAnswer({ tag: 'ok', value });
 
 export class CpService implements CpFacade {
   readonly enabled: boolean;
@@ -205,12 +225,12 @@ export class CpService implements CpFacade {
     net.handleOneWay(Msg.CpRaft, (p, conn) => this.onRaft(p, conn));
     net.handle(Msg.CpInvoke, (p) => this.onInvoke(p));
     net.handleOneWay(Msg.CpView, (p) => this.onView(p));
-    net.handle(Msg.CpFetchView, () => (this.view === undefined ? null : viewToWire(this.view)));
+    net.handle(Msg.CpFetchView, () => encodeCpFetchViewAnswer({ view: this.view }));
     // [cpUuid, seed, leaving]: a member shutting down is not promoted.
-    net.handle(Msg.CpDiscover, () => [this.cpUuid, this.seed ?? 0, this.leaving]);
+    net.handle(Msg.CpDiscover, () => encodeCpDiscoverAnswer({ cpUuid: this.cpUuid, seed: this.seed ?? 0, leaving: this.leaving }));
     net.handle(Msg.CpBootstrap, (p) => this.onBootstrap(p));
     net.handle(Msg.CpReset, (p) => {
-      this.wipe(f.int(f.tuple(p, 'cp reset'), 0, 'seed'));
+      this.wipe(decodeCpReset(p).seed);
       return null;
     });
     net.onOutboundClosed((address) => this.peerLost(address));
@@ -289,23 +309,22 @@ export class CpService implements CpFacade {
     this.bootstrapping = true;
     try {
       const chosen = data.slice(0, need);
-      const found = await Promise.all(chosen.map((m) => this.deps.net.request(m.address, Msg.CpDiscover, [], MEMBER_CALL_TIMEOUT_MS)));
+      const found = await Promise.all(chosen.map((m) => this.deps.net.request(m.address, Msg.CpDiscover, encodeEmpty(), MEMBER_CALL_TIMEOUT_MS)));
       const ids: string[] = [];
       for (const [i, a] of found.entries()) {
-        const t = f.tuple(a, 'cp discover answer');
-        const otherSeed = f.int(t, 1, 'seed');
-        if (otherSeed !== 0) {
+        const d = decodeCpDiscoverAnswer(a);
+        if (d.seed !== 0) {
           // Formed already (a master change): learn it from that member instead.
           await this.fetchView(chosen[i]!.address);
           return;
         }
-        ids.push(f.str(t, 0, 'cpUuid'));
+        ids.push(d.cpUuid);
       }
       if (this.seed !== undefined) return;
       const seed = this.pendingSeed ?? 1 + Math.floor(this.random() * 0x7ffffffe);
-      const members = chosen.map((m, i) => [ids[i]!, m.uuid, m.address]);
+      const members = chosen.map((m, i) => ({ cpUuid: ids[i]!, memberUuid: m.uuid, address: m.address }));
       const groupSize = this.deps.config.cpSubsystem.groupSize;
-      await Promise.all(chosen.map((m) => this.deps.net.request(m.address, Msg.CpBootstrap, [seed, groupSize, members], MEMBER_CALL_TIMEOUT_MS)));
+      await Promise.all(chosen.map((m) => this.deps.net.request(m.address, Msg.CpBootstrap, encodeCpBootstrap({ seed, groupSize, members }), MEMBER_CALL_TIMEOUT_MS)));
       this.deps.logger.info({ seed, cpMembers: chosen.map((m) => m.address) }, `CP subsystem formed by the master: ${need} CP members, group size ${groupSize}`);
       // Every member learns it now (AP members too), not only once METADATA has elected its leader.
       const v = CpMetadataState.initial(
@@ -313,7 +332,7 @@ export class CpService implements CpFacade {
         groupSize,
       ).view(seed, 0);
       this.takeView(v);
-      const payload = [viewToWire(v)];
+      const payload = encodeCpView({ view: v });
       for (const m of cluster.members()) if (m.uuid !== this.local.uuid) this.deps.net.oneWay(m.address, Msg.CpView, payload);
     } catch (e) {
       this.deps.logger.warn(`CP subsystem: forming failed, retrying: ${describeError(e)}`);
@@ -323,17 +342,10 @@ export class CpService implements CpFacade {
   }
 
   private onBootstrap(p: WireValue): WireValue {
-    const t = f.tuple(p, 'cp bootstrap');
-    const seed = f.int(t, 0, 'seed');
-    const groupSize = f.int(t, 1, 'groupSize');
-    const list = f.tuple(t[2] ?? null, 'cp members');
-    const members: CpMemberRec[] = list.map((m) => {
-      const r = f.tuple(m, 'cp member');
-      return { cpUuid: f.str(r, 0, 'cpUuid'), memberUuid: f.str(r, 1, 'memberUuid'), address: f.str(r, 2, 'address') };
-    });
+    // The decoder checks the group size too: 1 to the number of members.
+    const { seed, groupSize, members } = decodeCpBootstrap(p);
     if (this.seed !== undefined || (this.pendingSeed !== undefined && this.pendingSeed !== seed)) return false;
     if (!members.some((m) => m.cpUuid === this.cpUuid)) return false;
-    if (groupSize < 1 || groupSize > members.length) throw new GridError('BAD_REQUEST', 'malformed member message: cp bootstrap group size');
     this.seed = seed;
     this.pendingSeed = undefined;
     const initial = CpMetadataState.initial(members, groupSize);
@@ -344,13 +356,7 @@ export class CpService implements CpFacade {
   // ------------------------------------------------------------------ the view
 
   private onView(p: WireValue): void {
-    let v: CpView;
-    try {
-      v = viewFromWire(f.tuple(p, 'cp view')[0] ?? null);
-    } catch (e) {
-      throw new GridError('BAD_REQUEST', `malformed member message: ${describeError(e)}`);
-    }
-    this.takeView(v);
+    this.takeView(decodeCpView(p).view);
   }
 
   private takeView(v: CpView): void {
@@ -364,13 +370,8 @@ export class CpService implements CpFacade {
   }
 
   private async fetchView(address: string): Promise<void> {
-    const a = await this.deps.net.request(address, Msg.CpFetchView, [], MEMBER_CALL_TIMEOUT_MS);
-    if (a === null) return;
-    try {
-      this.takeView(viewFromWire(a));
-    } catch (e) {
-      throw new GridError('BAD_REQUEST', `malformed member message: ${describeError(e)}`);
-    }
+    const { view } = decodeCpFetchViewAnswer(await this.deps.net.request(address, Msg.CpFetchView, encodeEmpty(), MEMBER_CALL_TIMEOUT_MS));
+    if (view !== undefined) this.takeView(view);
   }
 
   private adoptView(v: CpView): void {
@@ -469,7 +470,7 @@ export class CpService implements CpFacade {
           break; // in memory only (a restarted process is a new CP member)
         case 'send': {
           const address = this.addresses.get(o.to);
-          if (address !== undefined) this.deps.net.oneWay(address, Msg.CpRaft, [this.seed ?? 0, n.rec.id, this.cpUuid, o.to, encodeRaftMessage(o.message)]);
+          if (address !== undefined) this.deps.net.oneWay(address, Msg.CpRaft, encodeCpRaft({ seed: this.seed ?? 0, groupId: n.rec.id, from: this.cpUuid, to: o.to, message: o.message }));
           break;
         }
         case 'apply':
@@ -620,12 +621,7 @@ export class CpService implements CpFacade {
   // ------------------------------------------------------------------ incoming messages
 
   private onRaft(p: WireValue, conn: MemberConnection): void {
-    const t = f.tuple(p, 'cp raft');
-    const seed = f.int(t, 0, 'seed');
-    const groupId = f.int(t, 1, 'groupId');
-    const from = f.str(t, 2, 'from');
-    const to = f.str(t, 3, 'to');
-    const message = decodeRaftMessage(t[4] ?? null);
+    const { seed, groupId, from, to, message } = decodeCpRaft(p);
     if (seed !== this.seed || to !== this.cpUuid || this.stopped) return;
     const known = this.addresses.get(from);
     if (known === undefined && conn.peer !== undefined) this.addresses.set(from, conn.peer.address);
@@ -662,21 +658,17 @@ export class CpService implements CpFacade {
   }
 
   private onInvoke(p: WireValue): WireValue | Promise<WireValue> {
-    const t = f.tuple(p, 'cp invoke');
-    const seed = f.int(t, 0, 'seed');
-    const groupId = f.int(t, 1, 'groupId');
-    const kind = f.str(t, 2, 'kind');
-    const body = t[3] ?? null;
-    if (this.stopped) return ['retry', 'UNKNOWN_GROUP', null];
+    const { seed, groupId, kind, body } = decodeCpInvoke(p);
+    if (this.stopped) return retry('UNKNOWN_GROUP');
     const n = seed === this.seed ? this.nodes.get(groupId) : undefined;
-    if (n === undefined || n.destroyed) return ['retry', 'UNKNOWN_GROUP', null];
+    if (n === undefined || n.destroyed) return retry('UNKNOWN_GROUP');
     const now = this.now();
     switch (kind) {
       case 'cmd': {
         const command = stamp(body, now);
         const r = n.raft.propose(command, now);
         this.drive(n, r.outputs);
-        if (!r.ok) return r.reason === 'not-leader' ? notLeader(r.leaderId) : ['retry', 'BUSY', null];
+        if (!r.ok) return r.reason === 'not-leader' ? notLeader(r.leaderId) : retry('BUSY');
         const key = Array.isArray(command) && typeof command[1] === 'string' ? command[1] : '';
         return new Promise<CpAnswer>((resolve, reject) => n.proposals.set(r.index, { term: r.term, key, resolve, reject })).then(answerToWire, errorToWire);
       }
@@ -695,13 +687,11 @@ export class CpService implements CpFacade {
         this.drive(n, r.outputs);
         if (!r.ok) {
           if (r.reason === 'not-leader') return notLeader(r.leaderId);
-          if (r.reason === 'already-member' || r.reason === 'not-member') return ['ok', [...n.raft.status().members]];
-          return ['retry', 'BUSY', null];
+          if (r.reason === 'already-member' || r.reason === 'not-member') return okAnswer([...n.raft.status().members]);
+          return retry('BUSY');
         }
-        return new Promise<readonly string[]>((resolve, reject) => n.changes.set(r.index, { resolve, reject })).then((m) => ['ok', [...m]], errorToWire);
+        return new Promise<readonly string[]>((resolve, reject) => n.changes.set(r.index, { resolve, reject })).then((m) => okAnswer([...m]), errorToWire);
       }
-      default:
-        throw new GridError('BAD_REQUEST', `malformed member message: cp invoke kind ${kind}`);
     }
   }
 
@@ -709,19 +699,19 @@ export class CpService implements CpFacade {
     const t = f.tuple(body, 'cp query');
     const what = f.str(t, 0, 'query');
     if (n.sm.kind === 'metadata') {
-      if (what === 'metadata') return ['ok', viewToWire(n.sm.state.view(this.seed ?? 0, n.lastApplied))];
+      if (what === 'metadata') return okAnswer(viewToWire(n.sm.state.view(this.seed ?? 0, n.lastApplied)));
       throw new GridError('BAD_REQUEST', `malformed member message: METADATA query ${what}`);
     }
     const s = n.sm.state;
     switch (what) {
       case 'atomicLong':
-        return ['ok', s.atomicLong(f.str(t, 1, 'name'))];
+        return okAnswer(s.atomicLong(f.str(t, 1, 'name')));
       case 'lockInfo': {
         const i = s.lockInfo(f.str(t, 1, 'name'));
-        return ['ok', [i.locked, i.sessionId, i.fence, i.lockCount, i.waiters]];
+        return okAnswer([i.locked, i.sessionId, i.fence, i.lockCount, i.waiters]);
       }
       case 'sessions':
-        return ['ok', s.sessions().map((x) => [x.id, x.creationTime, x.expirationTime, x.version, x.endpoint, x.endpointName, x.endpointType])];
+        return okAnswer(s.sessions().map((x) => [x.id, x.creationTime, x.expirationTime, x.version, x.endpoint, x.endpointName, x.endpointType]));
       default:
         throw new GridError('BAD_REQUEST', `malformed member message: CP query ${what}`);
     }
@@ -769,9 +759,8 @@ export class CpService implements CpFacade {
   private async promoteMember(n: GroupNode, m: MemberInfo): Promise<void> {
     this.promoting = true;
     try {
-      const a = f.tuple(await this.deps.net.request(m.address, Msg.CpDiscover, [], MEMBER_CALL_TIMEOUT_MS), 'cp discover answer');
-      const cpUuid = f.str(a, 0, 'cpUuid');
-      if (a[2] === true) return; // shutting down
+      const { cpUuid, leaving } = decodeCpDiscoverAnswer(await this.deps.net.request(m.address, Msg.CpDiscover, encodeEmpty(), MEMBER_CALL_TIMEOUT_MS));
+      if (leaving) return; // shutting down
       this.deps.logger.info({ member: m.address, cpMember: cpUuid }, `CP subsystem: promoting ${m.address} to CP member`);
       this.proposeLocal(n, ['addMember', cpUuid, m.uuid, m.address]);
     } catch (e) {
@@ -808,7 +797,7 @@ export class CpService implements CpFacade {
     if (v === undefined) return;
     this.viewDirty = false;
     this.lastViewSentMs = this.now();
-    const payload = [viewToWire(v)];
+    const payload = encodeCpView({ view: v });
     const self = this.local.uuid;
     for (const m of this.deps.cluster.members()) if (m.uuid !== self) this.deps.net.oneWay(m.address, Msg.CpView, payload);
   }
@@ -860,18 +849,13 @@ export class CpService implements CpFacade {
         lastWhy = 'no address for the group member';
       } else {
         try {
-          const a = f.tuple(await this.deps.net.request(address, Msg.CpInvoke, [this.seed ?? 0, g.id, kind, body], Math.min(left, attemptTimeoutMs)), 'cp answer');
-          const tag = f.str(a, 0, 'tag');
-          if (tag === 'ok') {
+          const a = decodeCpInvokeAnswer(await this.deps.net.request(address, Msg.CpInvoke, encodeCpInvoke({ seed: this.seed ?? 0, groupId: g.id, kind, body }), Math.min(left, attemptTimeoutMs)));
+          if (a.tag === 'ok') {
             this.leaders.set(g.id, target!);
-            return a[1] ?? null;
+            return a.value;
           }
-          if (tag === 'err') {
-            const code = a[1];
-            throw new GridError(isGridErrorCode(code) ? code : 'INTERNAL', typeof a[2] === 'string' ? a[2] : 'CP error');
-          }
-          const reason = f.str(a, 1, 'reason');
-          const hint = f.optStr(a, 2, 'hint');
+          if (a.tag === 'err') throw new GridError(isGridErrorCode(a.code) ? a.code : 'INTERNAL', a.message);
+          const { reason, hint } = a;
           lastWhy = reason === 'NOT_LEADER' ? 'no leader' : reason === 'UNKNOWN_GROUP' ? 'the group is not known there' : reason;
           if (reason === 'NOT_LEADER' && hint !== undefined && hint !== target) {
             target = hint;
@@ -1112,7 +1096,7 @@ export class CpService implements CpFacade {
     const self = this.local.uuid;
     const others = this.deps.cluster.members().filter((m) => m.uuid !== self);
     this.wipe(seed);
-    await Promise.all(others.map((m) => this.deps.net.request(m.address, Msg.CpReset, [seed], MEMBER_CALL_TIMEOUT_MS)));
+    await Promise.all(others.map((m) => this.deps.net.request(m.address, Msg.CpReset, encodeCpReset({ seed }), MEMBER_CALL_TIMEOUT_MS)));
     this.deps.logger.warn({ seed }, 'CP subsystem reset: every member wiped its CP state; the subsystem forms again');
   }
 
@@ -1170,15 +1154,14 @@ function stamp(body: WireValue, now: number): WireValue {
 }
 
 function answerToWire(a: CpAnswer): WireValue {
-  return a.ok ? ['ok', a.value] : ['err', a.code, a.message];
+  return encodeCpInvokeAnswer(a.ok ? { tag: 'ok', value: a.value } : { tag: 'err', code: a.code, message: a.message });
 }
 
 function errorToWire(e: unknown): WireValue {
   if (e instanceof GridError && (e.code === 'CP_UNAVAILABLE' || e.code === 'INDETERMINATE' || e.code === 'MEMBER_SHUTTING_DOWN')) {
-    return ['retry', e.code === 'INDETERMINATE' ? 'INDETERMINATE' : 'NOT_LEADER', null];
+    return retry(e.code === 'INDETERMINATE' ? 'INDETERMINATE' : 'NOT_LEADER');
   }
-  if (e instanceof GridError) return ['err', e.code, e.message];
-  return ['err', 'INTERNAL', describeError(e)];
+  return encodeCpInvokeAnswer({ tag: 'err', code: e instanceof GridError ? e.code : 'INTERNAL', message: e instanceof GridError ? e.message : describeError(e) });
 }
 
 function isTransport(e: GridError): boolean {
