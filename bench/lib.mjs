@@ -219,8 +219,9 @@ export function chunkedEnd(buf, pos) {
 }
 
 /**
- * HTTP/1.1 response framer that hands over status and body (Content-Length or chunked).
- * Like ResponseParser, plus the body (the WAN and persistence phases read values back).
+ * HTTP/1.1 response framer that hands over status, body (Content-Length or chunked) and the
+ * head (status line + headers, latin1). Like ResponseParser, plus the body (the WAN and
+ * persistence phases read values back) and the head (the CP phase reads X-Grid-Error).
  */
 export class BodyParser {
   constructor(onResponse) {
@@ -249,7 +250,7 @@ export class BodyParser {
       } else throw new Error(`response without Content-Length or chunked encoding: ${JSON.stringify(head)}`);
       if (end < 0 || end > buf.length) break;
       off = end;
-      if (status >= 200) this.onResponse(status, chunked ? dechunk(buf, bodyStart) : buf.toString('latin1', bodyStart, end));
+      if (status >= 200) this.onResponse(status, chunked ? dechunk(buf, bodyStart) : buf.toString('latin1', bodyStart, end), head);
     }
     this.rest = off < buf.length ? buf.subarray(off) : null;
   }

@@ -38,10 +38,11 @@ import {
 } from './lib.mjs';
 import { CLUSTER_PHASES, renderClusterReport, runCluster } from './cluster.mjs';
 import { WAN_PHASES, renderWanReport, runWan, wanProblems } from './wan.mjs';
+import { CP_PARTS, CP_PHASES, cpProblems, renderCpReport, runCp } from './cp.mjs';
 import { DEFAULT_GRID_BIN, PERSISTENCE_PHASES, persistenceProblems, renderPersistenceReport, runPersistence } from './persistence.mjs';
 
 const TARGETS = { ratio: 0.85, p99Ms: 5, bytesPerEntry: 300 };
-const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...CLUSTER_PHASES, ...WAN_PHASES, ...PERSISTENCE_PHASES];
+const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...CLUSTER_PHASES, ...WAN_PHASES, ...CP_PHASES, ...PERSISTENCE_PHASES];
 const PERSISTENCE_PARTS = ['throughput', 'single', 'cluster'];
 
 // ---------------------------------------------------------------- options
@@ -64,6 +65,11 @@ function parseOptions() {
       'persistence-parts': { type: 'string', default: PERSISTENCE_PARTS.join(',') },
       'persistence-no-overwrite': { type: 'boolean', default: false },
       'persistence-dir': { type: 'string' },
+      'cp-duration': { type: 'string', default: '5' },
+      'cp-connections': { type: 'string', default: '16,50' },
+      'cp-failovers': { type: 'string', default: '3' },
+      'cp-failover-rate': { type: 'string', default: '0' },
+      'cp-parts': { type: 'string', default: CP_PARTS.join(',') },
       'grid-bin': { type: 'string', default: process.env.GRID_BENCH_BIN || DEFAULT_GRID_BIN },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -80,6 +86,8 @@ function parseOptions() {
         '  --only LIST       comma list of get,post,queue,memory (single member), cluster,failover,join',
         '                    (3-member cluster: same workloads; kill -9 + recovery; a member joining),',
         '                    wan (1-member cluster replicating to another: POST with WAN on/off, lag, full + delta sync)',
+        '                    cp (3 CP members: addAndGet via a non-leader and the leader vs map POST, exactly-once check;',
+        '                    kill -9 of the CP leader under load, time to the next commit),',
         '                    persistence (POST in-memory vs persisted fsync false/true; restart of 1 member and of 3 with data;',
         '                    bytes on disk per entry)',
         '                    (default all)',
@@ -93,7 +101,12 @@ function parseOptions() {
         '  --persistence-parts LIST         throughput,single,cluster (default all three)',
         '  --persistence-no-overwrite       skip overwriting every key + the kill -9 restart of the 1-member part',
         '  --persistence-dir DIR            where the members\' base-dirs go (default the OS temp dir)',
-        '  --grid-bin PATH   grid launcher of the persistence phase (default bin/grid.js; env GRID_BENCH_BIN),',
+        '  --cp-duration N   measured seconds of each CP throughput run (default 5, after 2 s warm-up; --rounds rounds)',
+        '  --cp-connections LIST  connection counts of the CP throughput runs (default 16,50)',
+        '  --cp-failovers N  leader kills of the CP phase, each on a fresh cluster (default 3)',
+        '  --cp-failover-rate N  addAndGet/s of the stream during a CP leader kill (default 0 = 16 connections flat out)',
+        '  --cp-parts LIST   throughput,failover (default both)',
+        '  --grid-bin PATH   grid launcher of the persistence and cp phases (default bin/grid.js; env GRID_BENCH_BIN),',
         '                    e.g. a copy built from HEAD; GRID_BENCH_NODE_ARGS adds node options (e.g. --cpu-prof)',
         '',
       ].join('\n'),
@@ -112,6 +125,10 @@ function parseOptions() {
   const persistenceParts = values['persistence-parts'].split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of persistenceParts) if (!PERSISTENCE_PARTS.includes(p)) throw new Error(`--persistence-parts: unknown part '${p}' (use ${PERSISTENCE_PARTS})`);
   const persistenceEntries = int('persistence-entries', 1);
+  const cpConnections = values['cp-connections'].split(',').map((s) => Number(s.trim()));
+  const cpParts = values['cp-parts'].split(',').map((s) => s.trim()).filter(Boolean);
+  for (const p of cpParts) if (!CP_PARTS.includes(p)) throw new Error(`--cp-parts: unknown part '${p}' (use ${CP_PARTS})`);
+  if (cpConnections.length === 0 || !cpConnections.every((n) => Number.isInteger(n) && n >= 1)) throw new Error('--cp-connections must be a comma list of integers >= 1');
   return {
     duration: int('duration', 1),
     rounds: int('rounds', 1),
@@ -128,6 +145,11 @@ function parseOptions() {
     persistenceParts,
     persistenceSkipOverwrite: values['persistence-no-overwrite'],
     persistenceDir: values['persistence-dir'] ? path.resolve(values['persistence-dir']) : undefined,
+    cpDuration: int('cp-duration', 1),
+    cpConnections,
+    cpFailovers: int('cp-failovers', 0),
+    cpFailoverRate: int('cp-failover-rate', 0),
+    cpParts,
     gridBin: path.resolve(values['grid-bin']),
     nodeArgs: (process.env.GRID_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
   };
@@ -426,6 +448,7 @@ async function main() {
     await runMemory(opts, report);
     await runCluster(opts, report);
     await runWan(opts, report);
+    await runCp(opts, report);
     await runPersistence(opts, report);
   } finally {
     // Whatever was measured before a failure is still reported and saved.
@@ -434,7 +457,7 @@ async function main() {
 }
 
 function finish(opts, report) {
-  const text = [renderReport(report), renderClusterReport(report), renderWanReport(report), renderPersistenceReport(report)].filter(Boolean).join('\n');
+  const text = [renderReport(report), renderClusterReport(report), renderWanReport(report), renderCpReport(report), renderPersistenceReport(report)].filter(Boolean).join('\n');
   process.stdout.write(`\nGrid benchmark (target ${opts.target}, ${report.cpus} CPUs, node ${process.version})\n${text}\n`);
   const invalid = report.workloads.filter((w) => !w.valid).map((w) => w.name);
   if (invalid.length) process.stdout.write(`WARNING: invalid (non-2xx/errors): ${invalid.join(', ')}\n`);
@@ -450,6 +473,10 @@ function finish(opts, report) {
   }
   if (wanProblems(report)) {
     process.stdout.write('WARNING: the WAN part found a problem (see above and results/latest.json)\n');
+    process.exitCode = 1;
+  }
+  if (cpProblems(report)) {
+    process.stdout.write('WARNING: the CP part found a problem (see above and results/latest.json)\n');
     process.exitCode = 1;
   }
   if (persistenceProblems(report)) {
