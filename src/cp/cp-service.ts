@@ -870,7 +870,8 @@ export class CpService implements CpFacade {
               if (fresh !== undefined) g = fresh;
             }
             target = nextOf(g.members, target);
-            delayMs = 20 + Math.min(200, 20 * round);
+            // No leader known there yet (an election): ask again soon; a new leader answers within a round trip.
+            delayMs = Math.min(100, 10 + 10 * round);
           }
         } catch (e) {
           if (e instanceof GridError && !isTransport(e)) {
