@@ -675,10 +675,10 @@ function scanLog(logFile) {
       continue;
     }
     const msg = String(j.err ?? j.msg ?? '');
-    if (j.level === 'error') {
+    if (j.level === 'SEVERE' || j.level === 'error') {
       out.errors++;
       if (out.firstErrors.length < 3 && !out.firstErrors.includes(msg)) out.firstErrors.push(msg);
-    } else if (j.level === 'warn') {
+    } else if (j.level === 'WARNING' || j.level === 'warn') {
       out.warnings++;
       if (out.firstWarnings.length < 3 && !out.firstWarnings.includes(String(j.msg))) out.firstWarnings.push(String(j.msg));
     }

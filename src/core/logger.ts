@@ -1,6 +1,8 @@
 // Logging through pino, with Hazelcast's (java.util.logging) level names on the outside:
-// the log-level endpoint and `hazelcast.logging.level` speak SEVERE/WARNING/INFO/FINE...,
-// and the level changes at run time without a restart.
+// the log-level endpoint, `hazelcast.logging.level`, `grid start --log-level` and the `level`
+// field of every log line speak SEVERE/WARNING/INFO/CONFIG/FINE/FINER/FINEST, while pino keeps
+// its numeric levels inside. The level changes at run time without a restart. Lines are JSON;
+// `prettyDestination` turns them into one readable line each (pino-pretty, loaded only then).
 
 import { pino, destination as pinoDestination, stdTimeFunctions, type Logger as PinoLogger, type DestinationStream } from 'pino';
 
@@ -21,6 +23,23 @@ const TO_PINO: Record<LogLevelName, string> = {
   FINEST: 'trace',
   ALL: 'trace',
 };
+
+/** pino's numeric level -> the Hazelcast name a log line carries (pino's fatal is SEVERE too). */
+const LABEL_OF: Readonly<Record<number, string>> = {
+  60: 'SEVERE',
+  50: 'SEVERE',
+  40: 'WARNING',
+  30: 'INFO',
+  25: 'CONFIG',
+  20: 'FINE',
+  15: 'FINER',
+  10: 'FINEST',
+};
+
+/** The `level` label of a line logged at pino level `n`. */
+export function levelLabel(n: number): string {
+  return LABEL_OF[n] ?? String(n);
+}
 
 /** Parse a level name, any case; undefined when it is not one. */
 export function parseLogLevel(name: string): LogLevelName | undefined {
@@ -48,7 +67,7 @@ export function createLogControl(opts: {
       customLevels: { config: 25, finer: 15 },
       base: { ...(opts.bindings ?? {}) },
       timestamp: stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: { level: (_label, n) => ({ level: levelLabel(n) }) },
       redact: { paths: ['password', '*.password'], censor: '***' },
     },
     opts.destination ?? pinoDestination({ dest: 1, sync: true }),
@@ -66,4 +85,29 @@ export function createLogControl(opts: {
       logger.level = TO_PINO[opts.level];
     },
   };
+}
+
+/** Something lines can be written to (a SonicBoom, a Writable). */
+export interface LineSink {
+  write(chunk: string): unknown;
+}
+
+/**
+ * A destination that writes each JSON log line to `out` as one readable line:
+ * `12:00:01.234 INFO: member joined {"address":"127.0.0.1:5702"}`. pino-pretty is imported
+ * here and only here, so a member logging JSON never loads it.
+ */
+export async function prettyDestination(out: LineSink, opts: { colorize: boolean }): Promise<DestinationStream> {
+  const { prettyFactory } = (await import('pino-pretty')).default;
+  const prettify = prettyFactory({
+    colorize: opts.colorize,
+    customLevels: 'SEVERE:50,WARNING:40,INFO:30,CONFIG:25,FINE:20,FINER:15,FINEST:10',
+    customColors: 'SEVERE:red,WARNING:yellow,INFO:green,CONFIG:cyan,FINE:blue,FINER:gray,FINEST:gray',
+    useOnlyCustomProps: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    // The member's name is the same on every line of one process.
+    ignore: 'member',
+    singleLine: true,
+  });
+  return { write: (line: string) => void out.write(prettify(line)) };
 }

@@ -143,7 +143,7 @@ describe('REST disabled', () => {
       }
       const hints = logs.lines.filter((l) => REST_HINT.test(String(l.msg)));
       expect(hints).toHaveLength(1);
-      expect(hints[0]?.level).toBe('warn');
+      expect(hints[0]?.level).toBe('WARNING');
       expect(String(hints[0]?.msg)).toContain('rest-api');
       expect(member.cluster.nodeState()).toBe('ACTIVE');
     });

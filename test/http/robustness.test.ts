@@ -128,7 +128,7 @@ describe('logging of refusals', () => {
     const { base, logs } = await startMember(restConfig(undefined, { queue: { tiny: { 'max-size': 1 } } }));
     expect((await fetch(`${base}/grid/rest/queues/tiny`, { method: 'POST', body: 'a' })).status).toBe(200);
     for (let i = 0; i < 5; i++) expect((await fetch(`${base}/grid/rest/queues/tiny`, { method: 'POST', body: 'b' })).status).toBe(503);
-    const info = logs.lines.filter((l) => l.level === 'info' && l.code === 'QUEUE_FULL');
+    const info = logs.lines.filter((l) => l.level === 'INFO' && l.code === 'QUEUE_FULL');
     expect(info).toHaveLength(1);
     expect(String(info[0]!.msg)).toContain('queue "tiny" is full (max-size 1)');
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LOG_LEVEL_NAMES, parseLogLevel } from '../../../src/core/logger.js';
+import { createLogControl, LOG_LEVEL_NAMES, parseLogLevel, prettyDestination } from '../../../src/core/logger.js';
 import { captureLogs } from './fakes.js';
 
 describe('parseLogLevel', () => {
@@ -85,7 +85,7 @@ describe('LogControl', () => {
     control.logger.info({ password: 'S3cret', user: { name: 'u', password: 'Nested' } }, 'login');
     expect(sink.lines).toHaveLength(1);
     const line = sink.lines[0]!;
-    expect(line.level).toBe('info');
+    expect(line.level).toBe('INFO');
     expect(line.msg).toBe('login');
     expect(line.password).toBe('***');
     expect((line.user as Record<string, unknown>).password).toBe('***');
@@ -96,6 +96,42 @@ describe('LogControl', () => {
     const { sink, control } = captureLogs('ALL');
     control.logger.config('c');
     control.logger.finer('f');
-    expect(sink.lines.map((l) => l.level)).toEqual(['config', 'finer']);
+    expect(sink.lines.map((l) => l.level)).toEqual(['CONFIG', 'FINER']);
   });
 });
+
+describe('log lines speak the Hazelcast level names', () => {
+  it('every pino level is labelled with the name config and the log-level endpoint use', () => {
+    const { sink, control } = captureLogs('ALL');
+    const log = control.logger;
+    log.fatal('a');
+    log.error('b');
+    log.warn('c');
+    log.info('d');
+    log.config('e');
+    log.debug('f');
+    log.finer('g');
+    log.trace('h');
+    expect(sink.lines.map((l) => l.level)).toEqual(['SEVERE', 'SEVERE', 'WARNING', 'INFO', 'CONFIG', 'FINE', 'FINER', 'FINEST']);
+    // pino's numeric levels stay inside: the level checks still work by pino name.
+    control.set('FINE');
+    expect(log.isLevelEnabled('debug')).toBe(true);
+    expect(log.isLevelEnabled('finer')).toBe(false);
+  });
+
+  it('the pretty destination writes one readable line per entry: time, level, message, key fields', async () => {
+    const out: string[] = [];
+    const dest = await prettyDestination({ write: (s: string) => out.push(s) }, { colorize: false });
+    const log = createLogControl({ level: 'ALL', destination: dest, bindings: { member: 'm1' } }).logger;
+    log.info({ address: '127.0.0.1:5702' }, 'member joined');
+    log.warn('careful');
+    log.trace('heartbeat');
+    expect(out).toHaveLength(3);
+    expect(out[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: member joined \{"address":"127\.0\.0\.1:5702"\}\n$/);
+    expect(out[1]).toMatch(/\] WARNING: careful\n$/);
+    expect(out[2]).toMatch(/\] FINEST: heartbeat\n$/);
+    // The member name is the same on every line of a process: not repeated.
+    expect(out.join('')).not.toContain('m1');
+  });
+});
+

@@ -319,7 +319,7 @@ describe('MemberNet: authentication', () => {
     expect(e.message).toBe(`its cluster name "alpha" differs from this cluster's "beta"`);
     const refusal = b.logs.lines.find((l) => String(l.msg).startsWith('refused member'));
     expect(refusal?.msg).toBe(`refused member ${a.address}: its cluster name "alpha" differs from this cluster's "beta"`);
-    expect(refusal?.level).toBe('warn');
+    expect(refusal?.level).toBe('WARNING');
     expect(refusal?.uuid).toBe(a.uuid);
     // Nothing stays open or remembered on either side.
     expect(a.net.existing(b.address)).toBeUndefined();
@@ -541,7 +541,7 @@ describe('MemberNet: timeouts, closed peers, bad bytes, stop', () => {
     await within(raw.closed, 2_000, 'the authenticated connection closed after garbage');
     const closedLines = b.logs.lines.filter((l) => String(l.msg).startsWith('member connection closed: '));
     expect(closedLines.length).toBe(garbage.length + 1);
-    for (const l of closedLines) expect(l.level).toBe('warn');
+    for (const l of closedLines) expect(l.level).toBe('WARNING');
     // The member still serves real members.
     expect(await a.net.request(b.address, Msg.Operation, 'fine', 2_000)).toBe('fine');
     await waitFor('only the real connection left', () => b.net.connectionCount() === 1, 2_000);
