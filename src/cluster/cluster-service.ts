@@ -72,6 +72,12 @@ export interface ClusterView {
   fenced(): boolean;
   /** A peer refused this member as a non-member or stale: check with the cluster before acting again. */
   checkMembership(reason: string): void;
+  /**
+   * Whether this member still belongs to its cluster, once it knows: at once when it is not
+   * fenced, else when its membership check ends (true) or it learns it was removed (false).
+   * Asking notices a pause the heartbeat timer has not seen yet, like `fenced()`.
+   */
+  stillMember(): Promise<boolean>;
 }
 
 /** What the partition layer needs of membership: the view, its events, liveness, and the hand-off hook. */
@@ -162,6 +168,8 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
   /** Checking, after a pause or a refusal, that this member still belongs to the cluster. */
   private fencedSince: number | undefined;
   private verifying = false;
+  /** Callers of `stillMember()` waiting for the membership check (or the removal) to settle it. */
+  private readonly memberWaiters: ((belongs: boolean) => void)[] = [];
   private readonly toldNonMember = new Map<string, number>();
   /** When the heartbeat timer last ran (0 before it starts); a much later time means this process was paused. */
   private lastTickAt = 0;
@@ -270,6 +278,19 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
     return this.removed;
   }
 
+  stillMember(): Promise<boolean> {
+    if (!this.fenced()) return Promise.resolve(true);
+    if (this.removed) return Promise.resolve(false);
+    return new Promise((resolve) => this.memberWaiters.push(resolve));
+  }
+
+  /** The membership check ended or this member was removed: tell whoever waits in `stillMember()`. */
+  private settleMemberWaiters(): void {
+    if (this.memberWaiters.length === 0 || (this.fencedSince !== undefined && !this.removed)) return;
+    const belongs = !this.removed;
+    for (const w of this.memberWaiters.splice(0)) w(belongs);
+  }
+
   checkMembership(reason: string): void {
     if (this.verifying || this.removed || !this.joined() || this.isShuttingDown() || this.net === undefined) return;
     this.verifying = true;
@@ -285,6 +306,7 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
           // Anything that waited for a master (this one, say) goes on.
           if (this.memberList[0]?.uuid === this.local.uuid) this.emit({ type: 'membersChanged', added: [], removed: [], masterChanged: false });
         }
+        this.settleMemberWaiters();
       });
   }
 
@@ -315,6 +337,7 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
   private becomeRemoved(why: string): void {
     if (this.removed) return;
     this.removed = true;
+    this.settleMemberWaiters();
     if (!this.isShuttingDown()) {
       this.logger.error(`${why} (it was thought dead): shutting down without handing anything over, its data is stale`);
       this.emit({ type: 'removedFromCluster' });
@@ -733,6 +756,7 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
       this.suspected.clear();
       this.masterSince = undefined;
       this.fencedSince = undefined;
+      this.settleMemberWaiters();
       const deadline = this.clock.now() + this.tuning.maxJoinMs;
       let joined = false;
       while (!joined && !this.isShuttingDown() && this.clock.now() < deadline) {

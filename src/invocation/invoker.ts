@@ -18,6 +18,7 @@ import type { PartitionView } from '../partition/partition-service.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
 import { admitPartitionWrite } from '../cluster/member-rules.js';
 import { BackupDropper } from '../partition/replica-versions.js';
+import { backupFailureVerdict } from './backup-failure.js';
 
 /** What a replica must apply after a write on the owner. */
 export interface BackupSpec {
@@ -97,9 +98,6 @@ const RETRY_CODES: ReadonlySet<GridErrorCode> = new Set<GridErrorCode>([
   // The owner does not (yet) list this member: it catches up, or this member learns it was removed.
   'NOT_MEMBER',
 ]);
-
-/** A backup refused for these reasons means this member's view is stale: the write is not acknowledged. */
-const FENCING_CODES: ReadonlySet<GridErrorCode> = new Set<GridErrorCode>(['NOT_MEMBER', 'STALE_VIEW']);
 
 const ALWAYS_THERE: Caller = { alive: () => true, onGone: () => undefined };
 const BACKOFF_MS = [1, 5, 10, 25, 50, 100, 200, 500];
@@ -325,15 +323,32 @@ export class ClusterInvoker implements Invoker {
     return (acks.length === 1 ? acks[0]! : Promise.all(acks)).then(() => result);
   }
 
-  private backupFailed(address: string, op: Operation<unknown>, e: unknown, partitionId: number): void {
-    if (isGridError(e) && FENCING_CODES.has(e.code)) {
+  /** A sync backup was not acknowledged: whether the write answers anyway (backup-failure.ts). */
+  private backupFailed(address: string, op: Operation<unknown>, e: unknown, partitionId: number): void | Promise<void> {
+    const verdict = backupFailureVerdict(isGridError(e) ? e.code : undefined, this.cluster.fenced());
+    if (verdict === 'fenced') {
       // The backup refused this member as owner: it was removed, or the partition moved on
       // without it. The write is not acknowledged (whether it stays here is moot: this
       // member's copy is stale), and this member checks where it stands.
       this.cluster.checkMembership(`backup of partition ${partitionId} refused by ${address}`);
-      throw new GridError('FENCED', `${op.name} not acknowledged: member ${address} refused its backup: ${e.message}`);
+      throw new GridError('FENCED', `${op.name} not acknowledged: member ${address} refused its backup: ${describeError(e)}`);
     }
-    // Hazelcast's rule: a write whose backup ack does not come answers anyway.
+    if (verdict === 'check') {
+      // Back from a pause (or checking its membership): the backup's timer may have run out
+      // while this member was stopped, and the cluster may have removed it and promoted another
+      // copy of the partition meanwhile. Answer only as a member.
+      return this.cluster.stillMember().then((belongs) => {
+        if (!belongs) {
+          throw new GridError('FENCED', `${op.name} not acknowledged: its backup on ${address} did not answer while this member was paused, and the cluster removed this member meanwhile`);
+        }
+        this.logBackupFailure(address, op, e);
+      });
+    }
+    this.logBackupFailure(address, op, e);
+  }
+
+  /** Hazelcast's rule: a write whose backup ack does not come answers anyway. */
+  private logBackupFailure(address: string, op: Operation<unknown>, e: unknown): void {
     this.backupFailuresLogged++;
     if (this.backupFailuresLogged <= 10 || this.backupFailuresLogged % 1000 === 0) {
       this.logger.warn(`backup of ${op.name} on ${address} not acknowledged (${this.backupFailuresLogged} so far): ${describeError(e)}`);

@@ -2,7 +2,7 @@
 // removed and its partitions promoted on the others; when it resumes, it must not act on its
 // old view. Writes acknowledged by the survivors while it slept are read back unchanged through
 // every member afterwards — the old master must neither copy its stale partitions over them nor
-// take writes of its own.
+// take writes of its own, nor acknowledge, once back, a write it ran before its pause.
 
 import { expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../support/cluster.js';
@@ -151,4 +151,67 @@ it('writes forwarded to an owner that is paused and then removed are not lost wh
   }
   expect(lost).toEqual([]);
   expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(0);
+}, 120_000);
+
+it('an owner paused while it waits for its backup ack, and removed meanwhile, does not acknowledge the write when it resumes', async () => {
+  // The owner runs a map put and a queue offer whose backups go to a member paused just
+  // before; then the owner is paused too, and the master removes both. Back from its pause the
+  // owner finds the backups timed out: acknowledging the writes then (Hazelcast's rule for a
+  // backup that does not answer) would acknowledge writes that exist only on a member the
+  // cluster has dropped. (In chaos runs, puts and offers a paused master had run answered 200
+  // when it resumed, and were reverted or lost.)
+  const c = await startCluster({ size: 3 });
+  const list = await c.waitForMembers(3);
+  await c.waitSafe();
+  const master = c.byUuid(list[0]!.uuid).index;
+  const table = await c.partitions(master);
+  // A partition owned by one of the other two members and backed up on the third (which way
+  // round depends on the table).
+  const others = new Set([list[1]!.uuid, list[2]!.uuid]);
+  const pair = table.partitions.find((row) => row.length === 2 && row.every((u) => u !== null && others.has(u)));
+  expect(pair).toBeDefined();
+  const owner = c.byUuid(pair![0]!);
+  const backup = c.byUuid(pair![1]!);
+  const { partitionIdOf } = await import('../../src/partition/partitioning.js');
+  const ownedThenBackedUp = (name: string): boolean => {
+    const row = table.partitions[partitionIdOf(name)];
+    return row?.[0] === owner.uuid && row?.[1] === backup.uuid;
+  };
+  const names = Array.from({ length: 1000 }, (_, i) => `n${i}`);
+  const key = names.find(ownedThenBackedUp)!;
+  const queue = names.find((n) => ownedThenBackedUp(n) && n !== key)!;
+  expect([key, queue]).not.toContain(undefined);
+
+  c.pause(backup.index);
+  const answer = (p: Promise<{ status: number; body: string }>): Promise<{ status: number; body: string }> => p.catch((e: Error) => ({ status: 0, body: e.message }));
+  const put = answer(c.http(owner.index, 'POST', `/hazelcast/rest/maps/m/${key}`, 'v1', { timeoutMs: 90_000 }));
+  const offer = answer(c.http(owner.index, 'POST', `/hazelcast/rest/queues/${queue}`, 'item1', { timeoutMs: 90_000 }));
+  // Both ran at the owner (visible there) and wait for the paused backup's ack (5 s).
+  await waitFor(
+    'the put and the offer to run at the owner',
+    async () =>
+      (await c.http(owner.index, 'GET', `/hazelcast/rest/maps/m/${key}`)).body === 'v1' && (await c.http(owner.index, 'GET', `/hazelcast/rest/queues/${queue}/size`)).body === '1',
+    3_000,
+    5,
+  );
+  c.pause(owner.index);
+  await waitFor('the master to remove both paused members', async () => (await c.clusterInfo(master)).members.length === 1, 30_000, 100);
+  await c.waitSafe(30_000, 1, [master]);
+
+  c.resume(owner.index);
+  const [putAnswer, offerAnswer] = await Promise.all([put, offer]);
+  const lost: string[] = [];
+  if (putAnswer.status === 200) {
+    const got = await c.http(master, 'GET', `/hazelcast/rest/maps/m/${key}`);
+    if (got.body !== 'v1') lost.push(`put of ${key} answered 200, the cluster has ${got.status === 204 ? 'no entry' : got.body}`);
+  }
+  if (offerAnswer.status === 200) {
+    const got = await c.http(master, 'GET', `/hazelcast/rest/queues/${queue}/0`);
+    if (got.body !== 'item1') lost.push(`offer to ${queue} answered 200, a poll finds ${got.status === 204 ? 'the queue empty' : got.body}`);
+  }
+  expect(lost).toEqual([]);
+  // The owner learnt it was removed and stopped; so does the backup once it resumes.
+  expect((await c.waitExit(owner.index, 30_000)).code).toBe(0);
+  c.resume(backup.index);
+  expect((await c.waitExit(backup.index, 30_000)).code).toBe(0);
 }, 120_000);
