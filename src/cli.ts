@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { isGridError } from './core/errors.js';
 import { defaultConfig, findConfigFile, listenPlan, loadConfigFile, type ConfigLoadResult } from './config/index.js';
 import { GRID_VERSION, Member } from './member/member.js';
+import { registerAdminCommands } from './cli/admin/commands.js';
 
 function loadFor(explicit: string | undefined): ConfigLoadResult {
   const file = findConfigFile({ ...(explicit !== undefined ? { explicit } : {}), env: process.env, cwd: process.cwd() });
@@ -113,5 +114,6 @@ export async function main(argv: readonly string[]): Promise<void> {
     .description('Check a configuration file (same search order as start) and print what Grid understood.')
     .argument('[file]', 'configuration file')
     .action((file: string | undefined) => validate(file));
+  registerAdminCommands(program, { version: GRID_VERSION, env: process.env, stdout: process.stdout, stderr: process.stderr });
   await program.parseAsync([...argv]);
 }

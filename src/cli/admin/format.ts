@@ -1,0 +1,289 @@
+// What the admin commands print for people: tables and one-line summaries built from the
+// members' JSON answers. Pure functions of the answers (no I/O), unit-tested on fixed inputs.
+
+// ---------------------------------------------------------------- answer shapes (as the member sends them)
+
+export interface ClusterAnswer {
+  readonly members: readonly { readonly address: string; readonly liteMember: boolean; readonly localMember: boolean; readonly uuid: string; readonly memberVersion: string }[];
+  readonly connectionCount: number;
+  readonly allConnectionCount: number;
+}
+
+export interface PartitionsAnswer {
+  readonly version: number;
+  readonly partitionCount: number;
+  readonly replicaCount: number;
+  readonly migrationQueueSize: number;
+  readonly clusterSafe: boolean;
+  readonly members: readonly { readonly uuid: string; readonly address: string | null; readonly owned: number; readonly backups: number }[];
+}
+
+export interface HealthAnswer {
+  readonly nodeState: string;
+  readonly clusterState: string;
+  readonly clusterSafe: boolean;
+  readonly migrationQueueSize: number;
+  readonly clusterSize: number;
+}
+
+export interface WanPublisherAnswer {
+  readonly wanReplicationName: string;
+  readonly publisherId: string;
+  readonly targetClusterName: string;
+  readonly state: string;
+  readonly endpoints: readonly { readonly address: string; readonly status: string }[];
+  readonly queueCapacity: number;
+  readonly primaryQueueSize: number;
+  readonly backupQueueSize: number;
+  readonly eventsQueued: number;
+  readonly eventsSent: number;
+  readonly eventsAcknowledged: number;
+  readonly eventsDropped: number;
+  readonly writesRefused: number;
+  readonly batchesSent: number;
+  readonly batchesFailed: number;
+  readonly lastAckTime: number | null;
+  readonly lagMillis: number;
+}
+
+export interface SyncProgressAnswer {
+  readonly stage: string;
+  readonly progress: number;
+  readonly wanReplicationName: string;
+  readonly wanPublisherId: string;
+  readonly creationTime: number;
+}
+
+export interface ConsistencyAnswer {
+  readonly stage: string;
+  readonly wanReplicationName: string;
+  readonly wanPublisherId: string;
+  readonly mapName: string;
+  readonly creationTime: number;
+  readonly partitionsChecked: number;
+  readonly partitionsDiffering: number;
+  readonly leavesChecked: number;
+  readonly leavesDiffering: number;
+  readonly entriesToSync: number;
+  readonly failure?: string;
+}
+
+export interface CpMemberAnswer {
+  readonly uuid: string;
+  readonly address: string;
+}
+
+export interface CpGroupAnswer {
+  readonly id: { readonly name: string; readonly id: number };
+  readonly status: string;
+  readonly members: readonly CpMemberAnswer[];
+}
+
+export interface CpSessionAnswer {
+  readonly id: number;
+  readonly creationTime: number;
+  readonly expirationTime: number;
+  readonly version: number;
+  readonly endpoint: string;
+  readonly endpointType: string;
+  readonly endpointName: string;
+}
+
+export interface CpStatusAnswer {
+  readonly enabled: boolean;
+  readonly seed?: number;
+  readonly cpMemberUuid?: string;
+  readonly viewVersion?: number;
+  readonly groups: readonly { name: string; id: number; role: string; term: number; leader?: string; commitIndex: number; lastApplied: number; members: readonly string[] }[];
+}
+
+export interface LockAnswer {
+  readonly acquired: boolean;
+  readonly fence: number;
+  readonly sessionId: number;
+  readonly lockCount: number;
+  readonly group: string;
+}
+
+export interface LockInfoAnswer {
+  readonly locked: boolean;
+  readonly sessionId: number;
+  readonly fence: number;
+  readonly lockCount: number;
+  readonly waiters: number;
+  readonly group: string;
+}
+
+// ---------------------------------------------------------------- tables
+
+export interface Column {
+  readonly title: string;
+  /** Right-aligned (numbers). */
+  readonly right?: boolean;
+}
+
+/** A plain-text table: a header row, then one row per entry, columns two spaces apart, no trailing spaces. */
+export function table(columns: readonly Column[], rows: readonly (readonly string[])[]): string {
+  const widths = columns.map((c, i) => Math.max(c.title.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    columns
+      .map((c, i) => {
+        const cell = cells[i] ?? '';
+        const w = widths[i]!;
+        return c.right ? cell.padStart(w) : cell.padEnd(w);
+      })
+      .join('  ')
+      .trimEnd();
+  return [line(columns.map((c) => c.title)), ...rows.map(line)].join('\n');
+}
+
+// ---------------------------------------------------------------- status
+
+/** `grid status`: the cluster as the asked member sees it, one row per member. */
+export function formatStatus(health: HealthAnswer, cluster: ClusterAnswer, partitions: PartitionsAnswer): string {
+  const counts = new Map(partitions.members.map((m) => [m.uuid, m]));
+  const local = cluster.members.find((m) => m.localMember);
+  const rows = cluster.members.map((m, i) => {
+    const c = counts.get(m.uuid);
+    const role = m.liteMember ? 'lite' : i === 0 ? 'master' : 'data';
+    return [`${m.address}${m.localMember ? ' *' : ''}`, m.uuid, role, m.memberVersion, String(c?.owned ?? 0), String(c?.backups ?? 0)];
+  });
+  // Uuids in the partition table that are not in the member list (a member that just left).
+  for (const m of partitions.members) {
+    if (!cluster.members.some((x) => x.uuid === m.uuid)) rows.push([m.address ?? '(gone)', m.uuid, 'not a member', '', String(m.owned), String(m.backups)]);
+  }
+  const safe = health.clusterSafe ? 'yes' : `NO (${health.migrationQueueSize} migration${health.migrationQueueSize === 1 ? '' : 's'} queued)`;
+  const size = cluster.members.length;
+  const lines = [
+    `Cluster state: ${health.clusterState}   members: ${size}   safe: ${safe}`,
+    `Partitions: ${partitions.partitionCount}, ${partitions.replicaCount} replica${partitions.replicaCount === 1 ? '' : 's'} each (table version ${partitions.version})`,
+    `Asked: ${local?.address ?? '?'} (node state ${health.nodeState})`,
+    '',
+    table(
+      [{ title: 'MEMBER' }, { title: 'UUID' }, { title: 'ROLE' }, { title: 'VERSION' }, { title: 'OWNED', right: true }, { title: 'BACKUPS', right: true }],
+      rows,
+    ),
+    '',
+    '* the member asked. OWNED/BACKUPS: partitions it owns and backup replicas it holds.',
+  ];
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------- WAN
+
+export function formatWanStatus(address: string, publishers: readonly WanPublisherAnswer[]): string {
+  if (publishers.length === 0) return `${address} has no WAN publishers.`;
+  const rows = publishers.map((p) => [
+    p.wanReplicationName,
+    p.publisherId,
+    p.targetClusterName,
+    p.state,
+    p.endpoints.map((e) => `${e.address} ${e.status}`).join(', '),
+    `${p.primaryQueueSize}/${p.queueCapacity}`,
+    String(p.backupQueueSize),
+    `${p.lagMillis} ms`,
+    String(p.eventsAcknowledged),
+    String(p.eventsDropped),
+  ]);
+  return [
+    `WAN publishers on ${address} (figures of this member only):`,
+    '',
+    table(
+      [
+        { title: 'REPLICATION' },
+        { title: 'PUBLISHER' },
+        { title: 'TARGET' },
+        { title: 'STATE' },
+        { title: 'ENDPOINTS' },
+        { title: 'QUEUE', right: true },
+        { title: 'BACKUP', right: true },
+        { title: 'LAG', right: true },
+        { title: 'ACKED', right: true },
+        { title: 'DROPPED', right: true },
+      ],
+      rows,
+    ),
+  ].join('\n');
+}
+
+/** A progress bar `[#####.....]  42%` of `width` cells between the brackets. */
+export function progressBar(percent: number, width = 30): string {
+  const p = Math.max(0, Math.min(100, Number.isFinite(percent) ? percent : 0));
+  const full = Math.round((p / 100) * width);
+  return `[${'#'.repeat(full)}${'.'.repeat(width - full)}] ${String(Math.round(p)).padStart(3)}%`;
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/** One line of a sync's progress, for a terminal (with a bar) or a log (without). */
+export function syncProgressLine(uuid: string, p: SyncProgressAnswer, elapsedMs: number | undefined, bar: boolean): string {
+  const what = `sync ${uuid.slice(0, 8)} (${p.wanReplicationName}/${p.wanPublisherId})`;
+  const after = elapsedMs === undefined ? '' : seconds(elapsedMs);
+  if (bar) return `${progressBar(p.progress)}  ${p.stage.padEnd(11)}  ${what}${after ? `  ${after}` : ''}`;
+  return `${what}: ${p.stage} ${p.progress}%${after ? ` after ${after}` : ''}`;
+}
+
+export function formatConsistency(uuid: string, r: ConsistencyAnswer): string {
+  const head = `consistency check ${uuid} of map ${r.mapName} through ${r.wanReplicationName}/${r.wanPublisherId}: ${r.stage}`;
+  const figures =
+    `partitions checked ${r.partitionsChecked}, differing ${r.partitionsDiffering}; ` +
+    `leaves checked ${r.leavesChecked}, differing ${r.leavesDiffering}; entries to sync ${r.entriesToSync}`;
+  return [head, figures, ...(r.failure !== undefined ? [`failure: ${r.failure}`] : [])].join('\n');
+}
+
+// ---------------------------------------------------------------- CP
+
+const iso = (ms: number): string => (Number.isFinite(ms) && ms > 0 ? new Date(ms).toISOString() : '-');
+
+export function formatCpGroups(groups: readonly { name: string; id: number }[]): string {
+  return table(
+    [{ title: 'GROUP' }, { title: 'ID', right: true }],
+    [...groups].sort((a, b) => a.id - b.id).map((g) => [g.name, String(g.id)]),
+  );
+}
+
+export function formatCpGroup(g: CpGroupAnswer): string {
+  return [`CP group ${g.id.name} (id ${g.id.id}): ${g.status}, ${g.members.length} member${g.members.length === 1 ? '' : 's'}`, '', formatCpMembers(g.members)].join('\n');
+}
+
+export function formatCpMembers(members: readonly CpMemberAnswer[], localUuid?: string): string {
+  const t = table(
+    [{ title: 'CP MEMBER UUID' }, { title: 'ADDRESS' }],
+    members.map((m) => [m.uuid, `${m.address}${m.uuid === localUuid ? ' *' : ''}`]),
+  );
+  return localUuid === undefined ? t : `${t}\n\n* the member asked`;
+}
+
+export function formatCpSessions(group: string, sessions: readonly CpSessionAnswer[]): string {
+  if (sessions.length === 0) return `CP group ${group} has no sessions.`;
+  return table(
+    [{ title: 'SESSION', right: true }, { title: 'ENDPOINT' }, { title: 'TYPE' }, { title: 'NAME' }, { title: 'CREATED' }, { title: 'EXPIRES' }],
+    sessions.map((s) => [String(s.id), s.endpoint, s.endpointType, s.endpointName, iso(s.creationTime), iso(s.expirationTime)]),
+  );
+}
+
+export function formatCpStatus(address: string, s: CpStatusAnswer): string {
+  if (!s.enabled) return `${address}: the CP subsystem is not enabled.`;
+  const head = `${address}: ${s.cpMemberUuid !== undefined ? `CP member ${s.cpMemberUuid}` : 'not a CP member'}, seed ${s.seed ?? '-'}, view version ${s.viewVersion ?? '-'}`;
+  if (s.groups.length === 0) return `${head}\nIt hosts no CP group.`;
+  return [
+    head,
+    '',
+    table(
+      [{ title: 'GROUP' }, { title: 'ID', right: true }, { title: 'ROLE' }, { title: 'TERM', right: true }, { title: 'LEADER' }, { title: 'COMMIT', right: true }, { title: 'APPLIED', right: true }],
+      s.groups.map((g) => [g.name, String(g.id), g.role, String(g.term), g.leader ?? '-', String(g.commitIndex), String(g.lastApplied)]),
+    ),
+  ].join('\n');
+}
+
+export function formatLock(name: string, l: LockAnswer): string {
+  return l.acquired
+    ? `locked ${name} (group ${l.group}): fence ${l.fence}, session ${l.sessionId}, lock count ${l.lockCount}`
+    : `${name} (group ${l.group}) was not acquired: held by another session (this call's session ${l.sessionId})`;
+}
+
+export function formatLockInfo(name: string, l: LockInfoAnswer): string {
+  return l.locked
+    ? `${name} (group ${l.group}): locked by session ${l.sessionId}, fence ${l.fence}, lock count ${l.lockCount}, ${l.waiters} waiting`
+    : `${name} (group ${l.group}): not locked${l.waiters > 0 ? `, ${l.waiters} waiting` : ''}`;
+}
