@@ -26,13 +26,15 @@ const RANK = {
   queue: 8,
   cp: 8.5,
   wan: 9,
+  // The metrics library's one home (ARCHITECTURE.md): imports core only; member/ plugs the services in.
+  metrics: 9.5,
   rest: 10,
   member: 11,
   // The `grid` command: src/cli.ts and src/cli/ (admin commands) are one layer.
   cli: 12,
 };
 /** Packages allowed only under one layer. */
-const ONLY_IN = { 'fast-xml-parser': 'config', yaml: 'config', commander: 'cli' };
+const ONLY_IN = { 'fast-xml-parser': 'config', yaml: 'config', commander: 'cli', 'prom-client': 'metrics' };
 
 function walk(dir) {
   const out = [];

@@ -53,6 +53,12 @@ export const DEFAULT_ADVANCED_REST_PORT = 8080;
 /** `lite-member enabled`: a lite member owns no partitions. */
 export const DEFAULT_LITE_MEMBER = false;
 
+/**
+ * `metrics enabled`: on, as in Hazelcast. Off, GET /metrics answers 500 and the member keeps
+ * no REST latencies and no process metrics (services' plain counters still count).
+ */
+export const DEFAULT_METRICS_ENABLED = true;
+
 /** Largest `backup-count` + `async-backup-count` (Hazelcast's limit). */
 export const MAX_BACKUP_COUNT = 6;
 

@@ -74,6 +74,7 @@ const ENV_TOP_LEVEL: Record<string, EnvNode> = {
   'cluster-name': leaf,
   'instance-name': leaf,
   'lite-member': enabledOnly,
+  metrics: enabledOnly,
   network: obj({
     port,
     'public-address': leaf,
@@ -133,7 +134,6 @@ const CONFIG_LIKE_TOP_LEVEL = [
   'properties',
   'wan-replication',
   'management-center',
-  'metrics',
   'jet',
   'sql',
   'serialization',

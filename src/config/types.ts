@@ -336,10 +336,17 @@ export interface GridConfig {
   /** `cp-subsystem`: off unless cp-member-count is set. */
   readonly cpSubsystem: CpSubsystemConfig;
   readonly liteMember: boolean;
+  /** `metrics`: Prometheus metrics on GET /metrics (docs/metrics.md). */
+  readonly metrics: MetricsConfig;
   /** Derived settings read from `properties` (grid.* wins over hazelcast.*), typed. */
   readonly tuning: TuningConfig;
   /** Where this config came from, for messages: a file path, 'defaults', or 'inline'. */
   readonly source: string;
+}
+
+/** The top-level `metrics` element: Grid uses `enabled`; Hazelcast's `management-center`, `jmx` and `collection-frequency-seconds` are accepted and not used. */
+export interface MetricsConfig {
+  readonly enabled: boolean;
 }
 
 export interface TuningConfig {

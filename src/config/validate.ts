@@ -14,6 +14,7 @@ import {
   DEFAULT_DATA_PERSISTENCE,
   DEFAULT_ENABLED_ENDPOINT_GROUPS,
   DEFAULT_LITE_MEMBER,
+  DEFAULT_METRICS_ENABLED,
   DEFAULT_LOCK_ACQUIRE_LIMIT,
   DEFAULT_MAP,
   DEFAULT_MEMBER_PORT,
@@ -79,7 +80,7 @@ const INT_MAX = 2147483647;
 
 /** Known Hazelcast top-level elements Grid accepts without using. */
 const IGNORED_TOP_LEVEL = [
-  'import', 'config-replacers', 'license-key', 'management-center', 'metrics', 'jet', 'sql',
+  'import', 'config-replacers', 'license-key', 'management-center', 'jet', 'sql',
   'serialization', 'partition-group', 'listeners', 'executor-service', 'durable-executor-service',
   'scheduled-executor-service', 'multimap', 'replicatedmap', 'list', 'set', 'topic', 'reliable-topic', 'ringbuffer',
   'cardinality-estimator', 'flake-id-generator', 'pn-counter', 'cache', 'native-memory',
@@ -1230,6 +1231,9 @@ export function validateConfig(raw: Raw, source: string, problems: Problems): Gr
   const lite = root.child('lite-member');
   const liteMember = lite.bool('enabled', DEFAULT_LITE_MEMBER);
   lite.finish();
+  const metricsSection = root.child('metrics');
+  const metrics = { enabled: metricsSection.bool('enabled', DEFAULT_METRICS_ENABLED) };
+  metricsSection.finish(['management-center', 'jmx', 'collection-frequency-seconds']);
   const properties = readProperties(problems, root.child('properties'));
   const tuning = readTuning(problems, properties);
 
@@ -1281,6 +1285,7 @@ export function validateConfig(raw: Raw, source: string, problems: Problems): Gr
     persistence,
     cpSubsystem,
     liteMember,
+    metrics,
     tuning,
     source,
   };

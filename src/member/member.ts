@@ -26,6 +26,7 @@ import { Listener } from '../net/listener.js';
 import { RestServer } from '../rest/rest-server.js';
 import { WanService } from '../wan/wan-service.js';
 import { CpService } from '../cp/cp-service.js';
+import { GridMetrics } from '../metrics/grid-metrics.js';
 import { PersistenceService, type OpenedStore, type PersistedState } from '../persistence/persistence-service.js';
 import { LogOp } from '../persistence/log-format.js';
 import { Msg } from '../protocol/messages.js';
@@ -79,6 +80,8 @@ export class Member {
   readonly wan: WanService;
   readonly cp: CpService;
   readonly net: MemberNet;
+  /** Prometheus metrics (undefined when `metrics enabled="false"`). */
+  readonly metrics: GridMetrics | undefined;
   private readonly clock: Clock;
   private memberListener: Listener | undefined;
   private restListener: Listener | undefined;
@@ -210,6 +213,7 @@ export class Member {
     this.maps.setWanSink(this.wan);
     this.partitions.register(this.wan.replicaData);
     this.cp = new CpService({ config: this.config, net: this.net, cluster, clock: this.clock, logger: this.logger });
+    this.metrics = opts.config.metrics.enabled ? new GridMetrics() : undefined;
   }
 
   /**
@@ -484,6 +488,7 @@ export class Member {
       },
       connections: () => this.connectionCounts(),
       enabledGroups: groups,
+      ...(this.metrics === undefined ? {} : { metrics: this.metrics }),
     };
     const rest = groups.size > 0 ? new RestServer(deps) : undefined;
     this.rest = rest;

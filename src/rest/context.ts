@@ -9,6 +9,7 @@ import type { ReplicaSyncStats } from '../partition/replica-sync.js';
 import type { CredentialChecker } from '../security/credentials.js';
 import type { WanFacade } from '../wan/wan-facade.js';
 import type { CpFacade } from '../cp/cp-service.js';
+import type { MetricsRegistrar } from '../core/metrics.js';
 
 export interface HealthView {
   clusterSafe(): boolean;
@@ -34,6 +35,11 @@ export interface PartitionsView {
   replicaSync?(): ReplicaSyncStats;
 }
 
+/** GET /metrics: where REST declares its own metrics, and the scrape of every metric of the member. */
+export interface MetricsEndpoint extends MetricsRegistrar {
+  scrape(): Promise<{ readonly contentType: string; readonly body: string }>;
+}
+
 export interface RestDeps {
   readonly config: GridConfig;
   readonly logger: Logger;
@@ -52,6 +58,8 @@ export interface RestDeps {
   readonly partitions: PartitionsView;
   /** Open connections of this member: HTTP (client) and member-to-member. */
   connections(): { readonly client: number; readonly member: number };
+  /** Metrics (GET /metrics, REST request counts and latencies); undefined when `metrics enabled="false"`. */
+  readonly metrics?: MetricsEndpoint;
   /** Endpoint groups enabled on the port that received the request. */
   readonly enabledGroups: ReadonlySet<EndpointGroupName>;
 }

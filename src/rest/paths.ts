@@ -8,7 +8,8 @@ export const PREFIXES = ['/grid/', '/hazelcast/'] as const;
 
 /**
  * The path after the `/grid/` or `/hazelcast/` prefix, query string removed, still encoded;
- * undefined when the path has neither prefix.
+ * undefined when the path has neither prefix. One path is served without a prefix: `/metrics`
+ * (Prometheus's default `metrics_path`), which is `metrics` as if it came after one.
  */
 export function stripPrefix(url: string): string | undefined {
   if (url.charCodeAt(0) !== 0x2f /* '/' */) {
@@ -21,6 +22,7 @@ export function stripPrefix(url: string): string | undefined {
   const path = q === -1 ? url : url.slice(0, q);
   if (path.startsWith('/hazelcast/')) return path.slice(11);
   if (path.startsWith('/grid/')) return path.slice(6);
+  if (path === '/metrics' || path === '/metrics/') return path.slice(1);
   return undefined;
 }
 

@@ -15,6 +15,7 @@ import { rawHeader } from './headers.js';
 import { stripPrefix } from './paths.js';
 import { sendEmpty } from './respond.js';
 import { groupOfPath, resolveRoute, type Method, type Route } from './routes.js';
+import { RequestStats, methodIndexOf, routeLabelOf, type RouteLabel } from './request-stats.js';
 import { STATUS_OF } from './status.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -82,10 +83,16 @@ export class RestServer implements ConnectionSink {
   private readonly refusals = new Map<string, { loggedAt: number; since: number }>();
   /** Open HTTP connections handed to this server. */
   private readonly connections = new Set<Connection>();
+  /** Request counts and latencies (undefined with metrics off: nothing is measured). */
+  readonly requestStats: RequestStats | undefined;
 
   constructor(private readonly deps: RestDeps) {
     this.maxBodyBytes = deps.config.tuning.restMaxBodyBytes;
     this.budget = new BodyBudget(deps.config.tuning.restMaxBufferedBodyBytes);
+    if (deps.metrics !== undefined) {
+      this.requestStats = new RequestStats();
+      this.requestStats.register(deps.metrics);
+    }
     this.server = http.createServer({
       maxHeaderSize: deps.config.tuning.restMaxHeaderBytes,
       keepAlive: true,
@@ -200,9 +207,14 @@ export class RestServer implements ConnectionSink {
 
   private start(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean, conn: Connection | undefined): void {
     let finished = false;
+    const stats = this.requestStats;
+    const startedAt = stats === undefined ? 0 : performance.now();
+    let routeLabel: RouteLabel = 'unknown';
     const done = (): void => {
-      if (finished || conn === undefined) return;
+      if (finished) return;
       finished = true;
+      if (stats !== undefined) stats.record(routeLabel, methodIndexOf(req.method), res.headersSent ? res.statusCode : 0, (performance.now() - startedAt) / 1000);
+      if (conn === undefined) return;
       conn.busy = false;
       conn.current = undefined;
       this.drain(conn);
@@ -226,6 +238,7 @@ export class RestServer implements ConnectionSink {
       if (m === undefined) throw new GridError('UNKNOWN_ENDPOINT', `method ${req.method ?? '?'} is not supported`);
       method = m;
       const rest = stripPrefix(req.url ?? '');
+      if (stats !== undefined) routeLabel = routeLabelOf(rest);
       if (rest === undefined) throw new GridError('UNKNOWN_ENDPOINT', 'path must start with /grid/ or /hazelcast/');
       const coarse = groupOfPath(rest);
       if (coarse !== undefined && !this.deps.enabledGroups.has(coarse)) {

@@ -69,6 +69,9 @@ export function resolveRoute(method: Method, rest: string): Route {
       return onlyGet(method, path, 'CLUSTER_READ', (r, d) => sendJson(r.res, { publishers: d.wan.status() }));
     case 'rest/instance':
       return onlyGet(method, path, 'CLUSTER_READ', (r, d) => sendJson(r.res, { name: d.instanceName }));
+    case 'metrics':
+      // Prometheus text format; also served as bare /metrics (paths.ts). No rest/ segment, like health.
+      return onlyGet(method, path, 'CLUSTER_READ', metrics);
     case 'rest/log-level':
       if (isGet(method)) return { group: 'CLUSTER_READ', readsBody: false, run: getLogLevel };
       if (method === 'POST') return paramRoute('CLUSTER_WRITE', 3, 3, setLogLevel);
@@ -273,6 +276,13 @@ function partitionsInfo(r: Request, d: RestDeps): void {
     partitions,
     ...(p.replicaSync === undefined ? {} : { replicaSync: p.replicaSync() }),
   });
+}
+
+// ---------------------------------------------------------------- metrics
+
+function metrics(r: Request, d: RestDeps): Promise<void> {
+  if (d.metrics === undefined) throw new GridError('NOT_ENABLED', 'metrics are disabled on this member (metrics enabled="false")');
+  return d.metrics.scrape().then((m) => sendText(r.res, m.body, m.contentType));
 }
 
 // ---------------------------------------------------------------- health

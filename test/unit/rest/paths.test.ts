@@ -35,6 +35,13 @@ describe('stripPrefix', () => {
     expect(stripPrefix('/grid/rest/maps/m/a%3Fb%2Fc')).toBe('rest/maps/m/a%3Fb%2Fc');
   });
 
+  it('serves /metrics without a prefix (Prometheus\'s default metrics_path), and no other path', () => {
+    expect(stripPrefix('/metrics')).toBe('metrics');
+    expect(stripPrefix('/metrics/')).toBe('metrics/');
+    expect(stripPrefix('/metrics?name[]=x')).toBe('metrics');
+    for (const url of ['/metricsx', '/metrics/x', '/Metrics', '/rest/metrics', '/health']) expect(stripPrefix(url), url).toBeUndefined();
+  });
+
   it('returns undefined for other paths', () => {
     for (const url of ['/', '', '/grid', '/hazelcast', '/gridx/rest', '/hazelcastx/rest', '/rest/maps/m/k', 'grid/rest', '/GRID/rest', '/x/grid/rest']) {
       expect(stripPrefix(url), url).toBeUndefined();
