@@ -1,5 +1,6 @@
 // Header lookups straight from `rawHeaders`: reading `req.headers` makes node build a
-// lower-cased object of every header, which the hot path does not need.
+// lower-cased object of every header, which the hot path does not need. And the one piece of
+// content negotiation Grid does: `Accept` preferring text over JSON (GET /health).
 
 import type { IncomingMessage } from 'node:http';
 
@@ -12,4 +13,36 @@ export function rawHeader(req: IncomingMessage, lowerName: string): string | und
     if (name.length === len && (name === lowerName || name.toLowerCase() === lowerName)) return raw[i + 1];
   }
   return undefined;
+}
+
+// Whether an `Accept` header ranks `text/plain` above `application/json` (RFC 9110 §12.5.1:
+// each type takes the q of its most specific matching range, `text/plain` over `text/*` over
+// `*/*`). A tie, `*/*` alone (curl's default) or no header at all is false: JSON stays the
+// default answer, and only a client that asks for text gets text.
+export function prefersPlainText(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  return qualityOf(accept, 'text', 'plain') > qualityOf(accept, 'application', 'json');
+}
+
+/** The q an Accept header gives `type/sub` (0 when no range matches it). */
+function qualityOf(accept: string, type: string, sub: string): number {
+  let best = -1;
+  let q = 0;
+  for (const range of accept.split(',')) {
+    const [mediaRange = '', ...params] = range.split(';');
+    const [t = '', s = ''] = mediaRange.trim().toLowerCase().split('/');
+    const specificity = t === type && s === sub ? 2 : t === type && s === '*' ? 1 : t === '*' && s === '*' ? 0 : -1;
+    if (specificity <= best) continue;
+    let rangeQ = 1;
+    for (const p of params) {
+      const [name = '', value = ''] = p.split('=');
+      if (name.trim().toLowerCase() !== 'q') continue;
+      const v = value.trim();
+      // A malformed q is ignored (the range keeps q=1) rather than refusing the request.
+      rangeQ = /^(0(\.[0-9]{0,3})?|1(\.0{0,3})?)$/.test(v) ? Number(v) : 1;
+    }
+    best = specificity;
+    q = rangeQ;
+  }
+  return q;
 }

@@ -12,7 +12,7 @@ import { parseBasicAuth } from '../security/credentials.js';
 import type { WanFacade } from '../wan/wan-facade.js';
 import type { RestDeps } from './context.js';
 import { decodeSegment, headerSafe, parseMapPath, parseParams, parseQueuePath, parseTimeoutSeconds } from './paths.js';
-import { rawHeader } from './headers.js';
+import { prefersPlainText, rawHeader } from './headers.js';
 import { sendEmpty, sendJson, sendText, sendValue } from './respond.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'DELETE';
@@ -303,6 +303,9 @@ function healthRoute(method: Method, path: string): Route {
             'Hazelcast-MigrationQueueSize', String(h.migrationQueueSize),
             'Hazelcast-ClusterSize', String(h.clusterSize),
           ]);
+        } else if (prefersPlainText(rawHeader(r.req, 'accept'))) {
+          // Hazelcast 3.x's text, which its healthcheck scripts grep (docs/rest-api.md).
+          sendText(r.res, healthText(h));
         } else {
           sendJson(r.res, h);
         }
@@ -352,6 +355,17 @@ function healthOf(d: RestDeps): {
     migrationQueueSize: d.health.migrationQueueSize(),
     clusterSize: d.cluster.members().length,
   };
+}
+
+/** `/health` as Hazelcast 3.x wrote it: `Hazelcast::<Name>=<VALUE>` lines, booleans upper-case. */
+function healthText(h: ReturnType<typeof healthOf>): string {
+  return (
+    `Hazelcast::NodeState=${h.nodeState}\n` +
+    `Hazelcast::ClusterState=${h.clusterState}\n` +
+    `Hazelcast::ClusterSafe=${h.clusterSafe ? 'TRUE' : 'FALSE'}\n` +
+    `Hazelcast::MigrationQueueSize=${h.migrationQueueSize}\n` +
+    `Hazelcast::ClusterSize=${h.clusterSize}\n`
+  );
 }
 
 // ---------------------------------------------------------------- credentials
