@@ -209,6 +209,8 @@ export function applyEnvOverrides(
   tree: Record<string, unknown>,
   env: Readonly<Record<string, string | undefined>>,
   problems: Problems,
+  /** What messages say set a path; the CLI's flags name themselves (`--port`). */
+  originOf: (variable: string) => string = (variable) => `environment variable ${variable}`,
 ): void {
   for (const prefix of ['HZ_', 'GRID_']) {
     const names = Object.keys(env)
@@ -235,7 +237,7 @@ export function applyEnvOverrides(
         if (isRecord(parent)) delete parent['member-list'];
       }
       assign(tree, steps, value);
-      problems.origins.set(path, name);
+      problems.origins.set(path, originOf(name));
     }
   }
 }

@@ -1,7 +1,7 @@
 // The config subsystem's public surface: loaders, matching and types. Nothing else in
 // src/config/ is meant to be imported from outside.
 
-export { configFromObject, defaultConfig, findConfigFile, loadConfigFile, parseConfigText } from './load.js';
+export { configFromObject, defaultConfig, findConfigFile, loadConfigFile, parseConfigText, type LoadOptions } from './load.js';
 export { findMapConfig, findQueueConfig, findSplitBrainProtection } from './match.js';
 export { listenPlan, type ListenPlan } from './endpoints.js';
 export { expandMemberList, parseMemberEntry, type MemberAddress } from './member-list.js';

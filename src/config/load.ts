@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { CONFIG_FILE_ENV, CONFIG_FILE_NAMES } from './defaults.js';
 import { applyEnvOverrides } from './env.js';
+import { resolvePlaceholders } from './placeholders.js';
 import { ConfigError, isRecord, Problems } from './problems.js';
 import { validateConfig } from './validate.js';
 import { parseXml } from './xml.js';
@@ -14,11 +15,19 @@ import type { ConfigLoadResult } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** What the command line adds to a load (`grid start` / `grid validate` flags). */
+export interface LoadOptions {
+  /** `--property name=value`: fills `${name}` placeholders of a file before the environment does. */
+  readonly properties?: ReadonlyMap<string, string>;
+  /** `--port`: the member port, over the file and the environment. */
+  readonly port?: number;
+}
+
 /**
  * Loads a config file; the format follows the extension (.xml, .yaml, .yml).
  * `env` (pass `process.env`) supplies HZ_* / GRID_* overrides; omitted = none.
  */
-export function loadConfigFile(path: string, env?: Env): ConfigLoadResult {
+export function loadConfigFile(path: string, env?: Env, opts: LoadOptions = {}): ConfigLoadResult {
   const ext = extname(path).toLowerCase();
   const format = ext === '.xml' ? 'xml' : ext === '.yaml' || ext === '.yml' ? 'yaml' : undefined;
   if (format === undefined) {
@@ -31,15 +40,20 @@ export function loadConfigFile(path: string, env?: Env): ConfigLoadResult {
     const code = (e as NodeJS.ErrnoException).code;
     throw new ConfigError([`${path}: cannot read config file (${code ?? (e instanceof Error ? e.message : String(e))})`], { cause: e });
   }
-  return parseConfigText(text, format, path, env);
+  return parseConfigText(text, format, path, env, opts);
 }
 
-/** Loads config text; `source` names it in messages and in `config.source`. */
-export function parseConfigText(text: string, format: 'xml' | 'yaml', source: string, env?: Env): ConfigLoadResult {
+/**
+ * Loads config text; `source` names it in messages and in `config.source`. `${name}`
+ * placeholders are filled from `opts.properties`, then from `env` (when given).
+ */
+export function parseConfigText(text: string, format: 'xml' | 'yaml', source: string, env?: Env, opts: LoadOptions = {}): ConfigLoadResult {
   const problems = new Problems(source);
   const raw = format === 'xml' ? parseXml(text, problems) : parseYaml(text, problems);
   problems.throwIfErrors();
-  return build(raw ?? {}, source, env, problems);
+  const tree = raw ?? {};
+  resolvePlaceholders(tree, { ...(opts.properties ? { properties: opts.properties } : {}), ...(env ? { env } : {}) }, problems);
+  return build(tree, source, env, problems, opts);
 }
 
 /**
@@ -62,8 +76,8 @@ export function configFromObject(raw: unknown, env?: Env): ConfigLoadResult {
 }
 
 /** The built-in defaults, plus environment overrides when `env` is given. */
-export function defaultConfig(env?: Env): ConfigLoadResult {
-  return build({}, 'defaults', env, new Problems('defaults'));
+export function defaultConfig(env?: Env, opts: LoadOptions = {}): ConfigLoadResult {
+  return build({}, 'defaults', env, new Problems('defaults'), opts);
 }
 
 /**
@@ -83,11 +97,18 @@ export function findConfigFile(opts: { explicit?: string; env: Env; cwd: string 
   return undefined;
 }
 
-function build(raw: Record<string, unknown>, source: string, env: Env | undefined, problems: Problems): ConfigLoadResult {
+function build(raw: Record<string, unknown>, source: string, env: Env | undefined, problems: Problems, opts: LoadOptions = {}): ConfigLoadResult {
   if (env !== undefined) applyEnvOverrides(raw, env, problems);
+  if (opts.port !== undefined) {
+    // The member port lives in advanced-network's member endpoint while that is enabled.
+    const advanced = raw['advanced-network'];
+    const enabled = isRecord(advanced) && String(advanced['enabled']).trim().toLowerCase() === 'true';
+    const variable = enabled ? 'GRID_ADVANCEDNETWORK_MEMBERSERVERSOCKETENDPOINTCONFIG_PORT_PORT' : 'GRID_NETWORK_PORT_PORT';
+    applyEnvOverrides(raw, { [variable]: String(opts.port) }, problems, () => '--port');
+  }
   const config = validateConfig(raw, source, problems);
   problems.throwIfErrors();
-  return deepFreeze({ config, warnings: [...problems.warnings] });
+  return deepFreeze({ config, warnings: problems.allWarnings(), unused: [...problems.unused] });
 }
 
 /** Freezes objects and arrays all the way down (Sets and Maps are typed read-only instead). */

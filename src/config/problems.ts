@@ -4,14 +4,19 @@
 
 import { GridError } from '../core/errors.js';
 
-/** Thrown when a configuration cannot be loaded; `problems` holds one line per mistake. */
+/**
+ * Thrown when a configuration cannot be loaded; `problems` holds one line per mistake, and
+ * `warnings` what the load had found besides (so a caller can still show them).
+ */
 export class ConfigError extends GridError {
   readonly problems: readonly string[];
+  readonly warnings: readonly string[];
 
-  constructor(problems: readonly string[], options?: { cause?: unknown }) {
-    super('CONFIG_INVALID', problems.join('\n'), options);
+  constructor(problems: readonly string[], options?: { cause?: unknown; warnings?: readonly string[] }) {
+    super('CONFIG_INVALID', problems.join('\n'), options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ConfigError';
     this.problems = Object.freeze([...problems]);
+    this.warnings = Object.freeze([...(options?.warnings ?? [])]);
   }
 }
 
@@ -19,7 +24,15 @@ export class ConfigError extends GridError {
 export class Problems {
   readonly errors: string[] = [];
   readonly warnings: string[] = [];
-  /** Paths set from the environment -> the variable that set them, so messages can say so. */
+  /**
+   * Paths of Hazelcast elements Grid accepts without using (`hazelcast.multimap`): summed up
+   * in one warning line by the loader, listed one by one on request (`--verbose`).
+   */
+  readonly unused: string[] = [];
+  /**
+   * Paths set from outside the file -> what set them (`environment variable HZ_NETWORK_PORT_PORT`,
+   * `--port`), so messages can say so.
+   */
   readonly origins = new Map<string, string>();
 
   constructor(readonly source: string) {}
@@ -32,16 +45,41 @@ export class Problems {
     this.warnings.push(this.format(path, message));
   }
 
-  /** Throws a ConfigError when any error was collected. */
+  /** A Hazelcast element Grid accepts but does not use. */
+  unusedElement(path: string): void {
+    this.unused.push(path);
+  }
+
+  /** Throws a ConfigError when any error was collected (carrying the warnings so far). */
   throwIfErrors(): void {
-    if (this.errors.length > 0) throw new ConfigError(this.errors);
+    if (this.errors.length > 0) throw new ConfigError(this.errors, { warnings: this.allWarnings() });
+  }
+
+  /**
+   * The warnings, then one line for the unused elements:
+   * `<source>: not used by Grid: multimap, list, set (5 elements; ...)`.
+   */
+  allWarnings(): string[] {
+    if (this.unused.length === 0) return [...this.warnings];
+    const names = [...new Set(this.unused.map((p) => elementName(p)))];
+    const count = this.unused.length;
+    return [
+      ...this.warnings,
+      `${this.source}: not used by Grid: ${names.join(', ')} (${count} element${count === 1 ? '' : 's'}; \`grid validate --verbose\` lists their paths)`,
+    ];
   }
 
   private format(path: string, message: string): string {
     const origin = this.origins.get(path);
     const where = path === '' ? '' : `${path}: `;
-    return `${this.source}: ${where}${message}${origin === undefined ? '' : ` (set by environment variable ${origin})`}`;
+    return `${this.source}: ${where}${message}${origin === undefined ? '' : ` (set by ${origin})`}`;
   }
+}
+
+/** `hazelcast.map.default.in-memory-format` -> `in-memory-format`; `a.b[2]` -> `b`. */
+function elementName(path: string): string {
+  const last = path.split('.').pop() ?? path;
+  return last.replace(/\[\d+\]$/, '');
 }
 
 /** `a.b` + `c` -> `a.b.c`. */

@@ -403,5 +403,8 @@ export interface TuningConfig {
 /** Warnings collected while loading (unknown elements, ignored settings). */
 export interface ConfigLoadResult {
   readonly config: GridConfig;
+  /** One line each; the Hazelcast elements Grid does not use are summed up in one line. */
   readonly warnings: readonly string[];
+  /** The paths of those unused elements (`hazelcast.multimap`), for `--verbose`. */
+  readonly unused: readonly string[];
 }

@@ -261,12 +261,18 @@ class Section {
     }
   }
 
-  /** Reports every key not read: known-but-unused ones as such, the rest as unknown. */
+  /**
+   * Reports every key not read: known-but-unused ones as such (summed up in one warning by the
+   * loader; one switched off with `enabled: false` is accepted silently, it would do nothing
+   * anyway), the rest as unknown.
+   */
   finish(ignored: readonly string[] = [], opts: { silent?: readonly string[] } = {}): void {
     for (const key of Object.keys(this.obj)) {
       if (this.used.has(key) || opts.silent?.includes(key)) continue;
-      if (ignored.includes(key)) this.problems.warn(this.at(key), 'accepted but not used by Grid');
-      else this.problems.warn(this.at(key), 'unknown element, ignored');
+      if (ignored.includes(key)) {
+        const v = this.obj[key];
+        if (!(isRecord(v) && parseBool(v['enabled']) === false)) this.problems.unusedElement(this.at(key));
+      } else this.problems.warn(this.at(key), 'unknown element, ignored');
     }
   }
 }

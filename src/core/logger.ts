@@ -102,7 +102,7 @@ export async function prettyDestination(out: LineSink, opts: { colorize: boolean
   const prettify = prettyFactory({
     colorize: opts.colorize,
     customLevels: 'SEVERE:50,WARNING:40,INFO:30,CONFIG:25,FINE:20,FINER:15,FINEST:10',
-    customColors: 'SEVERE:red,WARNING:yellow,INFO:green,CONFIG:cyan,FINE:blue,FINER:gray,FINEST:gray',
+    customColors: 'severe:red,warning:yellow,info:green,config:cyan,fine:blue,finer:gray,finest:gray',
     useOnlyCustomProps: true,
     translateTime: 'SYS:HH:MM:ss.l',
     // The member's name is the same on every line of one process.

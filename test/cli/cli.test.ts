@@ -50,10 +50,9 @@ function memberYaml(port: number, extra: Record<string, unknown> = {}): Record<s
   };
 }
 
-/** Waits for the start banner; returns the REST port it names. */
+/** Waits for the start banner (on stderr); returns the REST port it names. */
 async function restPortOf(p: GridProcess): Promise<number> {
-  // The banner line (after the "is running; config: ..." line), not the JSON log line that also says "REST on port".
-  const m = await p.waitForStdout(/^REST on port (\d+)/m);
+  const m = await p.waitForStderr(/^REST on port (\d+)/m);
   return Number(m[1]);
 }
 
@@ -104,7 +103,7 @@ describe('grid without a valid command', () => {
     const b = spawnGrid(['start', '--cnfig', 'x.yaml']);
     expect((await b.exited()).code).not.toBe(0);
     expect(b.stderr()).toContain("unknown option '--cnfig'");
-    expect(b.stdout()).not.toMatch(/is running/);
+    expect(b.stderr()).not.toMatch(/is running/);
   });
 });
 
@@ -114,7 +113,7 @@ describe('grid start', () => {
       const dir = tempDir();
       const file = writeYaml(dir, 'member.yaml', memberYaml(await freePort(), { 'instance-name': 'cli-node' }));
       const p = spawnGrid(['start', '--config', file]);
-      const m = await p.waitForStdout(/member 127\.0\.0\.1:(\d+) \(instance cli-node\) is running; config: (.+)\./);
+      const m = await p.waitForStderr(/member 127\.0\.0\.1:(\d+) \(instance cli-node\) is running; config: (.+)\./);
       expect(m[2]).toBe(file);
       const port = await restPortOf(p);
       expect(port).toBe(Number(m[1]));
@@ -181,7 +180,7 @@ describe('grid start', () => {
     const file = writeYaml(dir, 'from-env.yaml', memberYaml(await freePort(), { 'instance-name': 'from-env' }));
     const p = spawnGrid(['start'], { env: cleanEnv({ GRID_CONFIG: file }), cwd: tempDir() });
     const port = await restPortOf(p);
-    expect(p.stdout()).toContain(`config: ${file}.`);
+    expect(p.stderr()).toContain(`config: ${file}.`);
     expect(await instanceName(port)).toBe('from-env');
   });
 
@@ -190,7 +189,7 @@ describe('grid start', () => {
     writeYaml(cwd, 'hazelcast.yaml', memberYaml(await freePort(), { 'instance-name': 'from-hazelcast-yaml' }));
     const a = spawnGrid(['start'], { cwd });
     expect(await instanceName(await restPortOf(a))).toBe('from-hazelcast-yaml');
-    expect(a.stdout()).toContain(`config: ${join(cwd, 'hazelcast.yaml')}.`);
+    expect(a.stderr()).toContain(`config: ${join(cwd, 'hazelcast.yaml')}.`);
 
     writeYaml(cwd, 'grid.yaml', memberYaml(await freePort(), { 'instance-name': 'from-grid-yaml' }));
     const b = spawnGrid(['start'], { cwd });
@@ -227,10 +226,10 @@ describe('grid start', () => {
   it('runs on defaults without any config: REST disabled, HTTP connections closed unanswered', async () => {
     const port = await freePort();
     const p = spawnGrid(['start'], { cwd: tempDir(), env: cleanEnv({ HZ_NETWORK_PORT_PORT: String(port) }) });
-    const m = await p.waitForStdout(/member \S+:(\d+) \(instance \S+\) is running; config: defaults\./);
+    const m = await p.waitForStderr(/member \S+:(\d+) \(instance \S+\) is running; config: defaults\./);
     const bound = Number(m[1]);
     expect(bound).toBeGreaterThanOrEqual(port);
-    await p.waitForStdout(/REST is disabled/);
+    await p.waitForStderr(/REST is disabled/);
     const got = await sendAndAwaitClose(bound, 'GET /hazelcast/health HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(got.length).toBe(0);
     await waitFor('the REST-disabled hint in the log', () => logMessages(p).some((l) => l.includes('REST API is disabled')));
@@ -248,7 +247,7 @@ describe('grid start', () => {
       }),
     });
     const rest = await restPortOf(p);
-    expect(p.stdout()).toMatch(/endpoint groups: .*DATA/);
+    expect(p.stderr()).toMatch(/endpoint groups: .*DATA/);
     expect((await sendRequest(rest, 'GET', '/hazelcast/health')).status).toBe(200);
     expect((await sendRequest(rest, 'POST', '/hazelcast/rest/maps/m/k', { body: 'v' })).status).toBe(200);
     const change = await sendRequest(rest, 'POST', '/hazelcast/rest/management/cluster/changeState', { body: 'dev&&frozen' });
@@ -297,7 +296,7 @@ describe('grid start with a bad config', () => {
     expect(p.stderr()).toContain('hazelcast.network.port.port');
     expect(p.stderr()).toContain('99999');
     expect(p.stderr()).toMatch(/must be/);
-    expect(p.stdout()).not.toMatch(/is running/);
+    expect(p.stderr()).not.toMatch(/is running/);
   });
 
   it('an unknown endpoint group: non-zero exit, stderr names the file, the element and the known groups', async () => {
@@ -335,7 +334,7 @@ describe('grid start with a bad config', () => {
     expect(code).toBe(2);
     expect(p.stderr()).not.toMatch(/\n\s+at /);
     expect(p.stderr()).toContain(missing);
-    expect(p.stdout()).not.toMatch(/is running/);
+    expect(p.stderr()).not.toMatch(/is running/);
   });
 
   it('a member port that is taken with auto-increment off: non-zero exit naming the port', async () => {

@@ -62,6 +62,8 @@ export interface GridProcess {
   stderr(): string;
   /** Resolves with the first match of `re` in stdout (waiting for it until the deadline). */
   waitForStdout(re: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** The same for stderr (where `grid start` prints its banner). */
+  waitForStderr(re: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** Resolves with the exit code (or the signal name) once the process has exited. */
   exited(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -116,23 +118,25 @@ export function spawnGrid(
   );
   // stdout/stderr may still hold data after 'exit'; 'close' means both streams ended.
   const closed = new Promise<void>((r) => child.once('close', () => r()));
+  const waitForOutput = async (name: string, text: () => string, re: RegExp, timeoutMs: number): Promise<RegExpMatchArray> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const m = re.exec(text());
+      if (m) return m;
+      const state = `stdout ${JSON.stringify(out)}, stderr ${JSON.stringify(err)}`;
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`grid ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before ${name} matched ${String(re)}; ${state}`);
+      }
+      if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${name} to match ${String(re)}; ${state}`);
+      await sleep(20);
+    }
+  };
   return {
     child,
     stdout: () => out,
     stderr: () => err,
-    waitForStdout: async (re, timeoutMs = 10_000) => {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const m = re.exec(out);
-        if (m) return m;
-        const state = `stdout ${JSON.stringify(out)}, stderr ${JSON.stringify(err)}`;
-        if (child.exitCode !== null || child.signalCode !== null) {
-          throw new Error(`grid ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before stdout matched ${String(re)}; ${state}`);
-        }
-        if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for stdout to match ${String(re)}; ${state}`);
-        await sleep(20);
-      }
-    },
+    waitForStdout: (re, timeoutMs = 10_000) => waitForOutput('stdout', () => out, re, timeoutMs),
+    waitForStderr: (re, timeoutMs = 10_000) => waitForOutput('stderr', () => err, re, timeoutMs),
     exited: async (timeoutMs = 10_000) => {
       const r = await within(exit, timeoutMs, `grid ${args.join(' ')} to exit; stdout ${JSON.stringify(out)}`);
       await within(closed, 2_000, 'the output streams of the child to close');

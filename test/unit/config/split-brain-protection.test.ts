@@ -123,7 +123,7 @@ describe('split-brain-protection', () => {
   });
 
   it('the function-based variants are warned about by name and fall back to member counting', () => {
-    const { config, warnings } = xml(`
+    const { config, warnings, unused } = xml(`
       <split-brain-protection name="p" enabled="true">
         <minimum-cluster-size>3</minimum-cluster-size>
         <probabilistic-split-brain-protection acceptable-heartbeat-pause-millis="5000"/>
@@ -139,10 +139,11 @@ describe('split-brain-protection', () => {
       `not supported: Grid's split-brain protection counts the data members this member sees against minimum-cluster-size (${n}), as member-count-split-brain-protection does`;
     expect(warnings).toEqual([
       `grid.xml: hazelcast.split-brain-protection.p.probabilistic-split-brain-protection: ${why(3)}`,
-      'grid.xml: hazelcast.split-brain-protection.p.listeners: accepted but not used by Grid',
       `grid.xml: hazelcast.split-brain-protection.r.recently-active-split-brain-protection: ${why(2)}`,
       `grid.xml: hazelcast.split-brain-protection.f.function-class-name: ${why(2)}`,
+      'grid.xml: not used by Grid: listeners (1 element; `grid validate --verbose` lists their paths)',
     ]);
+    expect(unused).toEqual(['hazelcast.split-brain-protection.p.listeners']);
     expect(config.splitBrainProtections.map((p) => [p.name, p.enabled, p.minimumClusterSize])).toEqual([
       ['p', true, 3],
       ['r', true, 2],

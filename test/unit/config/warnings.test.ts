@@ -1,9 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { configFromObject, parseConfigText } from '../../../src/config/index.js';
 
-describe('unknown and ignored elements are warnings with their path', () => {
+describe('unknown elements are warnings with their path; unused ones are summed up in one line', () => {
   it('XML', () => {
-    const { config, warnings } = parseConfigText(
+    const { config, warnings, unused } = parseConfigText(
       `<hazelcast xmlns="http://www.hazelcast.com/schema/config">
         <cluster-name>c</cluster-name>
         <bogus a="1"/>
@@ -21,19 +21,22 @@ describe('unknown and ignored elements are warnings with their path', () => {
     );
     expect(config.clusterName).toBe('c');
     expect(warnings).toEqual([
-      'w.xml: hazelcast.network.reuse-address: accepted but not used by Grid',
       'w.xml: hazelcast.network.frobnicate: unknown element, ignored',
-      'w.xml: hazelcast.map.m.in-memory-format: accepted but not used by Grid',
-      'w.xml: hazelcast.map.m.eviction: accepted but not used by Grid',
       'w.xml: hazelcast.map.m.colour: unknown element, ignored',
-      'w.xml: hazelcast.queue.q.statistics-enabled: accepted but not used by Grid',
       'w.xml: hazelcast.bogus: unknown element, ignored',
-      'w.xml: hazelcast.management-center: accepted but not used by Grid',
+      'w.xml: not used by Grid: reuse-address, in-memory-format, eviction, statistics-enabled, management-center (5 elements; `grid validate --verbose` lists their paths)',
+    ]);
+    expect(unused).toEqual([
+      'hazelcast.network.reuse-address',
+      'hazelcast.map.m.in-memory-format',
+      'hazelcast.map.m.eviction',
+      'hazelcast.queue.q.statistics-enabled',
+      'hazelcast.management-center',
     ]);
   });
 
-  it('YAML', () => {
-    const { warnings } = parseConfigText(
+  it('YAML; an unused element switched off (enabled: false) is accepted silently', () => {
+    const { warnings, unused } = parseConfigText(
       `hazelcast:
   bogus: 1
   jet:
@@ -42,6 +45,8 @@ describe('unknown and ignored elements are warnings with their path', () => {
     join:
       aws:
         enabled: false
+      gcp:
+        enabled: true
       tcp-ip:
         enabled: true
         colour: red
@@ -53,10 +58,10 @@ grid-extra: 1
     expect(warnings).toEqual([
       'w.yaml: grid-extra: unknown root element, ignored (settings belong under "hazelcast:")',
       'w.yaml: hazelcast.network.join.tcp-ip.colour: unknown element, ignored',
-      'w.yaml: hazelcast.network.join.aws: accepted but not used by Grid',
       'w.yaml: hazelcast.bogus: unknown element, ignored',
-      'w.yaml: hazelcast.jet: accepted but not used by Grid',
+      'w.yaml: not used by Grid: gcp, jet (2 elements; `grid validate --verbose` lists their paths)',
     ]);
+    expect(unused).toEqual(['hazelcast.network.join.gcp', 'hazelcast.jet']);
   });
 
   it('multicast and auto-detection switched on are warned about and stay unused', () => {
