@@ -63,3 +63,42 @@ export class PlainHistogram implements HistogramCounts {
     this.sum += value;
   }
 }
+
+/** The label value under which names past a CountersByName bound are counted together. */
+export const OTHER_NAMES_LABEL = '(other)';
+
+/**
+ * Counters per map or queue name, kept apart from the data so that they never go backwards
+ * (a queue destroyed when empty, a partition migrated away). A name holding data on this
+ * member always gets its own; a name only asked about (a GET of a map never written) gets its
+ * own only while fewer than `maxUnbacked` such names exist; later ones share one record,
+ * reported as `(other)`: a client cannot grow the label set without bound by inventing names.
+ */
+export class CountersByName<T> {
+  private readonly byName = new Map<string, T>();
+  private unbacked = 0;
+  private other: T | undefined;
+
+  constructor(
+    private readonly create: () => T,
+    private readonly maxUnbacked = 1000,
+  ) {}
+
+  /** The counters of `name`; `holdsData`: the structure exists on this member (it always gets its own). */
+  of(name: string, holdsData: boolean): T {
+    const c = this.byName.get(name);
+    if (c !== undefined) return c;
+    if (!holdsData) {
+      if (this.unbacked >= this.maxUnbacked) return (this.other ??= this.create());
+      this.unbacked++;
+    }
+    const created = this.create();
+    this.byName.set(name, created);
+    return created;
+  }
+
+  forEach(fn: (counters: T, label: string) => void): void {
+    for (const [name, c] of this.byName) fn(c, name);
+    if (this.other !== undefined) fn(this.other, OTHER_NAMES_LABEL);
+  }
+}

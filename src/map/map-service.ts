@@ -17,6 +17,7 @@ import { RecordStore, STATS_STRIDE, type MergeEntry, type StoreObserver, type St
 import { mergingWins, policyNeedsStats } from '../cluster/merge-policies.js';
 import type { MergePolicyName } from '../config/types.js';
 import { LogOp, type LogRecord } from '../persistence/log-format.js';
+import { CountersByName, type MetricsRegistrar } from '../core/metrics.js';
 
 /** A map's entries of one partition, taken from a cluster that merges into another after a split brain. */
 export interface MapMergeBatch {
@@ -233,6 +234,20 @@ class BothObservers implements StoreObserver {
   }
 }
 
+/**
+ * One map's operations on this member as its partitions' owner, since the member started
+ * (plain increments on the hot path; read at scrape time).
+ */
+export class MapCounters {
+  gets = 0;
+  hits = 0;
+  misses = 0;
+  puts = 0;
+  removes = 0;
+  /** Entries found expired by a read or reclaimed by the sweeper in owned partitions. */
+  expirations = 0;
+}
+
 class MapContainer {
   readonly stores: (RecordStore | undefined)[] = new Array<RecordStore | undefined>(PARTITION_COUNT);
   readonly expiring: boolean;
@@ -248,6 +263,7 @@ class MapContainer {
     private readonly wan: () => MapWanSink | undefined,
     /** Where the map's changes are persisted (undefined: not persisted). */
     private readonly persist: MapPersistence | undefined,
+    readonly counters: MapCounters,
   ) {
     this.expiring = config.timeToLiveSeconds > 0 || config.maxIdleSeconds > 0;
     this.replicas = 1 + config.backupCount + config.asyncBackupCount;
@@ -266,6 +282,7 @@ class MapContainer {
         maxIdleMs: this.config.maxIdleSeconds * 1000,
         stats: this.stats,
         ...(observer === undefined ? {} : { observer }),
+        ...(this.expiring ? { expiredReads: this.counters } : {}),
       });
       this.stores[partitionId] = s;
     }
@@ -293,6 +310,8 @@ export class MapService implements MapFacade {
   private wan: MapWanSink | undefined;
   private persistence: MapPersistence | undefined;
   private readonly observerQueries = new Map<string, (observer: StoreObserver | undefined, config: MapConfig, arg: WireValue) => WireValue>();
+  private readonly counters = new CountersByName(() => new MapCounters());
+  private readonly isOwner: (partitionId: number) => boolean;
 
   constructor(deps: {
     config: GridConfig;
@@ -301,12 +320,15 @@ export class MapService implements MapFacade {
     logger: Logger;
     /** Data members in this member's list (lite members do not count), for split-brain protection. Default: 1. */
     clusterSize?: () => number;
+    /** Whether this member owns a partition now (metrics: owned vs backup entries, expirations). Default: owns all. */
+    isOwner?: (partitionId: number) => boolean;
   }) {
     this.config = deps.config;
     this.invoker = deps.invoker;
     this.clock = deps.clock;
     this.logger = deps.logger;
     this.guard = SplitBrainGuard.of(deps.config, deps.config.maps, deps.clusterSize ?? ALONE_SIZE);
+    this.isOwner = deps.isOwner ?? ((): boolean => true);
   }
 
   get(mapName: string, key: string): MaybePromise<StoredValue | undefined> {
@@ -419,12 +441,19 @@ export class MapService implements MapFacade {
   }
 
   /** @internal */ runGet(pid: number, mapName: string, key: string): StoredValue | undefined {
-    return this.containers.get(mapName)?.stores[pid]?.get(key, this.clock.now());
+    const c = this.containers.get(mapName);
+    const counters = c !== undefined ? c.counters : this.counters.of(mapName, false);
+    counters.gets++;
+    const v = c?.stores[pid]?.get(key, this.clock.now());
+    if (v === undefined) counters.misses++;
+    else counters.hits++;
+    return v;
   }
 
   /** The owner's put; returns the sequence numbers of the WAN events it queued (undefined: none). */
   /** @internal */ runPut(pid: number, mapName: string, key: string, value: string, ct: string | undefined): WireValue | undefined {
     const c = this.container(mapName);
+    c.counters.puts++;
     const store = c.store(pid);
     const now = this.clock.now();
     const wan = c.publishes ? this.wan : undefined;
@@ -487,6 +516,7 @@ export class MapService implements MapFacade {
       run: () => {
         this.guardOwner(mapName, 'WRITE');
         const c = this.containers.get(mapName);
+        (c !== undefined ? c.counters : this.counters.of(mapName, false)).removes++;
         const store = c?.stores[pid];
         if (store === undefined) return false;
         const wan = c?.publishes === true ? this.wan : undefined;
@@ -787,7 +817,7 @@ export class MapService implements MapFacade {
         const c = this.containers.get(mapName);
         const s = c?.stores[pid];
         if (c === undefined || s === undefined) return 0;
-        if (c.expiring) s.sweep(this.clock.now());
+        if (c.expiring) c.counters.expirations += s.sweep(this.clock.now());
         return s.size;
       },
     };
@@ -924,6 +954,44 @@ export class MapService implements MapFacade {
     },
   };
 
+  /**
+   * The per-map metrics (docs/metrics.md): entries owned here and held as backups, counted at
+   * scrape time, and the operations this member ran as owner.
+   */
+  reportMetrics(r: MetricsRegistrar): void {
+    let entries = new Map<string, { owned: number; backup: number }>();
+    r.beforeScrape(() => {
+      entries = new Map();
+      const owned: boolean[] = [];
+      for (let pid = 0; pid < PARTITION_COUNT; pid++) owned.push(this.isOwner(pid));
+      for (const [name, c] of this.containers) {
+        let o = 0;
+        let b = 0;
+        c.stores.forEach((s, pid) => {
+          if (s === undefined) return;
+          if (owned[pid]) o += s.size;
+          else b += s.size;
+        });
+        entries.set(name, { owned: o, backup: b });
+      }
+    });
+    const labelNames = ['map'];
+    r.gauge({ name: 'grid_map_entries', help: 'Entries of the map in partitions this member owns (summed over members: the map size); expired entries count until reclaimed', labelNames }, (report) => {
+      for (const [map, e] of entries) report(e.owned, { map });
+    });
+    r.gauge({ name: 'grid_map_backup_entries', help: 'Entries of the map this member holds as a backup replica', labelNames }, (report) => {
+      for (const [map, e] of entries) report(e.backup, { map });
+    });
+    const counter = (name: string, help: string, read: (c: MapCounters) => number): void =>
+      r.counter({ name, help, labelNames }, (report) => this.counters.forEach((c, map) => report(read(c), { map })));
+    counter('grid_map_gets_total', 'Map reads (GET, HEAD) run on this member as partition owner', (c) => c.gets);
+    counter('grid_map_hits_total', 'Map reads that found a live entry', (c) => c.hits);
+    counter('grid_map_misses_total', 'Map reads that found no entry (or an expired one)', (c) => c.misses);
+    counter('grid_map_puts_total', 'Map puts run on this member as partition owner', (c) => c.puts);
+    counter('grid_map_removes_total', 'Map removes (DELETE of a key) run on this member as partition owner, whether or not the key existed', (c) => c.removes);
+    counter('grid_map_expirations_total', 'Entries that expired (time-to-live, max-idle) in partitions this member owns: found by a read or reclaimed by the sweeper', (c) => c.expirations);
+  }
+
   /** Start reclaiming expired entries in the background. */
   startExpirySweeper(intervalMs: number): void {
     this.sweeper?.cancel();
@@ -953,7 +1021,10 @@ export class MapService implements MapFacade {
         const store = c.stores[pid];
         if (store === undefined) continue;
         examined += store.size;
-        removed += store.sweep(now);
+        const n = store.sweep(now);
+        removed += n;
+        // Backups reclaim their copies too; an expiry is counted once, where the partition is owned.
+        if (n > 0 && this.isOwner(pid)) c.counters.expirations += n;
       }
     }
     if (removed > 0) this.logger.debug({ removed }, 'expired map entries reclaimed');
@@ -964,7 +1035,7 @@ export class MapService implements MapFacade {
     let c = this.containers.get(mapName);
     if (c === undefined) {
       const config = findMapConfig(this.config, mapName);
-      c = new MapContainer(mapName, config, () => this.wan, config.dataPersistence.enabled ? this.persistence : undefined);
+      c = new MapContainer(mapName, config, () => this.wan, config.dataPersistence.enabled ? this.persistence : undefined, this.counters.of(mapName, true));
       this.containers.set(mapName, c);
     }
     return c;

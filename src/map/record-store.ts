@@ -76,6 +76,8 @@ export interface ExpiryPolicy {
   readonly stats?: boolean;
   /** Told of every change of the contents (a Merkle tree). */
   readonly observer?: StoreObserver;
+  /** Counts the entries a read found expired (reads run on the partition owner only). */
+  readonly expiredReads?: { expirations: number };
 }
 
 /** Values per entry in exported partition data: key, value, content type, expiresAt, lastAccessAt (+ creationTime, lastUpdateTime, hits with statistics). */
@@ -89,9 +91,11 @@ export class RecordStore {
   private readonly expiring: boolean;
   readonly stats: boolean;
   readonly observer: StoreObserver | undefined;
+  private readonly expiredReads: { expirations: number } | undefined;
 
   constructor(policy: ExpiryPolicy) {
     this.observer = policy.observer;
+    this.expiredReads = policy.expiredReads;
     this.ttlMs = policy.ttlMs;
     this.maxIdleMs = policy.maxIdleMs;
     this.expiring = policy.ttlMs > 0 || policy.maxIdleMs > 0;
@@ -110,6 +114,7 @@ export class RecordStore {
     if (this.expiring && this.isExpired(r, nowMs)) {
       this.entries.delete(key);
       this.observer?.changed(key, r, undefined);
+      if (this.expiredReads !== undefined) this.expiredReads.expirations++;
       return undefined;
     }
     r.lastAccessAt = nowMs;

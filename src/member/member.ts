@@ -173,7 +173,7 @@ export class Member {
       return n;
     };
     const serviceDeps = { config: this.config, invoker, clock: this.clock, logger: this.logger, clusterSize };
-    this.maps = new MapService(serviceDeps);
+    this.maps = new MapService({ ...serviceDeps, isOwner: (pid) => this.partitions.table.ownerOf(pid) === this.cluster.localMember().uuid });
     const cluster = this.cluster;
     const partitions = this.partitions;
     this.queues = new QueueService({
@@ -214,6 +214,13 @@ export class Member {
     this.partitions.register(this.wan.replicaData);
     this.cp = new CpService({ config: this.config, net: this.net, cluster, clock: this.clock, logger: this.logger });
     this.metrics = opts.config.metrics.enabled ? new GridMetrics() : undefined;
+    if (this.metrics !== undefined) this.reportMetrics(this.metrics);
+  }
+
+  /** Every service's metrics (docs/metrics.md), read at scrape time from the services' own counters. */
+  private reportMetrics(r: GridMetrics): void {
+    this.maps.reportMetrics(r);
+    this.queues.reportMetrics(r);
   }
 
   /**

@@ -24,6 +24,7 @@ import { Latin1, type WireValue } from '../protocol/codec.js';
 import * as f from '../protocol/fields.js';
 import { QueueContainer, type ContainerState, type Holder, type QueueItem, type Released, type Reservation } from './queue-container.js';
 import { LogOp, type LogRecord } from '../persistence/log-format.js';
+import { CountersByName, type MetricsRegistrar } from '../core/metrics.js';
 
 /** Where a persisted queue's changes go (the member's persistence; a narrow view of it). */
 export interface QueuePersistence {
@@ -197,6 +198,16 @@ class QueuePoll implements Operation<QueueItem | undefined> {
   }
 }
 
+/** One queue's operations on this member as its owner, since the member started (read at scrape time). */
+export class QueueCounters {
+  /** Offers that stored their item or handed it to a waiting poll. */
+  offers = 0;
+  /** Offers refused because the queue was full (max-size). */
+  rejectedOffers = 0;
+  /** Poll operations run (an item taken, waited for, or none). */
+  polls = 0;
+}
+
 interface Entry {
   readonly config: QueueConfig;
   readonly queue: QueueContainer;
@@ -239,6 +250,7 @@ export class QueueService implements QueueFacade {
   /** Ids of this member's polls: with its uuid, the holder of what they reserve. */
   private nextPollId = 1;
   private readonly counts: ReservationStats = { reserved: 0, confirmed: 0, released: 0, returnedForLeftMember: 0, lateConfirms: 0 };
+  private readonly counters = new CountersByName(() => new QueueCounters());
   /** Members seen leaving the list (bounded, oldest forgotten first): their reservations go back without waiting a sweep. */
   private readonly departed = new Set<string>();
   /** Holders found outside the member list by the last sweep: returned if still outside at the next one. */
@@ -318,6 +330,25 @@ export class QueueService implements QueueFacade {
 
   maxSizeOf(queueName: string): number {
     return (this.queues.get(queueName)?.config ?? findQueueConfig(this.config, queueName)).maxSize;
+  }
+
+  /** The per-queue metrics (docs/metrics.md) of the queues this member owns. */
+  reportMetrics(r: MetricsRegistrar): void {
+    const labelNames = ['queue'];
+    const owned = (report: (e: Entry, queue: string) => void): void => {
+      for (const [queue, e] of this.queues) if (this.membership.isOwner(e.partitionId)) report(e, queue);
+    };
+    r.gauge({ name: 'grid_queue_size', help: 'Items in the queue, on the member that owns it (items taken by a poll whose answer is not confirmed yet not included)', labelNames }, (report) =>
+      owned((e, queue) => report(e.queue.size, { queue })),
+    );
+    r.gauge({ name: 'grid_queue_waiting_polls', help: 'Polls waiting for an item, on the member that owns the queue', labelNames }, (report) =>
+      owned((e, queue) => report(e.queue.waiting, { queue })),
+    );
+    const counter = (name: string, help: string, read: (c: QueueCounters) => number): void =>
+      r.counter({ name, help, labelNames }, (report) => this.counters.forEach((c, queue) => report(read(c), { queue })));
+    counter('grid_queue_offers_total', 'Offers this member accepted as the queue\'s owner (stored, or handed to a waiting poll)', (c) => c.offers);
+    counter('grid_queue_rejected_offers_total', 'Offers refused because the queue was full (max-size)', (c) => c.rejectedOffers);
+    counter('grid_queue_polls_total', 'Poll operations this member ran as the queue\'s owner, whether they got an item, waited or got none', (c) => c.polls);
   }
 
   /** Reservation counts of this member since it started. */
@@ -422,6 +453,9 @@ export class QueueService implements QueueFacade {
     const e = this.entry(op.queueName, op.pid);
     const outcome = e.queue.offerItem(op.item);
     op.outcome = outcome;
+    const counters = this.counters.of(op.queueName, true);
+    if (outcome === 'full') counters.rejectedOffers++;
+    else counters.offers++;
     // Stored, or reserved for a waiting poll: the item is in the queue until confirmed.
     if (outcome !== 'full' && outcome !== 'handed') this.persistPut(op.queueName, e, op.item);
     if (typeof outcome === 'object') this.counts.reserved++;
@@ -439,6 +473,7 @@ export class QueueService implements QueueFacade {
     // The same poll sent again (its answer was lost with a connection or an owner): the same item.
     const had = e?.queue.reservation(op.holder);
     if (had !== undefined) return had.item;
+    this.counters.of(op.queueName, e !== undefined).polls++;
     // A poll whose client has already gone (e.g. pipelined behind a long poll on a
     // connection that closed since) takes nothing.
     if (!op.client.alive()) return undefined;

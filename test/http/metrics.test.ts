@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { restConfig, startMember } from '../support/member.js';
-import { parsePrometheus, sampleValue, scrape } from '../support/prometheus.js';
+import { parsePrometheus, sampleValue, scrape, type Family } from '../support/prometheus.js';
 import { ROUTE_LABELS } from '../../src/rest/request-stats.js';
 
 const put = (base: string, map: string, key: string, value: string): Promise<Response> =>
@@ -56,6 +56,83 @@ describe('GET /metrics', () => {
     const sum = sampleValue(after, 'grid_rest_request_duration_seconds_sum', { route: 'maps', method: 'GET' })!;
     expect(sum).toBeGreaterThan(0);
     expect(sum).toBeLessThan(8);
+  });
+
+  it('reports per map: entries, gets, hits, misses, puts, removes and expirations, exactly', async () => {
+    const m = await startMember(restConfig(undefined, { map: { 'ttl-m': { 'time-to-live-seconds': 1 } } }));
+    const v = (f: Map<string, Family>, name: string, map: string): number => sampleValue(f, name, { map }) ?? 0;
+    for (let i = 0; i < 10; i++) expect((await put(m.base, 'orders', `k${i}`, `v${i}`)).status).toBe(200);
+    // A read of a map that was never written still counts, under its own name.
+    expect((await fetch(`${m.base}/grid/rest/maps/nowhere/x`)).status).toBe(204);
+    const before = await scrape(m.base);
+    expect(v(before, 'grid_map_entries', 'orders')).toBe(10);
+    expect(v(before, 'grid_map_backup_entries', 'orders')).toBe(0);
+    expect(v(before, 'grid_map_puts_total', 'orders')).toBe(10);
+    expect(v(before, 'grid_map_gets_total', 'nowhere')).toBe(1);
+    expect(v(before, 'grid_map_misses_total', 'nowhere')).toBe(1);
+    for (let i = 0; i < 4; i++) expect((await fetch(`${m.base}/grid/rest/maps/orders/k${i}`)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await fetch(`${m.base}/grid/rest/maps/orders/none${i}`)).status).toBe(204);
+    for (const k of ['k8', 'k9', 'none']) expect((await fetch(`${m.base}/grid/rest/maps/orders/${k}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await put(m.base, 'orders', 'k0', 'again')).status).toBe(200);
+    const after = await scrape(m.base);
+    expect(v(after, 'grid_map_entries', 'orders')).toBe(8);
+    expect(v(after, 'grid_map_gets_total', 'orders')).toBe(6);
+    expect(v(after, 'grid_map_hits_total', 'orders')).toBe(4);
+    expect(v(after, 'grid_map_misses_total', 'orders')).toBe(2);
+    expect(v(after, 'grid_map_removes_total', 'orders')).toBe(3);
+    expect(v(after, 'grid_map_puts_total', 'orders')).toBe(11);
+    expect(v(after, 'grid_map_expirations_total', 'orders')).toBe(0);
+    expect(after.get('grid_map_puts_total')!.type).toBe('counter');
+    expect(after.get('grid_map_entries')!.type).toBe('gauge');
+
+    // Expiry: 3 entries with a 1 s time to live, each counted once whether a read or the sweeper finds it.
+    for (let i = 0; i < 3; i++) expect((await put(m.base, 'ttl-m', `t${i}`, 'x')).status).toBe(200);
+    expect(v(await scrape(m.base), 'grid_map_entries', 'ttl-m')).toBe(3);
+    const deadline = Date.now() + 10_000;
+    while ((await fetch(`${m.base}/grid/rest/maps/ttl-m/t0`)).status === 200) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    for (let i = 1; i < 3; i++) expect((await fetch(`${m.base}/grid/rest/maps/ttl-m/t${i}`)).status).toBe(204);
+    const expired = await scrape(m.base);
+    expect(v(expired, 'grid_map_expirations_total', 'ttl-m')).toBe(3);
+    expect(v(expired, 'grid_map_entries', 'ttl-m')).toBe(0);
+  });
+
+  it('reports per queue: size, offers, rejected offers, polls and waiting polls, exactly', async () => {
+    const m = await startMember(restConfig(undefined, { queue: { jobs: { 'max-size': 3 } } }));
+    const v = (f: Map<string, Family>, name: string, queue: string): number | undefined => sampleValue(f, name, { queue });
+    const offer = (q: string, body: string): Promise<Response> => fetch(`${m.base}/hazelcast/rest/queues/${q}`, { method: 'POST', body });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await offer('jobs', `j${i}`)).status);
+    expect(statuses).toEqual([200, 200, 200, 503, 503]);
+    let f = await scrape(m.base);
+    expect(v(f, 'grid_queue_size', 'jobs')).toBe(3);
+    expect(v(f, 'grid_queue_offers_total', 'jobs')).toBe(3);
+    expect(v(f, 'grid_queue_rejected_offers_total', 'jobs')).toBe(2);
+    expect(v(f, 'grid_queue_polls_total', 'jobs')).toBe(0);
+    expect(v(f, 'grid_queue_waiting_polls', 'jobs')).toBe(0);
+    for (let i = 0; i < 2; i++) expect((await fetch(`${m.base}/hazelcast/rest/queues/jobs/0`)).status).toBe(200);
+    f = await scrape(m.base);
+    expect(v(f, 'grid_queue_size', 'jobs')).toBe(1);
+    expect(v(f, 'grid_queue_polls_total', 'jobs')).toBe(2);
+
+    // A waiting poll shows as waiting until an offer serves it.
+    const waiting = fetch(`${m.base}/hazelcast/rest/queues/later/10`);
+    const deadline = Date.now() + 5_000;
+    while (v(await scrape(m.base), 'grid_queue_waiting_polls', 'later') !== 1) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect((await offer('later', 'now')).status).toBe(200);
+    const served = await waiting;
+    expect(served.status).toBe(200);
+    expect(await served.text()).toBe('now');
+    f = await scrape(m.base);
+    expect(v(f, 'grid_queue_waiting_polls', 'later')).toBe(0);
+    expect(v(f, 'grid_queue_size', 'later')).toBe(0);
+    expect(v(f, 'grid_queue_offers_total', 'later')).toBe(1);
+    expect(v(f, 'grid_queue_polls_total', 'later')).toBe(1);
   });
 
   it('keeps label values bounded: map names, keys and unknown paths never become labels', async () => {
