@@ -2,7 +2,7 @@
 // sessions, promotion, reset) and Grid's own CP data endpoints (/rest/cp: atomic longs as
 // `counter`, fenced locks). Needs the endpoint group CP.
 
-import type { Command } from 'commander';
+import { Command } from 'commander';
 import { leaf, runAction, seg, type AdminEnv, type Ctx } from './context.js';
 import { EXIT, UsageError } from './outcome.js';
 import {
@@ -26,8 +26,18 @@ const MGMT = 'rest/cp-subsystem';
 /** A Java long in decimal (the member checks the range). */
 function longArg(text: string | undefined, what: string): string {
   const t = (text ?? '').trim();
-  if (!/^[+-]?\d{1,19}$/.test(t)) throw new UsageError(`${what} must be an integer, got "${text ?? ''}" (a negative one after --, e.g. -- -5)`);
+  if (!/^[+-]?\d{1,19}$/.test(t)) throw new UsageError(`${what} must be an integer, got "${text ?? ''}" `);
   return t;
+}
+
+/**
+ * Lets `cmd` take negative numbers as arguments (`grid cp counter add hits -5`): commander
+ * reads `-5` as an unknown option, so such a token is handed over with a leading space (not
+ * an option any more); longArg trims it.
+ */
+function negativeNumbersAsArguments(cmd: Command): Command {
+  cmd.parseOptions = (argv: string[]) => Command.prototype.parseOptions.call(cmd, argv.map((a) => (/^-\d+$/.test(a) ? ` ${a}` : a)));
+  return cmd;
 }
 
 function sessionArg(text: string | undefined): string {
@@ -116,19 +126,19 @@ export function registerCpCommands(program: Command, io: AdminEnv): void {
       printLong(ctx, name!, reply.body.toString('utf8').trim());
     }),
   );
-  leaf(counter, 'set <name> <value>', 'Set the value; prints it.').allowUnknownOption().action(
+  negativeNumbersAsArguments(leaf(counter, 'set <name> <value>', 'Set the value; prints it.')).action(
     runAction(io, async (ctx, name, value) => {
       const reply = await ctx.call(`cp counter set ${name}`, 'POST', `${longPath(name!)}/set`, { body: longArg(value, 'the value'), contentType: 'text/plain' });
       printLong(ctx, name!, reply.body.toString('utf8').trim());
     }),
   );
-  leaf(counter, 'add <name> <delta>', 'Add a delta (negative after --: add n -- -5); prints the new value.').allowUnknownOption().action(
+  negativeNumbersAsArguments(leaf(counter, 'add <name> <delta>', 'Add a delta (may be negative); prints the new value.')).action(
     runAction(io, async (ctx, name, delta) => {
       const reply = await ctx.call(`cp counter add ${name}`, 'POST', `${longPath(name!)}/addAndGet`, { body: longArg(delta, 'the delta'), contentType: 'text/plain' });
       printLong(ctx, name!, reply.body.toString('utf8').trim());
     }),
   );
-  leaf(counter, 'cas <name> <expect> <update>', 'Compare and set: prints true, or false (exit 4) when the value was not <expect>.').allowUnknownOption().action(
+  negativeNumbersAsArguments(leaf(counter, 'cas <name> <expect> <update>', 'Compare and set: prints true, or false (exit 4) when the value was not <expect>.')).action(
     runAction(io, async (ctx, name, expect, update) => {
       const body = `${longArg(expect, 'expect')}&${longArg(update, 'update')}`;
       const reply = await ctx.call(`cp counter cas ${name}`, 'POST', `${longPath(name!)}/compareAndSet`, { body, contentType: 'text/plain' });
