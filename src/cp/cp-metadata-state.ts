@@ -119,7 +119,9 @@ export class CpMetadataState {
         if (name === undefined) return fail('BAD_REQUEST', 'createGroup: name');
         const bad = checkGroupName(name);
         if (bad !== undefined) return fail('BAD_REQUEST', bad);
-        const g = this.groups.get(name) ?? this.create(name);
+        // Optional: the CP members the proposer saw alive; a new group goes on them first (a dead seat cannot vote).
+        const alive = Array.isArray(t[2]) ? new Set((t[2] as readonly WireValue[]).filter((x): x is string => typeof x === 'string')) : undefined;
+        const g = this.groups.get(name) ?? this.create(name, alive);
         return ok(groupToWire(g));
       }
       case 'destroyGroup': {
@@ -146,12 +148,13 @@ export class CpMetadataState {
     }
   }
 
-  /** Members for a new group: the CP members in the fewest groups, in CP member order. */
-  private create(name: string): CpGroupRec {
+  /** Members for a new group: live CP members first (when the proposer said which), then those in the fewest groups, in CP member order. */
+  private create(name: string, alive?: ReadonlySet<string>): CpGroupRec {
     const load = this.loads();
+    const dead = (m: CpMemberRec): number => (alive === undefined || alive.has(m.cpUuid) ? 0 : 1);
     const chosen = [...this.cpMembers]
       .map((m, i) => ({ m, i }))
-      .sort((a, b) => (load.get(a.m.cpUuid) ?? 0) - (load.get(b.m.cpUuid) ?? 0) || a.i - b.i)
+      .sort((a, b) => dead(a.m) - dead(b.m) || (load.get(a.m.cpUuid) ?? 0) - (load.get(b.m.cpUuid) ?? 0) || a.i - b.i)
       .slice(0, this.groupSize)
       .sort((a, b) => a.i - b.i)
       .map((x) => x.m.cpUuid);

@@ -195,6 +195,7 @@ export class CpService implements CpFacade {
   private readonly missingSince = new Map<string, number>();
   private readonly changesInFlight = new Set<string>();
   private promoting = false;
+  private droppingStale = false;
   /** Shutting down: gives its seat up, and must not be promoted again meanwhile. */
   private leaving = false;
   private stopped = false;
@@ -286,6 +287,7 @@ export class CpService implements CpFacade {
         void this.maybeBootstrap();
         return;
       }
+      if (this.view !== undefined) this.dropOwnStaleSeat(this.view);
       const meta = this.nodes.get(METADATA_GROUP_ID);
       if (meta !== undefined && meta.raft.status().role === 'leader' && meta.sm.kind === 'metadata') this.metadataLeaderTick(meta, meta.sm.state);
       for (const n of this.nodes.values()) if (n.sm.kind === 'data' && n.raft.status().role === 'leader') this.dataLeaderTick(n, n.sm.state);
@@ -924,7 +926,9 @@ export class CpService implements CpFacade {
     if (bad !== undefined) throw new GridError('BAD_REQUEST', bad);
     const known = v.groups.find((g) => g.name === name);
     if (known !== undefined) return known;
-    const created = groupFromWire(await this.proposeMetadata(['createGroup', name]));
+    const cluster = this.deps.cluster;
+    const alive = v.cpMembers.filter((m) => cluster.memberByUuid(m.memberUuid) !== undefined && cluster.isAlive(m.memberUuid)).map((m) => m.cpUuid);
+    const created = groupFromWire(await this.proposeMetadata(['createGroup', name, alive]));
     return this.view?.groups.find((g) => g.name === name) ?? created;
   }
 
@@ -1083,12 +1087,40 @@ export class CpService implements CpFacade {
     const v = await this.metadata();
     const m = v.cpMembers.find((x) => x.cpUuid === cpUuid);
     if (m === undefined) throw new GridError('BAD_REQUEST', `no CP member ${cpUuid}`);
-    if (this.deps.cluster.memberByUuid(m.memberUuid) !== undefined) {
+    const member = this.deps.cluster.memberByUuid(m.memberUuid);
+    if (member !== undefined && !(await this.isStaleSeat(m, member))) {
       throw new GridError('BAD_REQUEST', `CP member ${cpUuid} (${m.address}) is still a member of the cluster: only a missing CP member can be removed`);
     }
     const a = await this.proposeMetadata(['removeMember', cpUuid]);
     void a;
     await this.metadata().catch(() => undefined);
+  }
+
+  /**
+   * A seat whose member is in the cluster under a different CP identity: the process restarted
+   * (persistence keeps the member uuid) and its Raft state is gone, so the seat is dead.
+   */
+  private async isStaleSeat(seat: CpMemberRec, member: MemberInfo): Promise<boolean> {
+    if (member.uuid === this.local.uuid) return seat.cpUuid !== this.cpUuid;
+    try {
+      const { cpUuid } = decodeCpDiscoverAnswer(await this.deps.net.request(member.address, Msg.CpDiscover, encodeEmpty(), MEMBER_CALL_TIMEOUT_MS));
+      return cpUuid !== seat.cpUuid;
+    } catch {
+      return false;
+    }
+  }
+
+  /** This process's own old seat (a restart that kept the member uuid): give it up so that it is replaced now. */
+  private dropOwnStaleSeat(v: CpView): void {
+    const stale = v.cpMembers.find((m) => m.memberUuid === this.local.uuid && m.cpUuid !== this.cpUuid);
+    if (stale === undefined || this.droppingStale || this.stopped) return;
+    this.droppingStale = true;
+    this.deps.logger.warn({ staleCpMember: stale.cpUuid }, 'CP subsystem: this member restarted and lost its CP state; giving up its old CP seat so that it is replaced');
+    this.proposeMetadata(['removeMember', stale.cpUuid], this.now() + MEMBER_CALL_TIMEOUT_MS * 2)
+      .catch((e: unknown) => this.deps.logger.debug(`CP subsystem: giving up the old seat failed, retrying: ${describeError(e)}`))
+      .finally(() => {
+        this.droppingStale = false;
+      });
   }
 
   async reset(): Promise<void> {

@@ -284,6 +284,18 @@ describe('removeMember', () => {
 });
 
 describe('createGroup', () => {
+  it('with the CP members the proposer saw alive: the new group goes on them first, whatever the loads', () => {
+    const s = CpMetadataState.initial(mems(5), 3);
+    // cp0 and cp1 hold METADATA and more; alive-first still picks them over the idle but dead cp3.
+    expect(s.apply(['createGroup', 'alive-first', cp(0, 1, 4)])).toEqual(okv(['alive-first', 2, cp(0, 1, 4), cp(0, 1, 4)]));
+    // Fewer alive than groupSize: the alive ones, then the least loaded of the rest.
+    const g = groupFromWire((s.apply(['createGroup', 'two-alive', cp(2, 4)]) as { value: WireValue }).value);
+    expect(g.members).toEqual(expect.arrayContaining(cp(2, 4)));
+    expect(g.members).toHaveLength(3);
+    // Without the list (older proposers) the loads alone decide, as before.
+    expect(created(s, 'by-load').members).toHaveLength(3);
+  });
+
   it('answers the group on the wire; creating it again answers the same group and uses no id', () => {
     const s = CpMetadataState.initial(mems(5), 3);
     const a = s.apply(['createGroup', 'orders']);
