@@ -49,6 +49,11 @@ import { applyMessageFault, parseMessageFaults } from './message-faults.js';
 import { searchOtherClusters, type SplitBrainHost } from './split-brain.js';
 import { ClusterStateMachine, type StateTransition } from './state-machine.js';
 import type { ClusterEvent, ClusterState, MemberInfo, NodeState } from './types.js';
+import type { MetricsRegistrar } from '../core/metrics.js';
+
+/** Every state, so that a dashboard sees the one at 1 and the others at 0 (metrics). */
+const METRIC_CLUSTER_STATES: readonly ClusterState[] = ['ACTIVE', 'NO_MIGRATION', 'FROZEN', 'PASSIVE', 'IN_TRANSITION'];
+const METRIC_NODE_STATES: readonly NodeState[] = ['STARTING', 'ACTIVE', 'PASSIVE', 'SHUTTING_DOWN', 'SHUT_DOWN'];
 
 export interface ClusterView {
   readonly clusterName: string;
@@ -222,6 +227,35 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
   }
 
   // ------------------------------------------------------------------ view
+
+  /** Membership metrics (docs/metrics.md), read at scrape time. */
+  reportMetrics(r: MetricsRegistrar): void {
+    r.gauge({ name: 'grid_cluster_members', help: "Members in this member's member list (itself and lite members included)" }, (report) => report(this.memberList.length));
+    r.gauge({ name: 'grid_cluster_master', help: '1 when this member is the master (the oldest member), else 0' }, (report) => report(this.isMaster() ? 1 : 0));
+    r.gauge({ name: 'grid_cluster_state', help: 'The cluster state as this member knows it: 1 for the current state, 0 for the others', labelNames: ['state'] }, (report) => {
+      const now = this.state();
+      for (const state of METRIC_CLUSTER_STATES) report(state === now ? 1 : 0, { state });
+    });
+    r.gauge({ name: 'grid_member_state', help: "This member's node state: 1 for the current state, 0 for the others", labelNames: ['state'] }, (report) => {
+      const now = this.nodeState();
+      for (const state of METRIC_NODE_STATES) report(state === now ? 1 : 0, { state });
+    });
+    r.gauge(
+      {
+        name: 'grid_cluster_heartbeat_age_seconds',
+        help: 'Seconds since this member last heard from each other member (a heartbeat or any message); past hazelcast.max.no.heartbeat.seconds the member is suspected',
+        labelNames: ['peer'],
+      },
+      (report) => {
+        const now = this.clock.now();
+        for (const m of this.memberList) {
+          if (m.uuid === this.local.uuid) continue;
+          const at = this.detector.lastHeardOf(m.uuid);
+          if (at !== undefined) report(Math.max(0, now - at) / 1000, { peer: m.address });
+        }
+      },
+    );
+  }
 
   localMember(): MemberInfo {
     return this.local;

@@ -19,6 +19,7 @@ import { PARTITION_COUNT } from '../partition/partitioning.js';
 import { admitPartitionWrite } from '../cluster/member-rules.js';
 import { BackupDropper } from '../partition/replica-versions.js';
 import { backupFailureVerdict } from './backup-failure.js';
+import type { MetricsRegistrar } from '../core/metrics.js';
 
 /** What a replica must apply after a write on the owner. */
 export interface BackupSpec {
@@ -120,6 +121,10 @@ export class ClusterInvoker implements Invoker {
   /** Waiting operations run here for other members, by `callerUuid:invocationId`. */
   private readonly remoteCallers = new Map<string, { gone: boolean; listeners: (() => void)[]; unsubscribe: () => void }>();
   private backupFailuresLogged = 0;
+  /** Invocations tried again after a retryable failure (metrics). */
+  private retries = 0;
+  /** Sync backups whose ack did not come within hazelcast.operation.backup.timeout.millis (metrics). */
+  private backupAckTimeouts = 0;
   private readonly dropper: BackupDropper;
   private durability: Durability | undefined;
 
@@ -142,6 +147,18 @@ export class ClusterInvoker implements Invoker {
       this.logger.warn(`grid.debug.drop-backups is set: this member skips ${deps.tuning.debugDropBackups} of the backups it receives on purpose (for tests only)`);
     }
     if (this.net) this.registerHandlers(this.net);
+  }
+
+  /** Invocation metrics (docs/metrics.md), read at scrape time. */
+  reportMetrics(r: MetricsRegistrar): void {
+    r.counter(
+      { name: 'grid_operation_retries_total', help: 'Operations this member tried again after a retryable failure (owner moved, partition migrating, owner unreachable, no owner yet)' },
+      (report) => report(this.retries),
+    );
+    r.counter(
+      { name: 'grid_operation_backup_timeouts_total', help: 'Sync backups whose ack did not come within hazelcast.operation.backup.timeout.millis (the write answered anyway)' },
+      (report) => report(this.backupAckTimeouts),
+    );
   }
 
   register(service: string, handler: OperationHandler): void {
@@ -181,7 +198,10 @@ export class ClusterInvoker implements Invoker {
     const local = this.cluster.localMember().uuid;
     for (let attempt = 0; ; attempt++) {
       try {
-        if (attempt > 0) this.checkCaller(op);
+        if (attempt > 0) {
+          this.retries++; // metrics: every attempt after the first is a retry
+          this.checkCaller(op);
+        }
         const owner = this.partitions.table.ownerOf(partitionId);
         if (owner === undefined) {
           if (this.partitions.isRecovering?.() === true) {
@@ -325,6 +345,7 @@ export class ClusterInvoker implements Invoker {
 
   /** A sync backup was not acknowledged: whether the write answers anyway (backup-failure.ts). */
   private backupFailed(address: string, op: Operation<unknown>, e: unknown, partitionId: number): void | Promise<void> {
+    if (isGridError(e) && e.code === 'TIMEOUT') this.backupAckTimeouts++; // metrics
     const verdict = backupFailureVerdict(isGridError(e) ? e.code : undefined, this.cluster.fenced());
     if (verdict === 'fenced') {
       // The backup refused this member as owner: it was removed, or the partition moved on

@@ -214,11 +214,16 @@ export class Member {
     this.partitions.register(this.wan.replicaData);
     this.cp = new CpService({ config: this.config, net: this.net, cluster, clock: this.clock, logger: this.logger });
     this.metrics = opts.config.metrics.enabled ? new GridMetrics() : undefined;
-    if (this.metrics !== undefined) this.reportMetrics(this.metrics);
+    if (this.metrics !== undefined) this.reportMetrics(this.metrics, invoker);
   }
 
   /** Every service's metrics (docs/metrics.md), read at scrape time from the services' own counters. */
-  private reportMetrics(r: GridMetrics): void {
+  private reportMetrics(r: GridMetrics, invoker: ClusterInvoker): void {
+    this.cluster.reportMetrics(r);
+    this.partitions.reportMetrics(r);
+    invoker.reportMetrics(r);
+    r.gauge({ name: 'grid_member_connections', help: 'Open member-protocol connections of this member (to and from other members)' }, (report) => report(this.connectionCounts().member));
+    r.gauge({ name: 'grid_rest_connections', help: 'Open HTTP connections of this member' }, (report) => report(this.connectionCounts().client));
     this.maps.reportMetrics(r);
     this.queues.reportMetrics(r);
   }

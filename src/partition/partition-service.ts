@@ -36,6 +36,7 @@ import { PARTITION_COUNT } from './partitioning.js';
 import { PartitionTable } from './partition-table.js';
 import { commitAllowed, dropUncommitted, migrationReady, planMode, replicaChange, rowsEqual, sourceRefusal } from './migration-rules.js';
 import { ReplicaSync } from './replica-sync.js';
+import type { MetricsRegistrar } from '../core/metrics.js';
 
 /** What a data service (maps, queues) gives the partition layer so its data can move. */
 export interface ReplicaData {
@@ -139,6 +140,8 @@ export class PartitionService implements PartitionView {
   // master state
   private readonly planned = new Map<number, Replicas>();
   private inFlight = 0;
+  /** Migrations this member committed as master (metrics). */
+  private migrationsCommitted = 0;
   private readonly leaving = new Set<string>();
   private readonly handOffWaiters: { uuid: string; resolve: () => void }[] = [];
   private retryTimer: TimerHandle | undefined;
@@ -193,6 +196,33 @@ export class PartitionService implements PartitionView {
   /** True while this member hands the partition over: writes must wait. */
   isBlocked(partitionId: number): boolean {
     return this.blocked.size > 0 && this.blocked.has(partitionId);
+  }
+
+  /** Partition metrics (docs/metrics.md), read at scrape time. */
+  reportMetrics(r: MetricsRegistrar): void {
+    let owned = 0;
+    let backups = 0;
+    r.beforeScrape(() => {
+      const me = this.localUuid;
+      owned = 0;
+      backups = 0;
+      for (let pid = 0; pid < PARTITION_COUNT; pid++) {
+        const i = this.table.replicas(pid).indexOf(me);
+        if (i === 0) owned++;
+        else if (i > 0) backups++;
+      }
+    });
+    r.gauge({ name: 'grid_partitions_owned', help: 'Partitions this member owns' }, (report) => report(owned));
+    r.gauge({ name: 'grid_partitions_backup', help: 'Partitions this member holds a backup replica of (sync or async)' }, (report) => report(backups));
+    r.gauge({ name: 'grid_partition_table_version', help: "Version of this member's partition table" }, (report) => report(this.table.version()));
+    r.gauge({ name: 'grid_cluster_safe', help: '1 when no migration is pending and every partition has all its replicas (as /health clusterSafe), else 0' }, (report) =>
+      report(this.clusterSafe() ? 1 : 0),
+    );
+    r.gauge(
+      { name: 'grid_migrations_in_flight', help: 'Partition migrations planned or running (the master counts its own; other members report the figure the master last sent)' },
+      (report) => report(this.migrationQueueSize()),
+    );
+    r.counter({ name: 'grid_migrations_completed_total', help: 'Partition migrations this member committed as master' }, (report) => report(this.migrationsCommitted));
   }
 
   migrationQueueSize(): number {
@@ -883,6 +913,7 @@ export class PartitionService implements PartitionView {
       this.retryLater();
       return;
     }
+    this.migrationsCommitted++; // metrics: committed just below
     const rows = [...this.table.snapshot()];
     rows[pid] = next;
     this.commit(rows);
