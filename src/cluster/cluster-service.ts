@@ -536,6 +536,7 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
     let target = masterAddress;
     for (let hop = 0; hop < 3; hop++) {
       let answer: WireValue;
+      if (this.logger.isLevelEnabled('debug')) this.logger.debug({ target }, `asking ${target} to join cluster "${this.clusterName}"`);
       try {
         answer = await this.net!.request(target, Msg.Join, encodeJoin({ member: this.local }), this.tuning.callTimeoutMs);
       } catch (e) {
@@ -557,6 +558,7 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
       }
       if (r.refusal !== undefined) throw new GridError('CONFLICT', `could not join the cluster through ${target}: ${r.refusal}`);
       if (r.redirect !== undefined) {
+        if (this.logger.isLevelEnabled('debug')) this.logger.debug({ target, master: r.redirect }, `${target} is not the master: asking ${r.redirect}`);
         target = r.redirect;
         continue;
       }
@@ -696,10 +698,14 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
     for (const m of removed) void this.net?.request(m.address, Msg.Members, payload, MEMBERS_PUSH_TIMEOUT_MS).catch(() => undefined);
   }
 
-  private removeMembers(uuids: readonly string[], reason: string): void {
+  /** `graceful`: the member left on its own (an INFO line); otherwise its removal is a WARNING. */
+  private removeMembers(uuids: readonly string[], reason: string, opts: { graceful?: boolean } = {}): void {
     const removed = this.memberList.filter((m) => uuids.includes(m.uuid) && m.uuid !== this.local.uuid);
     if (removed.length === 0) return;
-    for (const m of removed) this.logger.warn(`removing member ${m.address} (${m.uuid}): ${reason}`);
+    for (const m of removed) {
+      if (opts.graceful === true) this.logger.info({ member: m.address, uuid: m.uuid }, `member ${m.address} (${m.uuid}) left the cluster gracefully`);
+      else this.logger.warn(`removing member ${m.address} (${m.uuid}): ${reason}`);
+    }
     this.commitList(
       this.memberList.filter((m) => !removed.includes(m)),
       [],
@@ -822,6 +828,9 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
     });
     for (const m of this.memberList) {
       if (m.uuid !== this.local.uuid) this.net!.oneWay(m.address, Msg.Heartbeat, payload);
+    }
+    if (this.logger.isLevelEnabled('trace') && this.memberList.length > 1) {
+      this.logger.trace({ to: this.memberList.filter((m) => m.uuid !== this.local.uuid).map((m) => m.address) }, 'heartbeat sent');
     }
   }
 
@@ -947,6 +956,7 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
         return;
       }
       this.detector.heard(uuid, this.clock.now());
+      if (this.logger.isLevelEnabled('trace')) this.logger.trace({ from: from.peer.address, membersVersion: theirVersion }, 'heartbeat received');
       // Heard again: whatever made us suspect it has passed (only the master removes members).
       if (!this.isMaster()) this.suspected.delete(uuid);
       if (uuid === this.memberList[0]?.uuid && uuid !== this.local.uuid && masterState !== undefined) {
@@ -990,7 +1000,7 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
         this.logger.warn(`member ${from.describe()} asked for member ${uuid} to leave: refused (a member leaves for itself only)`);
         return;
       }
-      if (this.isMaster()) this.removeMembers([uuid], 'it left the cluster');
+      if (this.isMaster()) this.removeMembers([uuid], 'it left the cluster', { graceful: true });
     });
     net.handle(Msg.MergeTo, (p, from) => {
       const { target } = decodeMergeTo(p);
@@ -1175,7 +1185,7 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
     if (m === undefined) return null;
     this.logger.info(`member ${m.address} is leaving: handing its partitions over`);
     if (this.handOff && (this.states.state === 'ACTIVE' || this.states.state === 'NO_MIGRATION')) await this.handOff(uuid);
-    this.removeMembers([uuid], 'it left the cluster');
+    this.removeMembers([uuid], 'it left the cluster', { graceful: true });
     return null;
   }
 }

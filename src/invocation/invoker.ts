@@ -227,7 +227,14 @@ export class ClusterInvoker implements Invoker {
         if (left <= 0) {
           throw new GridError('PARTITION_UNAVAILABLE', `${op.name} on partition ${partitionId} gave up after ${this.tuning.callTimeoutMs} ms: ${e.message}`);
         }
-        await sleep(this.clock, Math.min(left, BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!));
+        const backoffMs = Math.min(left, BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!);
+        if (this.logger.isLevelEnabled('debug')) {
+          this.logger.debug(
+            { op: op.name, partition: partitionId, attempt: attempt + 1, code: e.code, backoffMs },
+            `${op.name} on partition ${partitionId} retried in ${backoffMs} ms: ${e.message}`,
+          );
+        }
+        await sleep(this.clock, backoffMs);
       }
     }
   }

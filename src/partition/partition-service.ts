@@ -898,6 +898,7 @@ export class PartitionService implements PartitionView {
     }
     const owner = prev[0]!;
     const ownerInfo = this.cluster.memberByUuid(owner)!;
+    const startedAt = this.logger.isLevelEnabled('debug') ? Date.now() : 0;
     try {
       if (owner === this.localUuid) await this.runMigration(pid, next, prev);
       else await this.net!.request(ownerInfo.address, Msg.Migrate, encodeMigrate({ partitionId: pid, replicas: next, previousReplicas: prev }), this.tuning.callTimeoutMs);
@@ -917,6 +918,13 @@ export class PartitionService implements PartitionView {
     const rows = [...this.table.snapshot()];
     rows[pid] = next;
     this.commit(rows);
+    if (startedAt > 0) {
+      const name = (uuid: string | undefined): string => (uuid === undefined || uuid === '' ? '-' : (this.cluster.memberByUuid(uuid)?.address ?? uuid));
+      this.logger.debug(
+        { partition: pid, from: prev.map(name), to: next.map(name), ms: Date.now() - startedAt },
+        `partition ${pid} migrated: owner ${name(prev[0])} -> ${name(next[0])}`,
+      );
+    }
   }
 
   /** A migration that will not be committed: its source takes writes for the partition again. */

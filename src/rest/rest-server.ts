@@ -208,12 +208,15 @@ export class RestServer implements ConnectionSink {
   private start(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean, conn: Connection | undefined): void {
     let finished = false;
     const stats = this.requestStats;
-    const startedAt = stats === undefined ? 0 : performance.now();
+    // Every request is logged at FINE (method, path, status, ms): checked once, so it costs nothing while FINE is off.
+    const logged = this.deps.logger.isLevelEnabled('debug');
+    const startedAt = stats === undefined && !logged ? 0 : performance.now();
     let routeLabel: RouteLabel = 'unknown';
     const done = (): void => {
       if (finished) return;
       finished = true;
       if (stats !== undefined) stats.record(routeLabel, methodIndexOf(req.method), res.headersSent ? res.statusCode : 0, (performance.now() - startedAt) / 1000);
+      if (logged) this.logRequest(req, res, performance.now() - startedAt);
       if (conn === undefined) return;
       conn.busy = false;
       conn.current = undefined;
@@ -413,6 +416,19 @@ export class RestServer implements ConnectionSink {
     return new GridError('PAYLOAD_TOO_LARGE', `${what} exceeds grid.rest.max-buffered-body-bytes (${this.budget.limitBytes})`);
   }
 
+  /** Why a request failed, for its FINE line; only kept while FINE is on. */
+  private readonly failReasons = new WeakMap<ServerResponse, string>();
+
+  private logRequest(req: IncomingMessage, res: ServerResponse, elapsedMs: number): void {
+    const status = res.headersSent ? res.statusCode : 0;
+    const ms = Math.round(elapsedMs * 10) / 10;
+    const reason = this.failReasons.get(res);
+    this.deps.logger.debug(
+      { method: req.method, path: req.url, status, ms, ...(reason !== undefined ? { reason } : {}) },
+      `${req.method ?? '?'} ${req.url ?? '?'} ${status} ${ms} ms`,
+    );
+  }
+
   private fail(res: ServerResponse, e: unknown, closeConnection: boolean): void {
     let status: number;
     let reason: string;
@@ -439,6 +455,8 @@ export class RestServer implements ConnectionSink {
     }
     if (res.destroyed || res.writableEnded) return;
     if (closeConnection) res.shouldKeepAlive = false;
+    // The request's FINE line says why it failed (X-Grid-Error).
+    if (this.deps.logger.isLevelEnabled('debug')) this.failReasons.set(res, reason);
     sendEmpty(res, status, reason, closeConnection ? ['Connection', 'close'] : undefined);
   }
 
