@@ -27,6 +27,8 @@ import { RestServer } from '../rest/rest-server.js';
 import { WanService } from '../wan/wan-service.js';
 import { CpService } from '../cp/cp-service.js';
 import { GridMetrics } from '../metrics/grid-metrics.js';
+import { reportWanMetrics } from '../wan/wan-metrics.js';
+import { reportCpMetrics } from '../cp/cp-metrics.js';
 import { PersistenceService, type OpenedStore, type PersistedState } from '../persistence/persistence-service.js';
 import { LogOp } from '../persistence/log-format.js';
 import { Msg } from '../protocol/messages.js';
@@ -226,6 +228,9 @@ export class Member {
     r.gauge({ name: 'grid_rest_connections', help: 'Open HTTP connections of this member' }, (report) => report(this.connectionCounts().client));
     this.maps.reportMetrics(r);
     this.queues.reportMetrics(r);
+    reportWanMetrics(r, () => this.wan.status());
+    this.persistence?.reportMetrics(r);
+    if (this.config.cpSubsystem.enabled) reportCpMetrics(r, () => this.cp.status());
   }
 
   /**

@@ -11,6 +11,7 @@ import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promise
 import { join } from 'node:path';
 import { GridError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { PlainHistogram } from '../core/metrics.js';
 import { encodeRecord, parseLog, type LogRecord } from './log-format.js';
 
 /** A live segment is rolled over once it is this large. */
@@ -34,7 +35,21 @@ function segmentName(n: number): string {
   return `seg-${String(n).padStart(8, '0')}.log`;
 }
 
+/** fsync (fdatasync) latency buckets in seconds: 50 µs to 2.5 s. */
+export const FSYNC_BUCKETS_SECONDS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+/** What the log did since the member started (metrics; counted per write, not per record). */
+export interface MemberLogStats {
+  /** Bytes of records written (group commits; compaction snapshots and backups not included). */
+  bytesWritten: number;
+  writes: number;
+  /** fdatasync of the log: count and latency. */
+  readonly fsync: PlainHistogram;
+  compactions: number;
+}
+
 export class MemberLog {
+  readonly stats: MemberLogStats = { bytesWritten: 0, writes: 0, fsync: new PlainHistogram(FSYNC_BUCKETS_SECONDS), compactions: 0 };
   private fd: number | undefined;
   private segment = 0;
   private segmentBytes = 0;
@@ -188,13 +203,26 @@ export class MemberLog {
     await writeAll(this.fd, data);
     this.segmentBytes += data.length;
     this.appendedSinceCompaction += data.length;
-    if (sync) await datasync(this.fd);
+    this.stats.bytesWritten += data.length;
+    this.stats.writes++;
+    if (sync) await this.timedDatasync(this.fd);
     if (this.segmentBytes >= this.maxSegmentBytes) {
       // A full segment is synced before the log moves on: only the last segment may end torn.
-      if (!sync) await datasync(this.fd);
+      if (!sync) await this.timedDatasync(this.fd);
       this.roll();
       await syncDir(this.dir);
     }
+  }
+
+  private async timedDatasync(fd: number): Promise<void> {
+    const startedAt = performance.now();
+    await datasync(fd);
+    this.stats.fsync.observe((performance.now() - startedAt) / 1000);
+  }
+
+  /** Bytes of the log on disk, about: the last snapshot and everything appended since. */
+  get sizeBytes(): number {
+    return this.appendedSinceCompaction;
   }
 
   /** Start a new segment (the current one becomes immutable). */
@@ -261,6 +289,7 @@ export class MemberLog {
       for (const n of oldSegments) await unlink(join(this.dir, segmentName(n))).catch(() => undefined);
       this.snapshotBytes = bytes;
       this.appendedSinceCompaction = bytes + this.segmentBytes;
+      this.stats.compactions++;
       this.logger.info({ dir: this.dir, bytes, removedSegments: oldSegments.length }, `persisted log compacted: ${oldSegments.length} segment(s) replaced by a snapshot of ${bytes} bytes`);
     } finally {
       this.compacting = false;

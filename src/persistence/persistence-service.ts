@@ -10,7 +10,8 @@ import { GridError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { PersistenceConfig } from '../config/types.js';
 import type { LogRecord } from './log-format.js';
-import { MemberLog, type SnapshotSource } from './member-log.js';
+import { FSYNC_BUCKETS_SECONDS, MemberLog, type SnapshotSource } from './member-log.js';
+import type { MetricsRegistrar } from '../core/metrics.js';
 
 /** What a member persists about itself and its cluster. */
 export interface PersistedState {
@@ -122,6 +123,21 @@ export class PersistenceService {
       }
     }, 5_000);
     this.compactTimer.unref();
+  }
+
+  /** Persistence metrics (docs/metrics.md), read at scrape time from the member log's counts. */
+  reportMetrics(r: MetricsRegistrar): void {
+    r.counter({ name: 'grid_persistence_records_total', help: 'Records (puts, removes, clears, partition drops) appended to the member log' }, (report) => report(this.appended));
+    r.counter({ name: 'grid_persistence_written_bytes_total', help: 'Bytes of records written to the member log (one write per event-loop turn)' }, (report) => report(this.log?.stats.bytesWritten ?? 0));
+    r.counter({ name: 'grid_persistence_writes_total', help: 'Writes to the member log (each carries the records of one event-loop turn)' }, (report) => report(this.log?.stats.writes ?? 0));
+    r.counter({ name: 'grid_persistence_compactions_total', help: 'Compactions of the member log into a snapshot' }, (report) => report(this.log?.stats.compactions ?? 0));
+    r.gauge({ name: 'grid_persistence_log_bytes', help: 'Size of the member log on disk, about (the last snapshot and everything appended since)' }, (report) => report(this.log?.sizeBytes ?? 0));
+    r.histogram(
+      { name: 'grid_persistence_fsync_duration_seconds', help: 'fdatasync of the member log (after writes of maps and queues with fsync true, and at each segment end)', buckets: FSYNC_BUCKETS_SECONDS },
+      (report) => {
+        if (this.log !== undefined) report(this.log.stats.fsync);
+      },
+    );
   }
 
   append(r: LogRecord, sync: boolean): void {

@@ -2,6 +2,10 @@
 // strictly, exact counter and gauge values, bounded labels, the paths it answers on, and its
 // group (CLUSTER_READ) and switch (metrics enabled).
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { restConfig, startMember } from '../support/member.js';
 import { parsePrometheus, sampleValue, scrape, type Family } from '../support/prometheus.js';
@@ -133,6 +137,71 @@ describe('GET /metrics', () => {
     expect(v(f, 'grid_queue_size', 'later')).toBe(0);
     expect(v(f, 'grid_queue_offers_total', 'later')).toBe(1);
     expect(v(f, 'grid_queue_polls_total', 'later')).toBe(1);
+  });
+
+  it('reports WAN publishers: queue depth, events queued, lag, endpoint and publisher state', async () => {
+    // A target that refuses every connection: events stay queued.
+    const down = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
+    try {
+      const target = `127.0.0.1:${(down.address() as net.AddressInfo).port}`;
+      const m = await startMember(
+        restConfig(undefined, {
+          'wan-replication': { wr: { 'batch-publisher': { pub: { 'cluster-name': 'target', 'target-endpoints': target, 'batch-max-delay-millis': 50 } } } },
+          map: { orders: { 'wan-replication-ref': { wr: {} } } },
+        }),
+      );
+      for (let i = 0; i < 5; i++) expect((await put(m.base, 'orders', `k${i}`, 'v')).status).toBe(200);
+      const pub = { replication: 'wr', publisher: 'pub' };
+      let f = await scrape(m.base);
+      expect(sampleValue(f, 'grid_wan_events_queued_total', pub)).toBe(5);
+      expect(sampleValue(f, 'grid_wan_queue_events', { ...pub, queue: 'primary' })).toBe(5);
+      expect(sampleValue(f, 'grid_wan_queue_events', { ...pub, queue: 'backup' })).toBe(0);
+      expect(sampleValue(f, 'grid_wan_events_acknowledged_total', pub)).toBe(0);
+      expect(sampleValue(f, 'grid_wan_events_dropped_total', pub)).toBe(0);
+      expect(sampleValue(f, 'grid_wan_queue_capacity_events', pub)).toBe(10000);
+      expect(sampleValue(f, 'grid_wan_endpoint_up', { ...pub, endpoint: target })).toBe(0);
+      expect(sampleValue(f, 'grid_wan_publisher_state', { ...pub, state: 'REPLICATING' })).toBe(1);
+      expect(sampleValue(f, 'grid_wan_publisher_state', { ...pub, state: 'PAUSED' })).toBe(0);
+      expect(sampleValue(f, 'grid_wan_lag_seconds', pub)).toBeGreaterThanOrEqual(0);
+      const paused = await fetch(`${m.base}/grid/rest/wan/pausePublisher`, { method: 'POST', body: 'dev&&wr&pub' });
+      expect(paused.status).toBe(200);
+      f = await scrape(m.base);
+      expect(sampleValue(f, 'grid_wan_publisher_state', { ...pub, state: 'PAUSED' })).toBe(1);
+      expect(sampleValue(f, 'grid_wan_publisher_state', { ...pub, state: 'REPLICATING' })).toBe(0);
+    } finally {
+      down.close();
+    }
+  });
+
+  it('reports persistence: records, bytes written, writes and fsync latency, exactly per write', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'grid-metrics-'));
+    try {
+      const m = await startMember(
+        restConfig(undefined, {
+          persistence: { enabled: true, 'base-dir': dir },
+          map: { durable: { 'data-persistence': { enabled: true, fsync: true } } },
+        }),
+      );
+      const before = await scrape(m.base);
+      const v = (f: Map<string, Family>, name: string): number => sampleValue(f, name) ?? NaN;
+      // One at a time: each put is its own write and fdatasync (writes of one event-loop turn are grouped).
+      for (let i = 0; i < 4; i++) expect((await put(m.base, 'durable', `k${i}`, 'x'.repeat(100))).status).toBe(200);
+      const after = await scrape(m.base);
+      expect(v(after, 'grid_persistence_records_total') - v(before, 'grid_persistence_records_total')).toBe(4);
+      expect(v(after, 'grid_persistence_writes_total') - v(before, 'grid_persistence_writes_total')).toBe(4);
+      expect(v(after, 'grid_persistence_fsync_duration_seconds_count') - v(before, 'grid_persistence_fsync_duration_seconds_count')).toBe(4);
+      const written = v(after, 'grid_persistence_written_bytes_total') - v(before, 'grid_persistence_written_bytes_total');
+      expect(written).toBeGreaterThan(4 * 100);
+      expect(written).toBeLessThan(4 * 400);
+      expect(v(after, 'grid_persistence_log_bytes')).toBeGreaterThanOrEqual(written);
+      expect(v(after, 'grid_persistence_fsync_duration_seconds_sum')).toBeGreaterThan(0);
+      // A map without persistence writes nothing.
+      expect((await put(m.base, 'volatile', 'k', 'x')).status).toBe(200);
+      expect(v(await scrape(m.base), 'grid_persistence_records_total')).toBe(v(after, 'grid_persistence_records_total'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps label values bounded: map names, keys and unknown paths never become labels', async () => {
