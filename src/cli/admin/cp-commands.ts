@@ -41,7 +41,7 @@ function negativeNumbersAsArguments(cmd: Command): Command {
 }
 
 function sessionArg(text: string | undefined): string {
-  if (text === undefined || !/^[1-9]\d{0,14}$/.test(text)) throw new UsageError(`--session must be a positive integer (a session id), got "${text ?? ''}"`);
+  if (text === undefined || !/^[1-9]\d{0,14}$/.test(text)) throw new UsageError(`a session id must be a positive integer, got "${text ?? ''}"`);
   return text;
 }
 
@@ -187,6 +187,15 @@ export function registerCpCommands(program: Command, io: AdminEnv): void {
         else ctx.print(value.lockCount === 0 ? `unlocked ${name}: it is free` : `unlocked ${name} once: session ${session} still holds it (lock count ${value.lockCount})`);
       }),
     );
+  leaf(cp, 'heartbeat <group> <session>', 'Keep a CP session alive (a session that gets no lock call or heartbeat for session-time-to-live-seconds is closed, and its locks released).').action(
+    runAction(io, async (ctx, group, session) => {
+      const id = sessionArg(session);
+      const reply = await ctx.call(`cp heartbeat ${group}/${id}`, 'POST', `rest/cp/sessions/${seg(group!)}/${id}/heartbeat`);
+      const value = ctx.parse<{ sessionId: number; expirationTime: number }>(`cp heartbeat ${group}/${id}`, reply);
+      if (ctx.json) ctx.printRaw(reply);
+      else ctx.print(`session ${value.sessionId} of group ${group} expires at ${new Date(value.expirationTime).toISOString()} unless used again`);
+    }),
+  );
   leaf(cp, 'lock-info <name>', 'Whether a fenced lock is held, by which session, its fence and waiters.').action(
     runAction(io, async (ctx, name) => {
       const { reply, value } = await ctx.getJson<LockInfoAnswer>(`cp lock-info ${name}`, lockPath(name!));
