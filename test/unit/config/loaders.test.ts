@@ -94,15 +94,20 @@ describe('shipped config files', () => {
     });
   });
 
-  it('dev.yaml enables REST with every endpoint group and has default map and queue', () => {
+  it('dev.yaml enables REST with every endpoint group, finds members on 127.0.0.1:5701-5703, has default map and queue and the tour\'s bounded queue', () => {
     const { config, warnings } = loadConfigFile(configPath('dev.yaml'));
     expect(warnings).toEqual([]);
     expect(config.clusterName).toBe('dev');
     expect(config.network.port).toEqual({ port: 5701, autoIncrement: true, portCount: 100 });
     expect(config.network.restApi.enabled).toBe(true);
     expect(config.network.restApi.enabledGroups.size).toBe(7);
+    expect(config.network.bindHost).toBe('127.0.0.1');
+    expect(config.network.join.tcpIp).toMatchObject({ enabled: true, members: ['127.0.0.1:5701-5703'] });
     expect(config.maps.map((m) => m.name)).toEqual(['default']);
-    expect(config.queues.map((q) => q.name)).toEqual(['default']);
+    expect(config.queues.map((q) => [q.name, q.maxSize])).toEqual([
+      ['default', 0],
+      ['jobs', 2],
+    ]);
     expect(config.tuning.restMaxBodyBytes).toBe(67108864);
   });
 
