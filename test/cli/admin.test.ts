@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster, type ConfigFragment } from '../support/cluster.js';
 import { pollUntil } from '../support/http.js';
+import { restConfig, startMember } from '../support/member.js';
 import { freePort } from '../support/ports.js';
 import { cleanEnv, spawnGrid, waitFor } from '../support/process.js';
 
@@ -262,6 +263,37 @@ describe('grid admin commands against a 3-member cluster', () => {
     expect(f).not.toContain('env-secret');
     // The cluster is still up.
     expect((await c.health(0)).nodeState).toBe('ACTIVE');
+  });
+
+  it('security on: --user/--password (or GRID_USER/GRID_PASSWORD) in the body and as Basic; a wrong password is exit 3 without it', async () => {
+    const password = 's3&cr%et pw';
+    const secured = await startMember(
+      restConfig(['CLUSTER_READ', 'CLUSTER_WRITE', 'HEALTH_CHECK'], {
+        security: {
+          enabled: true,
+          realms: [{ name: 'r', authentication: { simple: { users: [{ username: 'admin', password, roles: ['admin'] }] } } }],
+          'client-authentication': { realm: 'r' },
+        },
+      }),
+    );
+    const at = ['--address', `127.0.0.1:${secured.port}`];
+    const env = { GRID_USER: 'admin', GRID_PASSWORD: password };
+    const [state, level, refused, wrong] = await Promise.all([
+      grid(['cluster', 'state', ...at, '--user', 'admin', '--password', password]),
+      // GET log-level needs Authorization: Basic with security on.
+      grid(['log-level', '--json', ...at], { env }),
+      grid(['log-level', ...at]),
+      grid(['cluster', 'change-state', 'frozen', ...at, '--user', 'admin', '--password', 'not-it']),
+    ]);
+    expect(state).toEqual({ code: 0, stdout: 'ACTIVE\n', stderr: '' });
+    expect(level).toEqual({ code: 0, stdout: '{"logLevel":null}\n', stderr: '' });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/wrong or missing credentials \(Authorization: Basic\)\. Sent: cluster name "dev" \(the default\) and no password\./);
+    expect(wrong.code).toBe(3);
+    expect(wrong.stderr).toMatch(/wrong or missing credentials\. Sent: user "admin" \(from --user\) and a password from --password\./);
+    expect(wrong.stderr).not.toContain('not-it');
+    expect((await grid(['log-level', 'set', 'fine', ...at], { env })).code).toBe(0);
+    expect((await grid(['log-level', '--json', ...at], { env })).stdout).toBe('{"logLevel":"FINE"}\n');
   });
 
   it('usage errors are exit 1', async () => {
