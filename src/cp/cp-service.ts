@@ -196,6 +196,7 @@ export class CpService implements CpFacade {
   private readonly changesInFlight = new Set<string>();
   private promoting = false;
   private droppingStale = false;
+  private clusterShutdown = false;
   /** Shutting down: gives its seat up, and must not be promoted again meanwhile. */
   private leaving = false;
   private stopped = false;
@@ -236,6 +237,8 @@ export class CpService implements CpFacade {
     });
     net.onOutboundClosed((address) => this.peerLost(address));
     this.deps.cluster.on((e) => {
+      // The whole cluster stops: the seats end with the processes (no hand-over to wait for).
+      if (e.type === 'shutdownRequested' && e.scope === 'cluster') this.clusterShutdown = true;
       if (e.type === 'membersChanged') {
         for (const m of e.removed) this.peerLost(m.address);
         if (e.added.length > 0) this.viewDirty = true;
@@ -253,7 +256,7 @@ export class CpService implements CpFacade {
     const v = this.view;
     if (!this.enabled || v === undefined || this.stopped) return;
     if (!v.cpMembers.some((m) => m.cpUuid === this.cpUuid) || v.cpMembers.length <= 1) return;
-    if (this.deps.cluster.state() === 'PASSIVE') return;
+    if (this.clusterShutdown || this.deps.cluster.state() === 'PASSIVE') return;
     this.leaving = true;
     try {
       await this.proposeMetadata(['removeMember', this.cpUuid], this.now() + timeoutMs);
