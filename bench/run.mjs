@@ -40,9 +40,10 @@ import { CLUSTER_PHASES, renderClusterReport, runCluster } from './cluster.mjs';
 import { WAN_PHASES, renderWanReport, runWan, wanProblems } from './wan.mjs';
 import { CP_PARTS, CP_PHASES, cpProblems, renderCpReport, runCp } from './cp.mjs';
 import { DEFAULT_GRID_BIN, PERSISTENCE_PHASES, persistenceProblems, renderPersistenceReport, runPersistence } from './persistence.mjs';
+import { METRICS_PHASES, metricsProblems, renderMetricsReport, runMetrics } from './metrics.mjs';
 
 const TARGETS = { ratio: 0.85, p99Ms: 5, bytesPerEntry: 300 };
-const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...CLUSTER_PHASES, ...WAN_PHASES, ...CP_PHASES, ...PERSISTENCE_PHASES];
+const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...METRICS_PHASES, ...CLUSTER_PHASES, ...WAN_PHASES, ...CP_PHASES, ...PERSISTENCE_PHASES];
 const PERSISTENCE_PARTS = ['throughput', 'single', 'cluster'];
 
 // ---------------------------------------------------------------- options
@@ -70,6 +71,7 @@ function parseOptions() {
       'cp-failovers': { type: 'string', default: '3' },
       'cp-failover-rate': { type: 'string', default: '0' },
       'cp-parts': { type: 'string', default: CP_PARTS.join(',') },
+      'metrics-scrape-ms': { type: 'string', default: '1000' },
       'grid-bin': { type: 'string', default: process.env.GRID_BENCH_BIN || DEFAULT_GRID_BIN },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -83,7 +85,8 @@ function parseOptions() {
         '                    the report gives medians over the rounds',
         '  --connections N   autocannon connections (default 50)',
         '  --entries N       entries loaded by the memory phase and by the failover/join phases (default 1000000)',
-        '  --only LIST       comma list of get,post,queue,memory (single member), cluster,failover,join',
+        '  --only LIST       comma list of get,post,queue,memory (single member), metrics (map GET, metrics off vs on),',
+        '                    cluster,failover,join',
         '                    (3-member cluster: same workloads; kill -9 + recovery; a member joining),',
         '                    wan (1-member cluster replicating to another: POST with WAN on/off, lag, full + delta sync)',
         '                    cp (3 CP members: addAndGet via a non-leader and the leader vs map POST, exactly-once check;',
@@ -106,7 +109,8 @@ function parseOptions() {
         '  --cp-failovers N  leader kills of the CP phase, each on a fresh cluster (default 3)',
         '  --cp-failover-rate N  addAndGet/s of the stream during a CP leader kill (default 0 = 16 connections flat out)',
         '  --cp-parts LIST   throughput,failover (default both)',
-        '  --grid-bin PATH   grid launcher of the persistence and cp phases (default bin/grid.js; env GRID_BENCH_BIN),',
+        '  --metrics-scrape-ms N  how often the metrics phase scrapes /metrics of the member with metrics on (default 1000; 0 = never)',
+        '  --grid-bin PATH   grid launcher of the metrics, persistence and cp phases (default bin/grid.js; env GRID_BENCH_BIN),',
         '                    e.g. a copy built from HEAD; GRID_BENCH_NODE_ARGS adds node options (e.g. --cpu-prof)',
         '',
       ].join('\n'),
@@ -150,6 +154,7 @@ function parseOptions() {
     cpFailovers: int('cp-failovers', 0),
     cpFailoverRate: int('cp-failover-rate', 0),
     cpParts,
+    metricsScrapeMs: int('metrics-scrape-ms', 0),
     gridBin: path.resolve(values['grid-bin']),
     nodeArgs: (process.env.GRID_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
   };
@@ -446,6 +451,7 @@ async function main() {
   try {
     await runThroughput(opts, report);
     await runMemory(opts, report);
+    await runMetrics(opts, report);
     await runCluster(opts, report);
     await runWan(opts, report);
     await runCp(opts, report);
@@ -457,7 +463,7 @@ async function main() {
 }
 
 function finish(opts, report) {
-  const text = [renderReport(report), renderClusterReport(report), renderWanReport(report), renderCpReport(report), renderPersistenceReport(report)].filter(Boolean).join('\n');
+  const text = [renderReport(report), renderMetricsReport(report), renderClusterReport(report), renderWanReport(report), renderCpReport(report), renderPersistenceReport(report)].filter(Boolean).join('\n');
   process.stdout.write(`\nGrid benchmark (target ${opts.target}, ${report.cpus} CPUs, node ${process.version})\n${text}\n`);
   const invalid = report.workloads.filter((w) => !w.valid).map((w) => w.name);
   if (invalid.length) process.stdout.write(`WARNING: invalid (non-2xx/errors): ${invalid.join(', ')}\n`);
@@ -473,6 +479,10 @@ function finish(opts, report) {
   }
   if (wanProblems(report)) {
     process.stdout.write('WARNING: the WAN part found a problem (see above and results/latest.json)\n');
+    process.exitCode = 1;
+  }
+  if (metricsProblems(report).length > 0) {
+    process.stdout.write('WARNING: the metrics part found a problem (see above and results/latest.json)\n');
     process.exitCode = 1;
   }
   if (cpProblems(report)) {

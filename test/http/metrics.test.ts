@@ -2,7 +2,7 @@
 // strictly, exact counter and gauge values, bounded labels, the paths it answers on, and its
 // group (CLUSTER_READ) and switch (metrics enabled).
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { restConfig, startMember } from '../support/member.js';
 import { parsePrometheus, sampleValue, scrape, type Family } from '../support/prometheus.js';
 import { ROUTE_LABELS } from '../../src/rest/request-stats.js';
+import { GridMetrics } from '../../src/metrics/grid-metrics.js';
+import { reportCpMetrics } from '../../src/cp/cp-metrics.js';
 
 const put = (base: string, map: string, key: string, value: string): Promise<Response> =>
   fetch(`${base}/hazelcast/rest/maps/${map}/${key}`, { method: 'POST', body: value, headers: { 'content-type': 'text/plain' } });
@@ -199,6 +201,36 @@ describe('GET /metrics', () => {
       // A map without persistence writes nothing.
       expect((await put(m.base, 'volatile', 'k', 'x')).status).toBe(200);
       expect(v(await scrape(m.base), 'grid_persistence_records_total')).toBe(v(after, 'grid_persistence_records_total'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('lists every metric a member registers in docs/metrics.md (and no other), and the example dashboard uses only those', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'grid-metrics-'));
+    try {
+      const m = await startMember(
+        restConfig(undefined, {
+          persistence: { enabled: true, 'base-dir': dir },
+          'wan-replication': { wr: { 'batch-publisher': { pub: { 'cluster-name': 'target', 'target-endpoints': '127.0.0.1:9' } } } },
+        }),
+      );
+      const names = new Set(m.member.metrics!.names());
+      // CP metrics are registered only with the CP subsystem on (three members): take their names from the same function.
+      const cp = new GridMetrics({ processMetrics: false });
+      reportCpMetrics(cp, () => ({ enabled: true, seed: undefined, cpMemberUuid: undefined, viewVersion: undefined, groups: [] }));
+      for (const n of cp.names()) names.add(n);
+      const doc = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8');
+      const documented = new Set([...doc.matchAll(/`(grid_[a-z_]+)`/g)].map((x) => x[1]!));
+      const registered = [...names].filter((n) => n.startsWith('grid_'));
+      expect(registered.length).toBeGreaterThan(50);
+      expect(registered.filter((n) => !documented.has(n)), 'registered but not in docs/metrics.md').toEqual([]);
+      expect([...documented].filter((n) => !names.has(n)), 'in docs/metrics.md but not registered').toEqual([]);
+      const dashboard = JSON.parse(readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8')) as { panels: { targets?: { expr: string }[] }[] };
+      const used = new Set<string>();
+      for (const p of dashboard.panels) for (const t of p.targets ?? []) for (const x of t.expr.matchAll(/\b((?:grid|process|nodejs)_[a-z0-9_]+)/g)) used.add(x[1]!.replace(/_(bucket|sum|count)$/, ''));
+      expect(used.size).toBeGreaterThan(30);
+      expect([...used].filter((n) => !names.has(n)), 'used by the dashboard but not registered').toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
