@@ -1132,9 +1132,16 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
       } catch (e) {
         this.logger.warn(`cluster shutdown: could not make the cluster PASSIVE first: ${describeError(e)}`);
       }
-      for (const m of this.memberList) {
-        if (m.uuid !== this.local.uuid) this.net?.oneWay(m.address, Msg.ClusterShutdown, encodeEmpty());
-      }
+      // Every member must have taken the shutdown before this one starts leaving: once the master
+      // drops this member from the list, the others refuse its messages. A read on the same
+      // connection (frames are handled in order) answers only after the shutdown was handled.
+      const others = this.memberList.filter((m) => m.uuid !== this.local.uuid);
+      await Promise.allSettled(
+        others.map((m) => {
+          this.net?.oneWay(m.address, Msg.ClusterShutdown, encodeEmpty());
+          return this.net?.request(m.address, Msg.FetchState, encodeEmpty(), Math.min(this.tuning.callTimeoutMs, 5_000));
+        }),
+      );
       this.emit({ type: 'shutdownRequested', scope: 'cluster' });
     })();
   }

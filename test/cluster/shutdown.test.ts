@@ -37,4 +37,18 @@ describe('shutdown through REST', () => {
       { code: 0, signal: null },
     ]);
   }, 90_000);
+
+  it('clusterShutdown asked through a member that is not the master stops every member (4 members, 3 rounds)', async () => {
+    // The asking member leaves too: the others must take its shutdown before the master drops it from the list.
+    for (let round = 0; round < 3; round++) {
+      const c = await startCluster({ size: 4 });
+      const list = await c.waitForMembers(4);
+      const asker = c.byUuid(list[3]!.uuid).index;
+      const res = await c.management(asker, 'clusterShutdown');
+      expect(res.status).toBe(200);
+      const exits = await Promise.all([0, 1, 2, 3].map((i) => c.waitExit(i, 30_000)));
+      expect(exits, `round ${round}`).toEqual([0, 1, 2, 3].map(() => ({ code: 0, signal: null })));
+      await c.destroy();
+    }
+  }, 120_000);
 });
