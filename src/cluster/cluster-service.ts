@@ -130,6 +130,8 @@ const ASKED_BY_MEMORY_MS = 3_000;
 const TELL_NON_MEMBER_EVERY_MS = 2_000;
 /** How long a leaving member waits for the master to take its partitions. */
 const LEAVE_TIMEOUT_MS = 120_000;
+/** A leaving member whose master stays unreachable this long stops without a hand-over. */
+const LEAVE_MASTER_GONE_MS = 10_000;
 
 export interface ClusterDeps {
   readonly clusterName: string;
@@ -1155,23 +1157,31 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
     const moves = this.states.state === 'ACTIVE' || this.states.state === 'NO_MIGRATION';
     try {
       if (this.memberList[0]?.uuid === this.local.uuid) {
-        if (moves && this.handOff) await this.handOff(this.local.uuid);
-        // Hand mastership to the next oldest by pushing a list without this member.
-        const next = this.memberList.filter((m) => m.uuid !== this.local.uuid);
-        this.memberList = next;
-        this.listVersion++;
-        const payload = this.encodeList();
-        await Promise.allSettled(next.map((m) => this.net!.request(m.address, Msg.Members, payload, MEMBERS_PUSH_TIMEOUT_MS)));
+        await this.leaveAsMaster(moves);
       } else if (moves) {
         // Ask the master (whoever it is by then: it may change meanwhile) until it has taken our partitions.
         const deadline = this.clock.now() + LEAVE_TIMEOUT_MS;
+        let masterGoneSince: number | undefined;
         for (;;) {
           const master = this.master()!;
+          if (master.uuid === this.local.uuid) {
+            // The master left meanwhile (every member stopping at once) and this member is the oldest now.
+            await this.leaveAsMaster(moves);
+            break;
+          }
           try {
             await this.net.request(master.address, Msg.LeaveRequest, encodeLeave({ uuid: this.local.uuid }), Math.max(1, deadline - this.clock.now()));
             break;
           } catch (e) {
             if (this.clock.now() >= deadline || this.memberList.length <= 1) throw e;
+            // A master that is gone or stopping cannot take the partitions. Waiting for the failure
+            // detector to name another one can take max.no.heartbeat; after a while leave as a
+            // crash would: the backups on the other members take over (nothing with a backup is lost).
+            const gone = isGridError(e) && (e.code === 'MEMBER_UNREACHABLE' || e.code === 'MEMBER_SHUTTING_DOWN' || e.code === 'TIMEOUT');
+            masterGoneSince = gone ? (masterGoneSince ?? this.clock.now()) : undefined;
+            if (masterGoneSince !== undefined && this.clock.now() - masterGoneSince >= LEAVE_MASTER_GONE_MS) {
+              throw new GridError('MEMBER_UNREACHABLE', `master ${master.address} unreachable for ${LEAVE_MASTER_GONE_MS / 1000} s while leaving: stopping without handing partitions over (their backups take over)`);
+            }
             this.logger.info(`leave through master ${master.address} failed, asking again: ${describeError(e)}`);
             await new Promise<void>((resolve) => this.clock.setTimeout(resolve, 500));
           }
@@ -1184,6 +1194,16 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
     } finally {
       this.leaving = false;
     }
+  }
+
+  /** Hand this master's partitions over, then mastership to the next oldest by pushing a list without this member. */
+  private async leaveAsMaster(moves: boolean): Promise<void> {
+    if (moves && this.handOff) await this.handOff(this.local.uuid);
+    const next = this.memberList.filter((m) => m.uuid !== this.local.uuid);
+    this.memberList = next;
+    this.listVersion++;
+    const payload = this.encodeList();
+    await Promise.allSettled(next.map((m) => this.net!.request(m.address, Msg.Members, payload, MEMBERS_PUSH_TIMEOUT_MS)));
   }
 
   private async onLeaveRequest(uuid: string): Promise<WireValue> {
