@@ -44,6 +44,7 @@ import {
   startChild,
   tempDirs,
   waitReady,
+  waitFor,
 } from './lib.mjs';
 
 export const CP_PHASES = ['cp'];
@@ -182,21 +183,6 @@ class CpCluster {
     }
     await Promise.all(live.map((m) => m.child.exited));
   }
-}
-
-async function waitFor(probe, deadlineMs, what, everyMs = POLL_MS) {
-  const t0 = performance.now();
-  let last;
-  while (performance.now() - t0 < deadlineMs) {
-    try {
-      const v = await probe();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(everyMs);
-  }
-  throw new Error(`${what}: not within ${deadlineMs / 1000} s${last ? ` (last error: ${last.message})` : ''}`);
 }
 
 // ---------------------------------------------------------------- the load generator

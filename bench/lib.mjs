@@ -619,3 +619,22 @@ export const fmtInt = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString(
 export const fmtMs = (n) => (Number.isFinite(n) ? `${n.toFixed(2)} ms` : '-');
 export const fmtUs = (n) => (Number.isFinite(n) ? n.toFixed(1) : '-');
 export const mark = (ok) => (ok ? 'PASS' : 'MISS');
+
+/**
+ * Polls `probe` every `everyMs` until it returns something truthy (returned) or `deadlineMs`
+ * passes (throws naming `what` and the last error the probe threw).
+ */
+export async function waitFor(probe, deadlineMs, what, everyMs = 100) {
+  const t0 = performance.now();
+  let last;
+  while (performance.now() - t0 < deadlineMs) {
+    try {
+      const v = await probe();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`${what}: not within ${deadlineMs / 1000} s${last ? ` (last error: ${last.message})` : ''}`);
+}

@@ -45,6 +45,7 @@ import {
   tempDirs,
   valueFor,
   waitReady,
+  waitFor,
 } from './lib.mjs';
 
 export const WAN_PHASES = ['wan'];
@@ -182,21 +183,6 @@ async function wanPost(port, op, ...params) {
   const res = await httpRequest(port, 'POST', `${PREFIX}/rest/wan/${op}`, [CREDS, ...params].join('&'));
   if (res.status !== 200) throw new Error(`POST rest/wan/${op}: HTTP ${res.status} ${res.body.slice(0, 200)}`);
   return JSON.parse(res.body);
-}
-
-async function waitFor(probe, deadlineMs, what, everyMs = POLL_MS) {
-  const t0 = performance.now();
-  let last;
-  while (performance.now() - t0 < deadlineMs) {
-    try {
-      const v = await probe();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(everyMs);
-  }
-  throw new Error(`${what}: not within ${deadlineMs / 1000} s${last ? ` (last error: ${last.message})` : ''}`);
 }
 
 /** Waits until the publisher's primary queue is empty (everything acknowledged); returns ms waited. */
