@@ -4,6 +4,7 @@
 // with `metrics enabled: false` (no REST timing, no process metrics, /metrics 500). Rounds
 // alternate off, on, off, on, ... with the same GET workload as the single-member phase, so a
 // drift of the machine hits both. Goal: metrics cost < 3% of map GET throughput. See README.md.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -66,28 +67,46 @@ async function startMember(opts, enabled) {
   return { child, port };
 }
 
-/** Scrape /metrics every `everyMs` until stopped; collects how long each scrape took and its size. */
-function startScraper(port, everyMs) {
-  const scrapes = [];
-  let stopped = false;
-  let timer;
-  const tick = async () => {
-    if (stopped) return;
-    const t0 = performance.now();
-    try {
-      const r = await httpRequest(port, 'GET', '/metrics');
-      scrapes.push({ ms: performance.now() - t0, status: r.status, bytes: r.body.length });
-    } catch (e) {
-      scrapes.push({ ms: performance.now() - t0, status: 0, bytes: 0, error: String(e) });
-    }
-    if (!stopped) timer = setTimeout(tick, everyMs);
+// The scraper runs in its own process: in the bench process it would take event-loop time from
+// autocannon, the load generator, which is what limits the offered load on 2 cores (it runs at
+// ~90 % of a core), and the member's CPU per request rises when it gets fewer requests per turn.
+const SCRAPER = `
+const http = require('node:http');
+const [port, everyMs] = process.argv.slice(1).map(Number);
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+let stopped = false;
+process.on('SIGTERM', () => { stopped = true; });
+const tick = () => {
+  if (stopped) return process.exit(0);
+  const t0 = performance.now();
+  const done = (status, bytes, error) => {
+    process.stdout.write(JSON.stringify({ ms: performance.now() - t0, status, bytes, error }) + '\\n');
+    if (stopped) process.exit(0);
+    setTimeout(tick, everyMs);
   };
-  timer = setTimeout(tick, everyMs);
+  http.get({ host: '127.0.0.1', port, path: '/metrics', agent }, (res) => {
+    let bytes = 0;
+    res.on('data', (d) => (bytes += d.length));
+    res.on('end', () => done(res.statusCode, bytes));
+  }).on('error', (e) => done(0, 0, String(e)));
+};
+setTimeout(tick, everyMs);
+`;
+
+/** Scrape /metrics every `everyMs` (in a child process) until stopped; how long each scrape took and its size. */
+function startScraper(port, everyMs) {
+  const child = spawn(process.execPath, ['-e', SCRAPER, String(port), String(everyMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-      return scrapes;
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      return out
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l));
     },
   };
 }
@@ -112,7 +131,7 @@ export async function runMetrics(opts, report) {
       const a = await measure(`off${tag}`, off, opts.connections, opts.duration, requests);
       const scraper = opts.metricsScrapeMs > 0 ? startScraper(on.port, opts.metricsScrapeMs) : undefined;
       const b = await measure(`on${tag}`, on, opts.connections, opts.duration, requests);
-      if (scraper !== undefined) scrapes.push(...scraper.stop());
+      if (scraper !== undefined) scrapes.push(...(await scraper.stop()));
       rounds.push({ round: i, ratio: b.reqPerSec / a.reqPerSec, off: a, on: b });
     }
     const s = { off: summarize(rounds.map((r) => r.off)), on: summarize(rounds.map((r) => r.on)) };
