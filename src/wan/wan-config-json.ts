@@ -51,7 +51,7 @@ const QUEUE_FULL_BEHAVIORS: readonly QueueFullBehavior[] = [
   'THROW_EXCEPTION',
   'THROW_EXCEPTION_ONLY_IF_REPLICATION_ACTIVE',
 ];
-const PUBLISHER_STATES: readonly PublisherState[] = ['REPLICATING', 'PAUSED', 'STOPPED'];
+export const PUBLISHER_STATES: readonly PublisherState[] = ['REPLICATING', 'PAUSED', 'STOPPED'];
 const ACKNOWLEDGE_TYPES: readonly AcknowledgeType[] = ['ACK_ON_RECEIPT', 'ACK_ON_OPERATION_COMPLETE'];
 const CONSISTENCY_CHECK_STRATEGIES: readonly ConsistencyCheckStrategy[] = ['NONE', 'MERKLE_TREES'];
 

@@ -4,8 +4,7 @@
 
 import type { MetricsRegistrar } from '../core/metrics.js';
 import type { WanPublisherStatus } from './wan-facade.js';
-
-const STATES: readonly WanPublisherStatus['state'][] = ['REPLICATING', 'PAUSED', 'STOPPED'];
+import { PUBLISHER_STATES } from './wan-config-json.js';
 
 export function reportWanMetrics(r: MetricsRegistrar, status: () => readonly WanPublisherStatus[]): void {
   let publishers: readonly WanPublisherStatus[] = [];
@@ -26,7 +25,7 @@ export function reportWanMetrics(r: MetricsRegistrar, status: () => readonly Wan
   r.gauge({ name: 'grid_wan_queue_capacity_events', help: 'queue-capacity of the publisher (per member, primary events)', labelNames }, each((p) => p.queueCapacity));
   r.gauge({ name: 'grid_wan_lag_seconds', help: 'How long the oldest event in the primary queue has waited (0 when empty)', labelNames }, each((p) => p.lagMillis / 1000));
   r.gauge({ name: 'grid_wan_publisher_state', help: "The publisher's state on this member: 1 for the current state, 0 for the others", labelNames: [...labelNames, 'state'] }, (report) => {
-    for (const p of publishers) for (const state of STATES) report(p.state === state ? 1 : 0, { ...labels(p), state });
+    for (const p of publishers) for (const state of PUBLISHER_STATES) report(p.state === state ? 1 : 0, { ...labels(p), state });
   });
   r.gauge({ name: 'grid_wan_endpoint_up', help: '1 when the WAN connection to the target endpoint is up, else 0', labelNames: [...labelNames, 'endpoint'] }, (report) => {
     for (const p of publishers) for (const e of p.endpoints) report(e.status === 'up' ? 1 : 0, { ...labels(p), endpoint: e.address });
