@@ -2,7 +2,7 @@
 // src/config/ is meant to be imported from outside.
 
 export { configFromObject, defaultConfig, findConfigFile, loadConfigFile, parseConfigText, type LoadOptions } from './load.js';
-export { findMapConfig, findQueueConfig, findSplitBrainProtection } from './match.js';
+export { findMapConfig, findQueueConfig, findSplitBrainProtection, lockAcquireLimitOf } from './match.js';
 export { listenPlan, type ListenPlan } from './endpoints.js';
 export { expandMemberList, parseMemberEntry, type MemberAddress } from './member-list.js';
 export { ConfigError } from './problems.js';

@@ -3,7 +3,7 @@
 // A `@partitionKey` suffix is not part of the name.
 
 import { DEFAULT_MAP, DEFAULT_QUEUE } from './defaults.js';
-import type { GridConfig, MapConfig, QueueConfig, SplitBrainProtectionConfig } from './types.js';
+import type { FencedLockConfig, GridConfig, MapConfig, QueueConfig, SplitBrainProtectionConfig } from './types.js';
 
 /** `name@partitionKey` -> `name`. */
 export function baseName(name: string): string {
@@ -19,15 +19,15 @@ function matches(pattern: string, name: string): boolean {
   return name.length >= prefix.length + suffix.length && name.startsWith(prefix) && name.endsWith(suffix);
 }
 
-/** The entry for `name`; among equally long wildcard matches the first declared wins. */
-function find<T extends { readonly name: string }>(entries: readonly T[], name: string): T | undefined {
+/** The entry for `name`; among equally long wildcard matches the first declared wins; then `default` unless told not to. */
+function find<T extends { readonly name: string }>(entries: readonly T[], name: string, withDefault = true): T | undefined {
   const exact = entries.find((e) => e.name === name);
   if (exact !== undefined) return exact;
   let best: T | undefined;
   for (const e of entries) {
     if (matches(e.name, name) && (best === undefined || e.name.length > best.name.length)) best = e;
   }
-  return best ?? entries.find((e) => e.name === 'default');
+  return best ?? (withDefault ? entries.find((e) => e.name === 'default') : undefined);
 }
 
 /** Config of map `name`: the matching entry as declared (its `name` is the pattern), or built-in defaults named `name`. */
@@ -40,6 +40,11 @@ export function findMapConfig(config: GridConfig, name: string): MapConfig {
 export function findQueueConfig(config: GridConfig, name: string): QueueConfig {
   const base = baseName(name);
   return find(config.queues, base) ?? Object.freeze({ ...DEFAULT_QUEUE, name: base });
+}
+
+/** lock-acquire-limit of fenced lock `name` (without `@group`): matched like maps, but no `default` entry (Hazelcast has none); 0 (reentrant) when nothing matches. */
+export function lockAcquireLimitOf(config: GridConfig, name: string): number {
+  return find<FencedLockConfig>(config.cpSubsystem.locks, baseName(name), false)?.lockAcquireLimit ?? 0;
 }
 
 /** The enabled split-brain protection a map or queue config refers to; undefined = unprotected. */

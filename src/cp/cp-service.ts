@@ -17,6 +17,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { GridConfig } from '../config/types.js';
+import { lockAcquireLimitOf } from '../config/match.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import { GridError, describeError, isGridErrorCode } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -430,11 +431,7 @@ export class CpService implements CpFacade {
   }
 
   private newDataState(): CpDataState {
-    const locks = this.deps.config.cpSubsystem.locks;
-    return new CpDataState({
-      sessionTtlMs: this.deps.config.cpSubsystem.sessionTimeToLiveSeconds * 1000,
-      lockAcquireLimit: (name) => lockAcquireLimit(locks, name),
-    });
+    return new CpDataState(this.dataOptions());
   }
 
   private destroyNode(n: GroupNode, why: GridError): void {
@@ -541,8 +538,8 @@ export class CpService implements CpFacade {
   }
 
   private dataOptions(): { sessionTtlMs: number; lockAcquireLimit(name: string): number } {
-    const cp = this.deps.config.cpSubsystem;
-    return { sessionTtlMs: cp.sessionTimeToLiveSeconds * 1000, lockAcquireLimit: (name) => lockAcquireLimit(cp.locks, name) };
+    const config = this.deps.config;
+    return { sessionTtlMs: config.cpSubsystem.sessionTimeToLiveSeconds * 1000, lockAcquireLimit: (name) => lockAcquireLimitOf(config, name) };
   }
 
   private arm(n: GroupNode, atMs: number | undefined): void {
@@ -1094,8 +1091,7 @@ export class CpService implements CpFacade {
     if (member !== undefined && !(await this.isStaleSeat(m, member))) {
       throw new GridError('BAD_REQUEST', `CP member ${cpUuid} (${m.address}) is still a member of the cluster: only a missing CP member can be removed`);
     }
-    const a = await this.proposeMetadata(['removeMember', cpUuid]);
-    void a;
+    await this.proposeMetadata(['removeMember', cpUuid]);
     await this.metadata().catch(() => undefined);
   }
 
@@ -1162,22 +1158,6 @@ export function splitName(full: string): { object: string; group: string } {
   if (group.includes('@')) throw new GridError('BAD_REQUEST', `"${full}": more than one "@"`);
   if (group.length === 0) throw new GridError('BAD_REQUEST', `"${full}": the group after "@" is empty`);
   return { object, group };
-}
-
-export function lockAcquireLimit(locks: readonly { name: string; lockAcquireLimit: number }[], name: string): number {
-  const exact = locks.find((l) => l.name === name);
-  if (exact !== undefined) return exact.lockAcquireLimit;
-  let best: { name: string; lockAcquireLimit: number } | undefined;
-  for (const l of locks) {
-    const star = l.name.indexOf('*');
-    if (star < 0) continue;
-    const pre = l.name.slice(0, star);
-    const post = l.name.slice(star + 1);
-    if (name.length >= pre.length + post.length && name.startsWith(pre) && name.endsWith(post)) {
-      if (best === undefined || l.name.length > best.name.length) best = l;
-    }
-  }
-  return best?.lockAcquireLimit ?? 0;
 }
 
 /** Commands stamped with the leader's clock where they carry a time. */

@@ -563,6 +563,12 @@ function cpDisabled(): never {
   throw new GridError('NOT_ENABLED', 'CP subsystem is not enabled');
 }
 
+/** An unknown CP path: 500 "not enabled" while CP is off (as every CP path), else the 400. */
+function cpUnknownPath(d: RestDeps, method: Method, path: string): never {
+  if (!d.cp.enabled) cpDisabled();
+  throw unknown(method, path);
+}
+
 /** A CP route: while CP is off every CP endpoint answers as the contract says (after the credential check of a POST). */
 function cpOnly(route: Route): Route {
   return { ...route, run: (r, d) => (d.cp.enabled ? route.run(r, d) : cpDisabled()) };
@@ -619,7 +625,7 @@ function cpRoute(method: Method, op: string): Route {
       });
     }
     // While CP is off, any CP path answers "not enabled" (as before); with CP on, an unknown one is a 400.
-    return { group: 'CP', readsBody: false, run: (_r, d) => (d.cp.enabled ? (() => { throw unknown(method, path); })() : cpDisabled()) };
+    return { group: 'CP', readsBody: false, run: (_r, d) => cpUnknownPath(d, method, path) };
   }
   if (method !== 'POST') throw unknown(method, path);
   const post = (handler: (r: Request, d: RestDeps) => Promise<void>): Route => paramRoute('CP', 2, 2, (r, d) => (d.cp.enabled ? handler(r, d) : cpDisabled()));
@@ -670,7 +676,7 @@ function cpRoute(method: Method, op: string): Route {
       sendEmpty(r.res, 200);
     });
   }
-  return paramRoute('CP', 2, 2, (_r, d) => (d.cp.enabled ? (() => { throw unknown(method, path); })() : cpDisabled()));
+  return paramRoute('CP', 2, 2, (_r, d) => cpUnknownPath(d, method, path));
 }
 
 function parseSessionId(raw: string): number {

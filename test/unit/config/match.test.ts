@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { configFromObject, findMapConfig, findQueueConfig } from '../../../src/config/index.js';
+import { configFromObject, findMapConfig, findQueueConfig, lockAcquireLimitOf } from '../../../src/config/index.js';
 
 const config = configFromObject({
   map: {
@@ -67,5 +67,18 @@ describe('findQueueConfig', () => {
       splitBrainProtectionRef: undefined,
       dataPersistence: { enabled: false, fsync: false },
     });
+  });
+});
+
+describe('lockAcquireLimitOf', () => {
+  const cp = configFromObject({
+    'cp-subsystem': { 'cp-member-count': 3, locks: { mutex: { 'lock-acquire-limit': 1 }, 'ord*': { 'lock-acquire-limit': 2 }, 'orders*': { 'lock-acquire-limit': 5 }, default: { 'lock-acquire-limit': 3 } } },
+  }).config;
+  it('exact name, else the longest wildcard, matched without @group; no default entry fallback (0 = reentrant)', () => {
+    expect(lockAcquireLimitOf(cp, 'mutex')).toBe(1);
+    expect(lockAcquireLimitOf(cp, 'mutex@g1')).toBe(1);
+    expect(lockAcquireLimitOf(cp, 'orders-eu')).toBe(5);
+    expect(lockAcquireLimitOf(cp, 'orderly')).toBe(2);
+    expect(lockAcquireLimitOf(cp, 'other')).toBe(0);
   });
 });
