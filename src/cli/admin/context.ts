@@ -70,8 +70,7 @@ export class Ctx {
 
   /** Prints the member's JSON answer as it came (one line, as the member sends it). */
   printRaw(reply: Reply): void {
-    const text = reply.body.toString('utf8');
-    this.io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    this.print(reply.body.toString('utf8'));
   }
 
   /**
