@@ -14,13 +14,16 @@ export interface PlaceholderSources {
 
 const PLACEHOLDER = /\$\{([^${}]+)\}/g;
 
+/** The second environment variable tried for `name`: `cluster.name` -> `CLUSTER_NAME`. */
+const envNameOf = (name: string): string => name.toUpperCase().replace(/[.-]/g, '_');
+
 /** The value of placeholder `name`, or undefined when nothing sets it. */
 export function placeholderValue(name: string, sources: PlaceholderSources): string | undefined {
   const fromFlag = sources.properties?.get(name);
   if (fromFlag !== undefined) return fromFlag;
   const env = sources.env;
   if (env === undefined) return undefined;
-  return env[name] ?? env[name.toUpperCase().replace(/[.-]/g, '_')];
+  return env[name] ?? env[envNameOf(name)];
 }
 
 /**
@@ -45,7 +48,7 @@ function substitute(text: string, sources: PlaceholderSources): { value: string;
 }
 
 function hint(name: string): string {
-  const envName = name.toUpperCase().replace(/[.-]/g, '_');
+  const envName = envNameOf(name);
   const vars = envName === name ? name : `${name} or ${envName}`;
   return `set it with --property ${name}=... or the environment variable ${vars}`;
 }
