@@ -94,7 +94,7 @@ export interface LineSink {
 
 /**
  * A destination that writes each JSON log line to `out` as one readable line:
- * `12:00:01.234 INFO: member joined {"address":"127.0.0.1:5702"}`. pino-pretty is imported
+ * `[12:00:01.234] INFO: member joined {"address":"127.0.0.1:5702"}`. pino-pretty is imported
  * here and only here, so a member logging JSON never loads it.
  */
 export async function prettyDestination(out: LineSink, opts: { colorize: boolean }): Promise<DestinationStream> {
