@@ -26,7 +26,7 @@ const MGMT = 'rest/cp-subsystem';
 /** A Java long in decimal (the member checks the range). */
 function longArg(text: string | undefined, what: string): string {
   const t = (text ?? '').trim();
-  if (!/^[+-]?\d{1,19}$/.test(t)) throw new UsageError(`${what} must be an integer, got "${text ?? ''}" `);
+  if (!/^[+-]?\d{1,19}$/.test(t)) throw new UsageError(`${what} must be an integer, got "${text ?? ''}"`);
   return t;
 }
 
