@@ -217,6 +217,8 @@ interface Entry {
   destroyTimer: TimerHandle | undefined;
   /** Waiting polls of this queue on this member, answered with an error when the queue moves. */
   readonly waiting: Set<(e: GridError) => void>;
+  /** The queue's counters (metrics), looked up by name once, at its first offer or poll here. */
+  counters: QueueCounters | undefined;
 }
 
 function encodeItem(item: QueueItem): WireValue[] {
@@ -453,7 +455,7 @@ export class QueueService implements QueueFacade {
     const e = this.entry(op.queueName, op.pid);
     const outcome = e.queue.offerItem(op.item);
     op.outcome = outcome;
-    const counters = this.counters.of(op.queueName, true);
+    const counters = (e.counters ??= this.counters.of(op.queueName, true));
     if (outcome === 'full') counters.rejectedOffers++;
     else counters.offers++;
     // Stored, or reserved for a waiting poll: the item is in the queue until confirmed.
@@ -473,7 +475,7 @@ export class QueueService implements QueueFacade {
     // The same poll sent again (its answer was lost with a connection or an owner): the same item.
     const had = e?.queue.reservation(op.holder);
     if (had !== undefined) return had.item;
-    this.counters.of(op.queueName, e !== undefined).polls++;
+    (e !== undefined ? (e.counters ??= this.counters.of(op.queueName, true)) : this.counters.of(op.queueName, false)).polls++;
     // A poll whose client has already gone (e.g. pipelined behind a long poll on a
     // connection that closed since) takes nothing.
     if (!op.client.alive()) return undefined;
@@ -997,7 +999,7 @@ export class QueueService implements QueueFacade {
     let e = this.queues.get(queueName);
     if (e === undefined) {
       const config = findQueueConfig(this.config, queueName);
-      e = { config, queue: new QueueContainer(config.maxSize), partitionId: pid, nextPersistId: 1, destroyTimer: undefined, waiting: new Set() };
+      e = { config, queue: new QueueContainer(config.maxSize), partitionId: pid, nextPersistId: 1, destroyTimer: undefined, waiting: new Set(), counters: undefined };
       this.queues.set(queueName, e);
     }
     return e;
