@@ -8,7 +8,7 @@ import { CONFIG_FILE_ENV, CONFIG_FILE_NAMES } from './defaults.js';
 import { applyEnvOverrides } from './env.js';
 import { resolvePlaceholders } from './placeholders.js';
 import { ConfigError, isRecord, Problems } from './problems.js';
-import { validateConfig } from './validate.js';
+import { parseBool, validateConfig } from './validate.js';
 import { parseXml } from './xml.js';
 import { parseYaml } from './yaml.js';
 import type { ConfigLoadResult } from './types.js';
@@ -102,7 +102,7 @@ function build(raw: Record<string, unknown>, source: string, env: Env | undefine
   if (opts.port !== undefined) {
     // The member port lives in advanced-network's member endpoint while that is enabled.
     const advanced = raw['advanced-network'];
-    const enabled = isRecord(advanced) && String(advanced['enabled']).trim().toLowerCase() === 'true';
+    const enabled = isRecord(advanced) && parseBool(advanced['enabled']) === true;
     const variable = enabled ? 'GRID_ADVANCEDNETWORK_MEMBERSERVERSOCKETENDPOINTCONFIG_PORT_PORT' : 'GRID_NETWORK_PORT_PORT';
     applyEnvOverrides(raw, { [variable]: String(opts.port) }, problems, () => '--port');
   }

@@ -277,7 +277,8 @@ class Section {
   }
 }
 
-function parseBool(v: Raw): boolean | undefined {
+/** `true`/`false`, as a boolean or any-case text; undefined for anything else. */
+export function parseBool(v: Raw): boolean | undefined {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'string') {
     const s = v.trim().toLowerCase();
