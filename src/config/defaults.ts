@@ -259,6 +259,8 @@ export const DEFAULT_TUNING: TuningConfig = {
    * 1.2 GB.
    */
   restMaxBufferedBodyBytes: 268435456,
+  /** grid.rest.http-path: Grid's own HTTP/1.1 path; `node` for node:http on every connection. */
+  restHttpPath: 'grid',
   /** hazelcast.logging.level: Hazelcast/JUL level names. */
   logLevel: 'INFO',
   /** hazelcast.heartbeat.interval.seconds. */

@@ -356,6 +356,12 @@ export interface TuningConfig {
   readonly restMaxHeaderBytes: number;
   /** grid.rest.max-buffered-body-bytes: member-wide budget for request bodies being received. Default 256 MiB. */
   readonly restMaxBufferedBodyBytes: number;
+  /**
+   * grid.rest.http-path: `grid` (default) serves REST through Grid's own HTTP/1.1 connection
+   * handler, handing a connection to node:http only for what it does not handle itself;
+   * `node` serves every connection through node:http (the reference path).
+   */
+  readonly restHttpPath: 'grid' | 'node';
   /** hazelcast.logging.level / grid.logging.level: initial log level (Hazelcast names). Default INFO. */
   readonly logLevel: string;
   /** hazelcast.heartbeat.interval.seconds. Default 5. */

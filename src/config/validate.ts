@@ -1132,6 +1132,7 @@ const TUNING_SUFFIXES = [
   'rest.max-body-bytes',
   'rest.max-header-bytes',
   'rest.max-buffered-body-bytes',
+  'rest.http-path',
   'logging.level',
   'heartbeat.interval.seconds',
   'max.no.heartbeat.seconds',
@@ -1198,6 +1199,13 @@ function readTuning(problems: Problems, props: ReadonlyMap<string, string>): Tun
       `${restMaxBufferedBodyBytes} is below rest.max-body-bytes (${restMaxBodyBytes}): bodies larger than the budget are refused with 413`,
     );
   }
+  let restHttpPath = DEFAULT_TUNING.restHttpPath;
+  const httpPath = pick('rest.http-path');
+  if (httpPath !== undefined) {
+    const v = httpPath.value.trim().toLowerCase();
+    if (v === 'grid' || v === 'node') restHttpPath = v;
+    else problems.error(`hazelcast.properties.${httpPath.name}`, `must be grid or node, got ${show(httpPath.value)}`);
+  }
   let debugDropBackups = DEFAULT_TUNING.debugDropBackups;
   const drop = pick('debug.drop-backups');
   if (drop !== undefined) {
@@ -1209,6 +1217,7 @@ function readTuning(problems: Problems, props: ReadonlyMap<string, string>): Tun
     restMaxBodyBytes,
     restMaxHeaderBytes: int('rest.max-header-bytes', DEFAULT_TUNING.restMaxHeaderBytes, 1024),
     restMaxBufferedBodyBytes,
+    restHttpPath,
     logLevel,
     heartbeatIntervalSeconds,
     maxNoHeartbeatSeconds,

@@ -2,10 +2,10 @@
 // lower-cased object of every header, which the hot path does not need. And the one piece of
 // content negotiation Grid does: `Accept` preferring text over JSON (GET /health).
 
-import type { IncomingMessage } from 'node:http';
+import type { RestRequest } from './exchange.js';
 
 /** The first value of header `lowerName` (given in lower case), or undefined. */
-export function rawHeader(req: IncomingMessage, lowerName: string): string | undefined {
+export function rawHeader(req: RestRequest, lowerName: string): string | undefined {
   const raw = req.rawHeaders;
   const len = lowerName.length;
   for (let i = 0; i < raw.length; i += 2) {

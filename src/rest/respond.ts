@@ -1,14 +1,14 @@
 // Writing answers. Errors have an empty body and a one-line `X-Grid-Error` reason; JSON is
 // compact `application/json`; stored values go out as the latin1 bytes they were stored as.
 
-import type { ServerResponse } from 'node:http';
+import type { RestResponse } from './exchange.js';
 import type { StoredValue } from '../map/record-store.js';
 import { headerSafe } from './paths.js';
 
 // Frozen: node only reads the list (a mutation would throw in a test, not corrupt answers).
 const NO_CONTENT_HEADERS = Object.freeze(['Content-Length', '0']) as string[];
 
-export function sendEmpty(res: ServerResponse, status: number, reason?: string, extra?: readonly string[]): void {
+export function sendEmpty(res: RestResponse, status: number, reason?: string, extra?: readonly string[]): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -25,19 +25,19 @@ export function sendEmpty(res: ServerResponse, status: number, reason?: string, 
   res.end();
 }
 
-export function sendJson(res: ServerResponse, body: unknown, status = 200): void {
+export function sendJson(res: RestResponse, body: unknown, status = 200): void {
   const text = JSON.stringify(body);
   res.writeHead(status, ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(text))]);
   res.end(text);
 }
 
-export function sendText(res: ServerResponse, text: string, contentType = 'text/plain'): void {
+export function sendText(res: RestResponse, text: string, contentType = 'text/plain'): void {
   res.writeHead(200, ['Content-Type', contentType, 'Content-Length', String(Buffer.byteLength(text))]);
   res.end(text);
 }
 
 /** A stored value: its bytes, and its Content-Type when it was stored with one. */
-export function sendValue(res: ServerResponse, v: StoredValue): void {
+export function sendValue(res: RestResponse, v: StoredValue): void {
   const len = String(v.value.length);
   res.writeHead(200, v.contentType === undefined ? ['Content-Length', len] : ['Content-Type', v.contentType, 'Content-Length', len]);
   res.end(v.value, 'latin1');

@@ -11,6 +11,8 @@ import { GridError, describeError, isGridError } from '../core/errors.js';
 import type { ConnectionSink } from '../net/listener.js';
 import { BodyBudget, type BodyCharge } from './body-budget.js';
 import type { RestDeps } from './context.js';
+import type { RestRequest, RestResponse } from './exchange.js';
+import { Http1Connection, MAX_QUEUED_PER_CONNECTION, type Http1Host } from './http1-connection.js';
 import { rawHeader } from './headers.js';
 import { stripPrefix } from './paths.js';
 import { sendEmpty } from './respond.js';
@@ -20,34 +22,36 @@ import { STATUS_OF } from './status.js';
 
 const EMPTY = Buffer.alloc(0);
 
-/** Per-connection state: whether a request is being worked on, and the ones waiting behind it. */
-interface Connection {
-  readonly socket: net.Socket;
+/** Per-connection state both HTTP paths keep: whether a request is being worked on, and the ones waiting behind it. */
+interface ConnectionState {
   busy: boolean;
   readonly queue: (() => void)[];
   /** The response of the request being worked on. */
-  current: ServerResponse | undefined;
+  current: RestResponse | undefined;
   /** The last response handed out on this connection (answers go out in this order). */
-  last: ServerResponse | undefined;
-  /** Reading paused because too many pipelined requests wait. */
-  paused: boolean;
-  /** drain() is running its loop (a nested call returns at once). */
-  draining: boolean;
+  last: RestResponse | undefined;
   /** A raw error answer to send, and then close, once every earlier request is answered. */
   pendingError: string | undefined;
-  /** The last request node handed over (a parse error after it is inside its body when it is incomplete). */
-  lastReq: IncomingMessage | undefined;
+  /** The last request handed over (a parse error after it is inside its body when it is incomplete). */
+  lastReq: RestRequest | undefined;
   /** Set when the parser died inside lastReq's body: that request answers with this itself. */
   bodyError: { status: number; reason: string } | undefined;
   /** Abandon the body being read now (set while readBody waits). */
   abortBody: (() => void) | undefined;
 }
 
+/** A connection served by node:http. */
+interface Connection extends ConnectionState {
+  readonly socket: net.Socket;
+  /** Reading paused because too many pipelined requests wait. */
+  paused: boolean;
+  /** drain() is running its loop (a nested call returns at once). */
+  draining: boolean;
+}
+
 /** At most one INFO line per refusal code (queue full, PASSIVE, ...) in this interval. */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
 
-/** Pipelined requests that may wait on one connection before it stops reading more. */
-const MAX_QUEUED_PER_CONNECTION = 32;
 /**
  * A body refused for the budget before it was read keeps its connection when it declared at
  * most this much: node reads and discards it (no memory kept) and the client's next request
@@ -72,22 +76,27 @@ function methodOf(m: string | undefined): Method | undefined {
   }
 }
 
-export class RestServer implements ConnectionSink {
+export class RestServer implements ConnectionSink, Http1Host {
   private readonly server: http.Server;
   private readonly maxBodyBytes: number;
   /** Bodies being received or handled, member-wide. */
   private readonly budget: BodyBudget;
   /** Set by close(): answers from now on carry `Connection: close`. */
-  private closing = false;
+  closing = false;
   /** Per refusal code: when it was last logged at INFO and how many came since. */
   private readonly refusals = new Map<string, { loggedAt: number; since: number }>();
-  /** Open HTTP connections handed to this server. */
-  private readonly connections = new Set<Connection>();
+  /** Open HTTP connections handed to this server (node:http's and Grid's own). */
+  private readonly connections = new Set<Connection | Http1Connection>();
+  /** Grid's own HTTP/1.1 path takes new connections (grid.rest.http-path). */
+  private readonly fastPath: boolean;
+  /** Checks the timeouts of Grid's own connections (node:http checks its own). */
+  private sweep: NodeJS.Timeout | undefined;
   /** Request counts and latencies (undefined with metrics off: nothing is measured). */
   readonly requestStats: RequestStats | undefined;
 
   constructor(private readonly deps: RestDeps) {
     this.maxBodyBytes = deps.config.tuning.restMaxBodyBytes;
+    this.fastPath = deps.config.tuning.restHttpPath === 'grid';
     this.budget = new BodyBudget(deps.config.tuning.restMaxBufferedBodyBytes);
     if (deps.metrics !== undefined) {
       this.requestStats = new RequestStats();
@@ -116,12 +125,54 @@ export class RestServer implements ConnectionSink {
     this.server.on('connect', (_req: IncomingMessage, socket: net.Socket) => {
       this.answerAndClose(socket, 'HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\nX-Grid-Error: method CONNECT is not supported\r\n\r\n', undefined);
     });
+    // Grid's path checks its timeouts as often as node:http checks its own (and every second
+    // for keep-alive), restarted whenever node's checker is (the 'listening' event).
+    if (this.fastPath) this.server.on('listening', () => this.startSweep());
     // Connections arrive through emit('connection'); 'listening' starts node's own tracking
     // of them (header timeouts, closeAllConnections) although this server never listens.
     this.server.emit('listening');
   }
 
+  private startSweep(): void {
+    if (this.sweep !== undefined) clearInterval(this.sweep);
+    const srv = this.server as http.Server & { connectionsCheckingInterval?: number };
+    const every = Math.max(10, Math.min(1000, srv.connectionsCheckingInterval ?? 1000));
+    this.sweep = setInterval(() => {
+      const now = Date.now();
+      for (const c of this.connections) if (c instanceof Http1Connection) c.checkTimeouts(now);
+    }, every);
+    this.sweep.unref();
+  }
+
   accept(socket: net.Socket, head: Buffer): void {
+    if (this.fastPath && !this.closing) {
+      const conn = new Http1Connection(this, socket, head, this.deps.config.tuning.restMaxHeaderBytes);
+      this.connections.add(conn);
+      socket.once('close', () => this.connections.delete(conn));
+      return;
+    }
+    this.acceptNode(socket, head);
+  }
+
+  // ---------------------------------------------------------------- Http1Host (Grid's own path)
+
+  /** Where Grid's path meets what it does not take itself: node:http parses from `rest` on. */
+  handOff(conn: Http1Connection, rest: Buffer): void {
+    this.connections.delete(conn);
+    this.acceptNode(conn.socket, rest);
+  }
+
+  timeouts(): { headersMs: number; requestMs: number; keepAliveMs: number } {
+    const s = this.server;
+    return { headersMs: s.headersTimeout, requestMs: s.requestTimeout, keepAliveMs: s.keepAliveTimeout };
+  }
+
+  framingError(status: 408 | 400 | 431, reason: string): string {
+    const text = status === 408 ? '408 Request Timeout' : status === 431 ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    return `HTTP/1.1 ${text}\r\nContent-Length: 0\r\nConnection: close\r\nX-Grid-Error: ${reason}\r\n\r\n`;
+  }
+
+  private acceptNode(socket: net.Socket, head: Buffer): void {
     const conn: Connection = {
       socket,
       busy: false,
@@ -146,15 +197,19 @@ export class RestServer implements ConnectionSink {
   /** Close idle keep-alive connections now and the rest once their answers are out. */
   close(): void {
     this.closing = true;
+    if (this.sweep !== undefined) clearInterval(this.sweep);
+    this.sweep = undefined;
     // Connections with an answer still to come close once it is out, not at keep-alive timeout.
     for (const conn of this.connections) {
       if (conn.current !== undefined && !conn.current.headersSent) conn.current.shouldKeepAlive = false;
+      if (conn instanceof Http1Connection) conn.closeIfIdle();
     }
     this.server.closeIdleConnections();
     this.server.close();
   }
 
   closeAll(): void {
+    for (const conn of this.connections) if (conn instanceof Http1Connection) conn.destroy();
     this.server.closeAllConnections();
   }
 
@@ -173,6 +228,7 @@ export class RestServer implements ConnectionSink {
    * this orders the work. A connection that is not pipelining never waits.
    */
   private onRequest(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void {
+    // node:http's requests (on connections it took from the start or was handed).
     const conn = (req.socket as SocketWithConnection)[CONNECTION];
     if (conn !== undefined) conn.lastReq = req;
     if (conn === undefined) {
@@ -205,7 +261,7 @@ export class RestServer implements ConnectionSink {
     if (!conn.busy && conn.queue.length === 0 && conn.pendingError !== undefined) this.sendPendingError(conn);
   }
 
-  private start(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean, conn: Connection | undefined): void {
+  start(req: RestRequest, res: RestResponse, expectsContinue: boolean, conn: Connection | Http1Connection | undefined): void {
     let finished = false;
     const stats = this.requestStats;
     // Every request is logged at FINE (method, path, status, ms): checked once, so it costs nothing while FINE is off.
@@ -218,6 +274,10 @@ export class RestServer implements ConnectionSink {
       if (stats !== undefined) stats.record(routeLabel, methodIndexOf(req.method), res.headersSent ? res.statusCode : 0, (performance.now() - startedAt) / 1000);
       if (logged) this.logRequest(req, res, performance.now() - startedAt);
       if (conn === undefined) return;
+      if (conn instanceof Http1Connection) {
+        conn.requestDone();
+        return;
+      }
       conn.busy = false;
       conn.current = undefined;
       this.drain(conn);
@@ -291,7 +351,7 @@ export class RestServer implements ConnectionSink {
     this.readBody(req, res, conn, held, declaredBytes, (body) => this.run(route, req, res, method, body, finish), finish);
   }
 
-  private run(route: Route, req: IncomingMessage, res: ServerResponse, method: Method, body: Buffer, done: () => void): void {
+  private run(route: Route, req: RestRequest, res: RestResponse, method: Method, body: Buffer, done: () => void): void {
     try {
       const out = route.run({ req, res, method, body }, this.deps);
       if (!(out instanceof Promise)) {
@@ -315,9 +375,9 @@ export class RestServer implements ConnectionSink {
    * `onAbandon` runs instead of `onBody` when the body is refused, fails or its client goes.
    */
   private readBody(
-    req: IncomingMessage,
-    res: ServerResponse,
-    conn: Connection | undefined,
+    req: RestRequest,
+    res: RestResponse,
+    conn: ConnectionState | undefined,
     charge: BodyCharge,
     declaredBytes: number | undefined,
     onBody: (body: Buffer) => void,
@@ -417,9 +477,9 @@ export class RestServer implements ConnectionSink {
   }
 
   /** Why a request failed, for its FINE line; only kept while FINE is on. */
-  private readonly failReasons = new WeakMap<ServerResponse, string>();
+  private readonly failReasons = new WeakMap<RestResponse, string>();
 
-  private logRequest(req: IncomingMessage, res: ServerResponse, elapsedMs: number): void {
+  private logRequest(req: RestRequest, res: RestResponse, elapsedMs: number): void {
     const status = res.headersSent ? res.statusCode : 0;
     const ms = Math.round(elapsedMs * 10) / 10;
     const reason = this.failReasons.get(res);
@@ -429,7 +489,7 @@ export class RestServer implements ConnectionSink {
     );
   }
 
-  private fail(res: ServerResponse, e: unknown, closeConnection: boolean): void {
+  private fail(res: RestResponse, e: unknown, closeConnection: boolean): void {
     let status: number;
     let reason: string;
     if (isGridError(e)) {
@@ -537,7 +597,7 @@ export class RestServer implements ConnectionSink {
 
 }
 
-function hasBody(req: IncomingMessage): boolean {
+function hasBody(req: RestRequest): boolean {
   const len = rawHeader(req, 'content-length');
   return (len !== undefined && len !== '0') || rawHeader(req, 'transfer-encoding') !== undefined;
 }

@@ -1,7 +1,7 @@
 // Which endpoint a request is for: its group, what body it reads, and its handler. Resolving
 // is pure path work; an unknown path or method is a 400 (the contract's "syntax not known").
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RestRequest, RestResponse } from './exchange.js';
 import type { EndpointGroupName } from '../config/types.js';
 import { GridError, describeError } from '../core/errors.js';
 import { parseMemberEntry } from '../config/index.js';
@@ -18,8 +18,8 @@ import { sendEmpty, sendJson, sendText, sendValue } from './respond.js';
 export type Method = 'GET' | 'HEAD' | 'POST' | 'DELETE';
 
 export interface Request {
-  readonly req: IncomingMessage;
-  readonly res: ServerResponse;
+  readonly req: RestRequest;
+  readonly res: RestResponse;
   readonly method: Method;
   /** The request body; empty when the route reads none. */
   readonly body: Buffer;

@@ -1,0 +1,628 @@
+// Grid's own HTTP/1.1 connection handler for REST: it reads requests straight from the
+// socket's buffers (http1-parser.ts), hands them to the REST server as light request and
+// response objects (no IncomingMessage, ServerResponse, streams or header maps), writes each
+// answer as one string (head and body together) and the answers of one read together. What it
+// does not take itself (see parseHead's `bail`) goes to node:http: the connection is handed over
+// at that request, once every answer before it is out, so answers stay in order.
+
+import { STATUS_CODES } from 'node:http';
+import type net from 'node:net';
+import type { RestRequest, RestResponse } from './exchange.js';
+import { ChunkedDecoder, FAST_HEAD_LIMIT, parseHead, type RequestHead } from './http1-parser.js';
+
+/** Pipelined requests that may wait on one connection before it stops reading more. */
+export const MAX_QUEUED_PER_CONNECTION = 32;
+/** Unanswered output past which a connection stops reading (a client that does not read). */
+const OUTPUT_HIGH_WATER_BYTES = 1_048_576;
+/** Unparsed input kept while a request is being worked on, before reading pauses. */
+const INPUT_HIGH_WATER_BYTES = FAST_HEAD_LIMIT + 65_536;
+
+/** What a connection needs of the REST server. */
+export interface Http1Host {
+  /** Work on a request (its answer goes out through `res`); the server calls conn.requestDone() when finished. */
+  start(req: FastRequest, res: FastResponse, expectsContinue: boolean, conn: Http1Connection): void;
+  /** node:http takes the connection from the bytes `rest` on (the first request it must parse). */
+  handOff(conn: Http1Connection, rest: Buffer): void;
+  /** The server is closing: every answer carries Connection: close. */
+  readonly closing: boolean;
+  /** node:http's timeouts, read at each check (the reference path's settings are the settings). */
+  timeouts(): { readonly headersMs: number; readonly requestMs: number; readonly keepAliveMs: number };
+  /** A raw error answer (status line, Content-Length: 0, Connection: close, X-Grid-Error) for a framing error. */
+  framingError(status: 408 | 400 | 431, reason: string): string;
+}
+
+/** The date header, built at most once per second (as node does). */
+let dateLine = '';
+let dateBuiltAt = 0;
+function currentDateLine(): string {
+  const now = Date.now();
+  if (now - dateBuiltAt >= 1000 || dateLine === '') {
+    dateBuiltAt = now - (now % 1000);
+    dateLine = `Date: ${new Date(now).toUTCString()}\r\n`;
+  }
+  return dateLine;
+}
+
+const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
+const NO_BYTES = Buffer.alloc(0);
+
+export class FastRequest implements RestRequest {
+  complete = false;
+  private dataFn: ((chunk: Buffer) => void) | undefined;
+  private endFns: (() => void)[] | undefined;
+  private closeFns: (() => void)[] | undefined;
+  private closed = false;
+
+  constructor(
+    readonly socket: net.Socket,
+    readonly method: string,
+    readonly url: string,
+    readonly httpVersion: string,
+    readonly rawHeaders: string[],
+  ) {}
+
+  on(_event: 'data', listener: (chunk: Buffer) => void): this {
+    this.dataFn = listener;
+    return this;
+  }
+
+  once(event: 'end' | 'close', listener: () => void): this {
+    if (event === 'end') (this.endFns ??= []).push(listener);
+    else (this.closeFns ??= []).push(listener);
+    return this;
+  }
+
+  resume(): this {
+    this.dataFn = undefined;
+    return this;
+  }
+
+  /** @internal Body bytes as they arrive. */
+  push(chunk: Buffer): void {
+    this.dataFn?.(chunk);
+  }
+
+  /** @internal The whole body has arrived. */
+  finish(): void {
+    this.complete = true;
+    this.dataFn = undefined;
+    const fns = this.endFns;
+    this.endFns = undefined;
+    if (fns !== undefined) for (const fn of fns) fn();
+  }
+
+  /** @internal The connection is gone (or the request is over). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const fns = this.closeFns;
+    this.closeFns = undefined;
+    this.endFns = undefined;
+    this.dataFn = undefined;
+    if (fns !== undefined) for (const fn of fns) fn();
+  }
+}
+
+export class FastResponse implements RestResponse {
+  statusCode = 200;
+  headersSent = false;
+  writableEnded = false;
+  writableFinished = false;
+  destroyed = false;
+  shouldKeepAlive: boolean;
+  private head = '';
+  private extra: string[] | undefined;
+  private finishFns: (() => void)[] | undefined;
+  private closeFns: (() => void)[] | undefined;
+
+  constructor(
+    private readonly conn: Http1Connection,
+    private readonly noBody: boolean,
+    keepAlive: boolean,
+  ) {
+    this.shouldKeepAlive = keepAlive;
+  }
+
+  setHeader(name: string, value: string): this {
+    (this.extra ??= []).push(name, value);
+    return this;
+  }
+
+  writeHead(statusCode: number, headers: string[]): this {
+    if (this.headersSent) return this;
+    this.statusCode = statusCode;
+    this.headersSent = true;
+    let head = `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? 'unknown'}\r\n`;
+    let connection: string | undefined;
+    const add = (list: string[]): void => {
+      for (let i = 0; i + 1 < list.length; i += 2) {
+        const name = list[i]!;
+        const value = list[i + 1]!;
+        head += `${name}: ${value}\r\n`;
+        if (name.length === 10 && name.toLowerCase() === 'connection') connection = value.toLowerCase();
+      }
+    };
+    if (this.extra !== undefined) add(this.extra);
+    add(headers);
+    head += currentDateLine();
+    if (connection === 'close') this.shouldKeepAlive = false;
+    else if (connection === undefined) {
+      head += this.shouldKeepAlive ? this.conn.keepAliveLines() : 'Connection: close\r\n';
+    }
+    this.head = `${head}\r\n`;
+    return this;
+  }
+
+  end(chunk?: string | Buffer, encoding?: BufferEncoding): this {
+    if (this.writableEnded) return this;
+    if (!this.headersSent) this.writeHead(this.statusCode, ['Content-Length', String(chunk === undefined ? 0 : Buffer.byteLength(chunk))]);
+    this.writableEnded = true;
+    if (this.destroyed) return this;
+    const head = this.head;
+    this.head = '';
+    if (chunk === undefined || this.noBody || chunk.length === 0) this.conn.write(head, 'latin1', this);
+    else if (typeof chunk === 'string') {
+      if (encoding === 'latin1' || encoding === 'binary') this.conn.write(head + chunk, 'latin1', this);
+      else {
+        this.conn.write(head, 'latin1', undefined);
+        this.conn.write(chunk, encoding ?? 'utf8', this);
+      }
+    } else {
+      this.conn.write(head, 'latin1', undefined);
+      this.conn.write(chunk, undefined, this);
+    }
+    return this;
+  }
+
+  writeContinue(): void {
+    if (!this.headersSent && !this.destroyed) this.conn.write(CONTINUE, 'latin1', undefined);
+  }
+
+  destroy(): this {
+    this.conn.destroy();
+    return this;
+  }
+
+  once(event: 'finish' | 'close', listener: () => void): this {
+    if (event === 'finish') (this.finishFns ??= []).push(listener);
+    else (this.closeFns ??= []).push(listener);
+    return this;
+  }
+
+  /** @internal Handed to the kernel. */
+  written(): void {
+    this.writableFinished = true;
+    const f = this.finishFns;
+    this.finishFns = undefined;
+    if (f !== undefined) for (const fn of f) fn();
+    this.closed();
+  }
+
+  /** @internal The connection went before this answer was written. */
+  lost(): void {
+    if (this.writableFinished) return;
+    this.destroyed = true;
+    this.finishFns = undefined;
+    this.closed();
+  }
+
+  private closed(): void {
+    const c = this.closeFns;
+    this.closeFns = undefined;
+    if (c !== undefined) for (const fn of c) fn();
+  }
+}
+
+/** The body of the request being received: by Content-Length or chunked. */
+interface BodyInProgress {
+  readonly req: FastRequest;
+  readonly res: FastResponse;
+  /** Bytes still to come of a Content-Length body (unused when chunked). */
+  remaining: number;
+  readonly chunked: ChunkedDecoder | undefined;
+}
+
+export class Http1Connection {
+  // Shared with the node:http path's per-connection state (RestServer reads and sets these).
+  busy = false;
+  readonly queue: (() => void)[] = [];
+  current: RestResponse | undefined;
+  last: RestResponse | undefined;
+  pendingError: string | undefined;
+  lastReq: RestRequest | undefined;
+  bodyError: { status: number; reason: string } | undefined;
+  abortBody: (() => void) | undefined;
+
+  /** Bytes read and not parsed yet. */
+  private input: Buffer | undefined;
+  private body: BodyInProgress | undefined;
+  /** When the request being received began (its first byte), 0 between requests. */
+  private requestSince = 0;
+  /** When the connection last became idle (nothing received, nothing owed). */
+  private idleSince = Date.now();
+  /** Answers being gathered during one read (written together at its end). */
+  private batch: (string | Buffer | BufferEncoding | undefined)[] | undefined;
+  /** Answers written, waiting for their write to complete, and how many each write holds. */
+  private readonly unwritten: FastResponse[] = [];
+  private readonly writeSizes: number[] = [];
+  private pendingInBatch = 0;
+  /** Set once nothing more is read: an answer said Connection: close, a framing error, hand-off. */
+  private stopped = false;
+  /** An answer said Connection: close: nothing after it is answered. */
+  private closeAfter = false;
+  private gone = false;
+  private processing = false;
+  private readingPaused = false;
+  private handedOff = false;
+  private readonly onWritten = (err?: Error | null): void => this.written(err);
+
+  constructor(
+    private readonly host: Http1Host,
+    readonly socket: net.Socket,
+    head: Buffer,
+    private readonly maxHeaderBytes: number,
+  ) {
+    // A client's FIN ends the connection (the socket is not half-open, as with node:http):
+    // what was not answered by then is not answered, and 'close' cleans up.
+    socket.on('data', this.onData);
+    socket.once('close', this.onClose);
+    socket.on('drain', this.onDrain);
+    this.onData(head);
+    socket.resume();
+  }
+
+  /** Keep-alive lines of an answer (node's wording). */
+  keepAliveLines(): string {
+    return `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(this.host.timeouts().keepAliveMs / 1000)}\r\n`;
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    if (this.stopped) return;
+    if (this.input === undefined) {
+      this.input = chunk;
+      if (this.body === undefined && this.requestSince === 0) this.requestSince = Date.now();
+    } else {
+      this.input = Buffer.concat([this.input, chunk]);
+    }
+    this.batch = [];
+    try {
+      this.process();
+    } finally {
+      this.flush();
+    }
+  };
+
+  private readonly onDrain = (): void => {
+    if (this.readingPaused && this.socket.writableLength < OUTPUT_HIGH_WATER_BYTES / 2) this.resumeAndProcess();
+  };
+
+  private readonly onClose = (): void => {
+    this.gone = true;
+    this.stopped = true;
+    this.queue.length = 0;
+    const body = this.body;
+    this.body = undefined;
+    body?.req.close();
+    for (const res of this.unwritten.splice(0)) res.lost();
+    const current = this.current;
+    if (current instanceof FastResponse) current.lost();
+  };
+
+  /** Parse and start what the buffered bytes hold, as far as the connection's state allows. */
+  private process(): void {
+    if (this.processing) return;
+    this.processing = true;
+    try {
+      this.processLoop();
+    } finally {
+      this.processing = false;
+      // A request has begun arriving: its head must be complete within headersTimeout.
+      if (this.input !== undefined && this.body === undefined && this.requestSince === 0) this.requestSince = Date.now();
+    }
+    if (!this.stopped && this.input !== undefined && this.input.length > INPUT_HIGH_WATER_BYTES && this.busy) this.pauseReading();
+  }
+
+  private processLoop(): void {
+    while (this.input !== undefined && !this.stopped) {
+      const buf = this.input;
+      if (this.body !== undefined) {
+        const used = this.feedBody(this.body, buf);
+        this.consume(used);
+        if (this.body !== undefined) return;
+        continue;
+      }
+      if (this.busy) {
+        if (!this.queueAhead(buf)) return;
+        continue;
+      }
+      const head = parseHead(buf, 0, buf.length, Math.min(FAST_HEAD_LIMIT, this.maxHeaderBytes >> 1));
+      if (head === 'incomplete') return;
+      if (head === 'bail') {
+        this.handOff();
+        return;
+      }
+      this.consume(head.headBytes);
+      this.begin(head);
+    }
+  }
+
+  /**
+   * While a request is being worked on, take the next ones that are complete in the buffer
+   * (head and whole Content-Length body) into the queue. False when nothing more can be taken
+   * now: incomplete, chunked, Expect, something for node:http, or the queue is full.
+   */
+  private queueAhead(buf: Buffer): boolean {
+    if (this.queue.length >= MAX_QUEUED_PER_CONNECTION) {
+      this.pauseReading();
+      return false;
+    }
+    const head = parseHead(buf, 0, buf.length, Math.min(FAST_HEAD_LIMIT, this.maxHeaderBytes >> 1));
+    if (head === 'incomplete' || head === 'bail' || head.chunked || head.expectContinue) return false;
+    const bodyBytes = head.contentLength > 0 ? head.contentLength : 0;
+    if (buf.length < head.headBytes + bodyBytes) return false;
+    const { req, res } = this.exchange(head);
+    const body = bodyBytes > 0 ? buf.subarray(head.headBytes, head.headBytes + bodyBytes) : undefined;
+    this.consume(head.headBytes + bodyBytes);
+    this.queue.push(() => {
+      this.lastReq = req;
+      this.host.start(req, res, false, this);
+      if (body !== undefined) req.push(body);
+      req.finish();
+    });
+    return true;
+  }
+
+  private exchange(head: RequestHead): { req: FastRequest; res: FastResponse } {
+    const req = new FastRequest(this.socket, head.method, head.url, head.httpVersion, head.rawHeaders);
+    const res = new FastResponse(this, head.method === 'HEAD', head.keepAlive && !this.host.closing);
+    return { req, res };
+  }
+
+  private begin(head: RequestHead): void {
+    const { req, res } = this.exchange(head);
+    this.lastReq = req;
+    if (head.chunked) {
+      this.body = { req, res, remaining: 0, chunked: new ChunkedDecoder(this.maxHeaderBytes) };
+    } else if (head.contentLength > 0) {
+      this.body = { req, res, remaining: head.contentLength, chunked: undefined };
+    }
+    if (this.body === undefined) this.requestSince = 0;
+    else if (this.requestSince === 0) this.requestSince = Date.now();
+    this.host.start(req, res, head.expectContinue, this);
+    if (this.body === undefined && !req.complete) req.finish();
+  }
+
+  /** Feed the body in progress; returns the bytes of `buf` it used. */
+  private feedBody(body: BodyInProgress, buf: Buffer): number {
+    if (body.chunked === undefined) {
+      const n = Math.min(body.remaining, buf.length);
+      body.remaining -= n;
+      if (n > 0) body.req.push(n === buf.length ? buf : buf.subarray(0, n));
+      if (body.remaining === 0) this.bodyDone(body);
+      return n;
+    }
+    const decoder = body.chunked;
+    const used = decoder.feed(buf, 0, buf.length, (chunk) => body.req.push(chunk));
+    if (decoder.error !== undefined) {
+      this.bodyFailed(body, 400, `malformed HTTP request (${decoder.error})`);
+      return used;
+    }
+    if (decoder.done) this.bodyDone(body);
+    return used;
+  }
+
+  private bodyDone(body: BodyInProgress): void {
+    this.body = undefined;
+    this.requestSince = 0;
+    body.req.finish();
+  }
+
+  /**
+   * The body being received cannot complete (malformed chunk, timeout): the request answers
+   * with the error in its place if it is still reading its body, otherwise the error follows
+   * its answer; either way the connection closes.
+   */
+  private bodyFailed(body: BodyInProgress, status: 400 | 408, reason: string): void {
+    this.body = undefined;
+    this.stopped = true;
+    this.input = undefined;
+    this.bodyError = { status, reason };
+    this.pendingError = this.host.framingError(status, reason);
+    this.abortBody?.();
+    if (this.pendingError === undefined) return; // answered in the request's place
+    body.req.close();
+    if (!this.busy) this.sendPendingError();
+  }
+
+  private consume(n: number): void {
+    const buf = this.input;
+    if (buf === undefined) return;
+    this.input = n >= buf.length ? undefined : buf.subarray(n);
+  }
+
+  /** The server finished the request being worked on: start the next. */
+  requestDone(): void {
+    this.busy = false;
+    this.current = undefined;
+    if (this.gone) return;
+    if (this.closeAfter) {
+      this.queue.length = 0;
+      this.closeAfterAnswers();
+      return;
+    }
+    while (!this.busy && !this.gone) {
+      const next = this.queue.shift();
+      if (next === undefined) break;
+      next();
+    }
+    if (this.busy || this.gone) return;
+    if (this.pendingError !== undefined) {
+      this.sendPendingError();
+      return;
+    }
+    if (this.readingPaused) {
+      this.resumeAndProcess();
+      return;
+    }
+    if (this.input !== undefined && !this.processing) {
+      const outer = this.batch === undefined;
+      if (outer) this.batch = [];
+      try {
+        this.process();
+      } finally {
+        if (outer) this.flush();
+      }
+    }
+    this.maybeIdle();
+  }
+
+  private maybeIdle(): void {
+    if (!this.busy && this.body === undefined && this.input === undefined && this.queue.length === 0) {
+      this.idleSince = Date.now();
+    }
+  }
+
+  /** @internal An answer's bytes, in order; `res` is told when they are written. */
+  write(data: string | Buffer, encoding: BufferEncoding | undefined, res: FastResponse | undefined): void {
+    if (this.gone) {
+      res?.lost();
+      return;
+    }
+    if (res !== undefined) {
+      this.unwritten.push(res);
+      this.pendingInBatch++;
+      if (!res.shouldKeepAlive) this.stopped = this.closeAfter = true;
+    }
+    if (this.batch !== undefined) {
+      this.batch.push(data, encoding);
+      return;
+    }
+    this.socket.write(data, encoding as BufferEncoding, this.onWritten);
+    this.writeSizes.push(this.pendingInBatch);
+    this.pendingInBatch = 0;
+    if (this.closeAfter) this.closeAfterAnswers();
+    else if (this.socket.writableLength > OUTPUT_HIGH_WATER_BYTES) this.pauseReading();
+  }
+
+  private flush(): void {
+    const batch = this.batch;
+    this.batch = undefined;
+    if (batch === undefined || batch.length === 0 || this.gone) return;
+    const socket = this.socket;
+    if (batch.length === 2) {
+      socket.write(batch[0] as string | Buffer, batch[1] as BufferEncoding, this.onWritten);
+    } else {
+      socket.cork();
+      const last = batch.length - 2;
+      for (let i = 0; i < batch.length; i += 2) {
+        socket.write(batch[i] as string | Buffer, batch[i + 1] as BufferEncoding, i === last ? this.onWritten : undefined);
+      }
+      socket.uncork();
+    }
+    this.writeSizes.push(this.pendingInBatch);
+    this.pendingInBatch = 0;
+    if (this.closeAfter) this.closeAfterAnswers();
+    else if (socket.writableLength > OUTPUT_HIGH_WATER_BYTES) this.pauseReading();
+  }
+
+  private written(err?: Error | null): void {
+    const n = this.writeSizes.shift() ?? 0;
+    const done = this.unwritten.splice(0, n);
+    for (const res of done) {
+      if (err) res.lost();
+      else res.written();
+    }
+  }
+
+  /** After an answer that said Connection: close: end the connection once it is out. */
+  private closeAfterAnswers(): void {
+    if (this.gone || this.handedOff || this.busy || this.batch !== undefined) return;
+    this.queue.length = 0;
+    this.socket.destroySoon();
+  }
+
+  private sendPendingError(): void {
+    const answer = this.pendingError;
+    if (answer === undefined) return;
+    this.pendingError = undefined;
+    this.stopped = true;
+    if (this.gone) return;
+    if (this.batch !== undefined) {
+      this.batch.push(answer, 'latin1');
+      this.flush();
+    } else if (this.socket.writable) {
+      this.socket.write(answer, 'latin1');
+    }
+    this.socket.destroySoon();
+  }
+
+  private pauseReading(): void {
+    if (this.readingPaused || this.gone) return;
+    this.readingPaused = true;
+    this.socket.pause();
+    if (this.socket.writableLength > OUTPUT_HIGH_WATER_BYTES / 2) this.socket.once('drain', this.onDrain);
+  }
+
+  private resumeAndProcess(): void {
+    if (this.busy && this.queue.length >= MAX_QUEUED_PER_CONNECTION / 2) return;
+    if (this.socket.writableLength >= OUTPUT_HIGH_WATER_BYTES / 2) return;
+    this.readingPaused = false;
+    if (!this.processing && this.input !== undefined) {
+      const outer = this.batch === undefined;
+      if (outer) this.batch = [];
+      try {
+        this.process();
+      } finally {
+        if (outer) this.flush();
+      }
+    }
+    if (!this.readingPaused && !this.gone && !this.handedOff) this.socket.resume();
+  }
+
+  /** Give the connection to node:http from the buffered request on (nothing is owed before it). */
+  private handOff(): void {
+    const rest = this.input ?? NO_BYTES;
+    this.input = undefined;
+    this.stopped = true;
+    this.handedOff = true;
+    this.flush();
+    this.socket.off('data', this.onData);
+    this.socket.off('close', this.onClose);
+    this.socket.off('drain', this.onDrain);
+    this.socket.pause();
+    this.host.handOff(this, rest);
+  }
+
+  /** Timeouts, checked by the server every second or so. */
+  checkTimeouts(now: number): void {
+    if (this.gone || this.handedOff) return;
+    const t = this.host.timeouts();
+    if (this.body !== undefined) {
+      if (t.requestMs > 0 && this.requestSince !== 0 && now - this.requestSince > t.requestMs) {
+        this.bodyFailed(this.body, 408, 'request not received in time');
+      }
+      return;
+    }
+    if (this.input !== undefined && !this.busy && !this.stopped) {
+      if (t.headersMs > 0 && this.requestSince !== 0 && now - this.requestSince > t.headersMs) {
+        this.stopped = true;
+        this.input = undefined;
+        this.pendingError = this.host.framingError(408, 'request not received in time');
+        this.sendPendingError();
+      }
+      return;
+    }
+    if (!this.busy && this.input === undefined && this.queue.length === 0 && this.unwritten.length === 0) {
+      if (t.keepAliveMs > 0 && now - this.idleSince > t.keepAliveMs) this.socket.destroy();
+    }
+  }
+
+  /** Close now if nothing is being worked on (server closing). */
+  closeIfIdle(): void {
+    if (!this.busy && this.body === undefined && this.queue.length === 0 && this.unwritten.length === 0) this.socket.destroy();
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+}
