@@ -91,6 +91,8 @@ export class RestServer implements ConnectionSink, Http1Host {
   private readonly fastPath: boolean;
   /** Checks the timeouts of Grid's own connections (node:http checks its own). */
   private sweep: NodeJS.Timeout | undefined;
+  /** Connections taken by each path, and those Grid's path handed to node:http (grid_rest_http_*). */
+  readonly pathCounts = { grid: 0, node: 0, handOffs: 0 };
   /** Request counts and latencies (undefined with metrics off: nothing is measured). */
   readonly requestStats: RequestStats | undefined;
 
@@ -101,6 +103,18 @@ export class RestServer implements ConnectionSink, Http1Host {
     if (deps.metrics !== undefined) {
       this.requestStats = new RequestStats();
       this.requestStats.register(deps.metrics);
+      const counts = this.pathCounts;
+      deps.metrics.counter(
+        { name: 'grid_rest_http_connections_total', help: 'HTTP connections taken by each HTTP path: Grid\'s own (grid) or node:http from the first byte (node)', labelNames: ['path'] },
+        (report) => {
+          report(counts.grid, { path: 'grid' });
+          report(counts.node, { path: 'node' });
+        },
+      );
+      deps.metrics.counter(
+        { name: 'grid_rest_http_handoffs_total', help: 'HTTP connections Grid\'s own path handed to node:http at a request it does not take itself' },
+        (report) => report(counts.handOffs),
+      );
     }
     this.server = http.createServer({
       maxHeaderSize: deps.config.tuning.restMaxHeaderBytes,
@@ -146,11 +160,13 @@ export class RestServer implements ConnectionSink, Http1Host {
 
   accept(socket: net.Socket, head: Buffer): void {
     if (this.fastPath && !this.closing) {
+      this.pathCounts.grid++;
       const conn = new Http1Connection(this, socket, head, this.deps.config.tuning.restMaxHeaderBytes);
       this.connections.add(conn);
       socket.once('close', () => this.connections.delete(conn));
       return;
     }
+    this.pathCounts.node++;
     this.acceptNode(socket, head);
   }
 
@@ -159,6 +175,10 @@ export class RestServer implements ConnectionSink, Http1Host {
   /** Where Grid's path meets what it does not take itself: node:http parses from `rest` on. */
   handOff(conn: Http1Connection, rest: Buffer): void {
     this.connections.delete(conn);
+    this.pathCounts.handOffs++;
+    if (this.deps.logger.isLevelEnabled('debug')) {
+      this.deps.logger.debug({ remote: conn.socket.remoteAddress, first: rest.toString('latin1', 0, Math.min(rest.length, 80)) }, 'HTTP connection handed to node:http');
+    }
     this.acceptNode(conn.socket, rest);
   }
 
