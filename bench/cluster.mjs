@@ -26,7 +26,7 @@ import {
   httpRequest,
   log,
   logTail,
-  measure,
+  measureWorkload,
   pipelinedLoad,
   readRss,
   reservePorts,
@@ -37,6 +37,8 @@ import {
 } from './lib.mjs';
 
 export const CLUSTER_PHASES = ['cluster', 'failover', 'join'];
+/** Issue 12: CPU µs per request of the 3 members summed <= this x the single member's, per workload. */
+export const CLUSTER_CPU_RATIO_TARGET = 1.6;
 const CLUSTER_WORKLOADS = ['get', 'post', 'queue'];
 const SIZE = 3;
 const PARTITIONS = 271;
@@ -58,19 +60,27 @@ const SAMPLE = 10_000;
 const unexpectedExits = [];
 
 export class BenchCluster {
-  /** @param {string} name used in log file names; @param {number[]} ports SIZE + 1 (spare) */
-  constructor(name, ports) {
+  /**
+   * @param {string} name used in log file names; @param {number[]} ports SIZE + 1 (spare);
+   * @param {{gridBin?: string, httpPath?: string|null, cpus?: string}} options launcher (default bin/grid.js),
+   * grid.rest.http-path, taskset CPU list of the members
+   */
+  constructor(name, ports, { gridBin = path.join(ROOT, 'bin', 'grid.js'), httpPath = null, cpus } = {}) {
     this.name = name;
     this.ports = ports;
+    this.gridBin = gridBin;
+    this.httpPath = httpPath;
+    this.cpus = cpus;
     this.dir = mkdtempSync(path.join(os.tmpdir(), 'grid-bench-cluster-'));
     tempDirs.push(this.dir);
     /** @type {{index:number, port:number, address:string, child:any, uuid?:string, alive:boolean}[]} */
     this.members = [];
   }
 
-  static async create(name) {
-    if (!existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first');
-    return new BenchCluster(name, await reservePorts(SIZE + 1));
+  static async create(name, options = {}) {
+    const cli = path.join(path.dirname(options.gridBin ?? path.join(ROOT, 'bin', 'grid.js')), '..', 'dist', 'cli.js');
+    if (!existsSync(cli)) throw new Error(`${cli} is missing: build it first`);
+    return new BenchCluster(name, await reservePorts(SIZE + 1), options);
   }
 
   configFor(port) {
@@ -89,7 +99,7 @@ export class BenchCluster {
             'endpoint-groups': { DATA: { enabled: true }, HEALTH_CHECK: { enabled: true }, CLUSTER_READ: { enabled: true } },
           },
         },
-        properties: PROPERTIES,
+        properties: { ...PROPERTIES, ...(this.httpPath ? { 'grid.rest.http-path': this.httpPath } : {}) },
         map: { default: { 'backup-count': BACKUP_COUNT } },
         queue: { default: { 'backup-count': BACKUP_COUNT } },
       },
@@ -101,7 +111,7 @@ export class BenchCluster {
     const port = this.ports[index];
     const config = path.join(this.dir, `member-${index}.yaml`);
     writeFileSync(config, stringify(this.configFor(port)));
-    const child = startChild(`${this.name} member ${index}`, [path.join(ROOT, 'bin', 'grid.js'), 'start', '--config', config], `${this.name}-member-${index}.log`);
+    const child = startChild(`${this.name} member ${index}`, [this.gridBin, 'start', '--config', config], `${this.name}-member-${index}.log`, { cpus: this.cpus });
     const m = { index, port, address: `${HOST}:${port}`, child, uuid: undefined, alive: true, killedByBench: false };
     child.exited.then(({ code, signal }) => {
       m.alive = false;
@@ -282,8 +292,15 @@ function rssOf(members) {
 
 // ---------------------------------------------------------------- part 1: throughput
 
+/** Launcher and http path of the members of every cluster part (only the throughput part pins them). */
+const clusterOptions = (opts, pin = false) => ({
+  gridBin: opts.gridBin,
+  httpPath: opts.httpPath,
+  cpus: pin ? opts.loadGen?.pinning?.server : undefined,
+});
+
 async function runClusterThroughput(opts, report, out) {
-  const c = await BenchCluster.create('cluster');
+  const c = await BenchCluster.create('cluster', clusterOptions(opts, true));
   try {
     await c.start();
     const ports = c.ports_();
@@ -302,7 +319,7 @@ async function runClusterThroughput(opts, report, out) {
       for (let i = 1; i <= opts.rounds; i++) {
         const tag = opts.rounds > 1 ? ` ${i}/${opts.rounds}` : '';
         c.assertAlive();
-        runs.push(await measure(`cluster${tag}`, target, opts.connections, opts.duration, () => w.requests(opts)));
+        runs.push(await measureWorkload(`cluster${tag}`, target, opts, key));
       }
       const cl = summarize(runs);
       const single = report.workloads.find((x) => x.key === key)?.grid ?? null;
@@ -313,6 +330,7 @@ async function runClusterThroughput(opts, report, out) {
         single: single && { reqPerSec: single.reqPerSec, p50Ms: single.p50Ms, p99Ms: single.p99Ms, cpuUsPerReq: single.cpuUsPerReq },
         ratio: single ? cl.reqPerSec / single.reqPerSec : null,
         cpuRatio: single ? cl.cpuUsPerReq / single.cpuUsPerReq : null,
+        cpuTarget: { ratio: CLUSTER_CPU_RATIO_TARGET, pass: single ? cl.cpuUsPerReq / single.cpuUsPerReq <= CLUSTER_CPU_RATIO_TARGET : null },
         valid: cl.bad === 0,
         rounds: runs,
       };
@@ -334,7 +352,7 @@ async function runClusterThroughput(opts, report, out) {
 
 /** A fresh 3-member cluster with `entries` entries in map `mem`; fills out.memory. */
 async function loadedCluster(opts, name, out) {
-  const c = await BenchCluster.create(name);
+  const c = await BenchCluster.create(name, clusterOptions(opts));
   try {
     return await fillCluster(c, opts, name, out);
   } catch (err) {
@@ -624,7 +642,10 @@ export function renderClusterReport(report) {
       `cluster: ${t.members} members, backup-count ${t.backupCount}; ${report.options.connections} connections split ` +
         `${t.connectionsPerMember.join('/')} over the members' REST ports; ${report.options.rounds} round(s) of ${report.options.duration} s, medians.`,
     );
-    lines.push('1 member = the single-member Grid figures above; µs/req = CPU time of all member processes / requests');
+    lines.push(
+      '1 member = the single-member Grid figures above; µs/req = CPU time of all member processes summed / requests; ' +
+        `cpu ratio = cluster µs/req / 1 member µs/req, target <= ${CLUSTER_CPU_RATIO_TARGET}`,
+    );
     const cols = [
       ['workload', 16, 'l'],
       ['1 member req/s', 14],
@@ -633,6 +654,8 @@ export function renderClusterReport(report) {
       ['cluster p50', 11],
       ['cluster p99', 11],
       ['µs/req 1/cluster', 16],
+      ['cpu ratio', 9],
+      ['target', 6],
       ['cpu% members/gen/other', 22],
       ['errors', 6],
     ];
@@ -649,9 +672,17 @@ export function renderClusterReport(report) {
           cl.p50Ms.toFixed(2),
           cl.p99Ms.toFixed(2),
           `${w.single ? fmtUs(w.single.cpuUsPerReq) : '-'}/${fmtUs(cl.cpuUsPerReq)}`,
+          w.cpuRatio != null ? w.cpuRatio.toFixed(2) : '-',
+          w.cpuRatio != null ? (w.cpuTarget.pass ? 'PASS' : 'FAIL') : '-',
           `${Math.round(cl.serverCpuPct)}/${Math.round(cl.loadGenCpuPct)}/${Math.round(cl.otherCpuPct)}`,
           cl.bad,
         ]),
+      );
+    }
+    for (const w of t.workloads) {
+      if (w.cpuRatio == null) continue;
+      (report.targetSummary ??= []).push(
+        `cluster ${w.name} CPU µs/req ${fmtUs(w.cluster.cpuUsPerReq)} / 1 member ${fmtUs(w.single.cpuUsPerReq)} = ${w.cpuRatio.toFixed(2)} <= ${CLUSTER_CPU_RATIO_TARGET}: ${w.cpuTarget.pass ? 'PASS' : 'FAIL'}`,
       );
     }
     const noisy = t.workloads.flatMap((w) => w.rounds.map((r, i) => [w, r, i]).filter(([, r]) => r.otherCpuPct > 25).map(([w, r, i]) => `${w.name} round ${i + 1} (${Math.round(r.otherCpuPct)}%)`));

@@ -2,10 +2,11 @@
 // cleanup, /proc readers, the pipelined raw-socket loader, autocannon runs measured over a
 // window, summaries and number formatting. See bench/README.md.
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { accessSync, closeSync, constants, openSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -44,11 +45,16 @@ export async function freePort() {
 }
 
 
-/** Spawns `node <args>` with stdout/stderr going to bench/results/<logName>. */
-export function startChild(name, args, logName) {
+/**
+ * Spawns `node <args>` with stdout/stderr going to bench/results/<logName>; with `cpus` (a taskset CPU
+ * list such as '0') as `taskset -c <cpus> node <args>` (taskset execs node: same pid).
+ */
+export function startChild(name, args, logName, { cpus } = {}) {
   const logFile = path.join(RESULTS_DIR, logName);
   const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', fd, fd] });
+  const child = cpus
+    ? spawn('taskset', ['-c', cpus, process.execPath, ...args], { cwd: ROOT, stdio: ['ignore', fd, fd] })
+    : spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   children.add(child);
   child.benchName = name;
@@ -521,6 +527,267 @@ export async function measure(label, server, connections, duration, requests) {
         ? `  !! non2xx ${r.non2xx} errors ${r.errors} (incl. warm-up: non2xx ${w.non2xx} errors ${w.errors}) ` +
           JSON.stringify(w.statusCodes)
         : ''),
+  );
+  return r;
+}
+
+// ---------------------------------------------------------------- load generator: wrk or autocannon
+
+/** Absolute path of an executable `cmd` on PATH, or null. */
+export function findOnPath(cmd) {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.join(dir, cmd);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/**
+ * The load generator of the throughput parts and the CPU pinning. `loadGen`: auto (wrk when it is on
+ * PATH, else autocannon) | wrk | autocannon. `pin`: auto (servers on CPU 0, load generator on CPU 1
+ * when taskset is on PATH and there are >= 2 CPUs) | off.
+ */
+export function loadGenSetup({ loadGen = 'auto', pin = 'auto' } = {}) {
+  const wrk = findOnPath('wrk');
+  let tool = 'autocannon';
+  let why = null;
+  if (loadGen === 'autocannon') why = '--load-gen autocannon';
+  else if (wrk) tool = 'wrk';
+  else if (loadGen === 'wrk') throw new Error('--load-gen wrk: wrk is not on PATH');
+  else why = 'wrk is not on PATH';
+  let version = null;
+  if (tool === 'wrk') {
+    // `wrk --version` prints "wrk <version> [epoll] Copyright ..." and the usage, exit code 1
+    const r = spawnSync(wrk, ['--version'], { encoding: 'utf8' });
+    version = `${r.stdout}${r.stderr}`.split('\n')[0].replace(/\s*Copyright.*$/, '').trim() || 'wrk';
+  }
+  const cpus = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  const taskset = findOnPath('taskset');
+  let pinning = null;
+  let pinWhy = null;
+  if (pin === 'off') pinWhy = '--pin off';
+  else if (!taskset) pinWhy = 'taskset is not on PATH';
+  else if (cpus < 2) pinWhy = `only ${cpus} CPU`;
+  else pinning = { server: '0', gen: '1' };
+  return { tool, wrk: tool === 'wrk' ? wrk : null, version, why, pinning, pinWhy, cpus };
+}
+
+/** One header line saying what generates the load and what is pinned where. */
+export function describeLoadGen(gen, connections) {
+  const tool =
+    gen.tool === 'wrk'
+      ? `load generator: ${gen.version} (${gen.wrk}), 1 thread, ${connections} connections, bench/wrk.lua`
+      : `load generator: autocannon in the bench process (${gen.why}; it needs ~90 % of a core itself and can be the bottleneck)`;
+  const pin = gen.pinning
+    ? `pinned: servers/members taskset -c ${gen.pinning.server}, load generator taskset -c ${gen.pinning.gen}` +
+      (gen.tool === 'autocannon' ? ' (the bench process, while measuring)' : '')
+    : `not pinned (${gen.pinWhy})`;
+  return `${tool}; ${pin}`;
+}
+
+function spawnWrk(gen, port, workload, connections, seconds) {
+  const args = [
+    '-t1',
+    `-c${connections}`,
+    `-d${seconds}s`,
+    '--latency',
+    '--timeout',
+    '10s',
+    '-s',
+    path.join(BENCH_DIR, 'wrk.lua'),
+    `http://${HOST}:${port}`,
+    '--',
+    workload,
+    String(PRELOAD_KEYS),
+    PREFIX,
+  ];
+  const [cmd, argv] = gen.pinning ? ['taskset', ['-c', gen.pinning.gen, gen.wrk, ...args]] : [gen.wrk, args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (out += d));
+    child.once('error', (err) => {
+      children.delete(child);
+      reject(err);
+    });
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      try {
+        resolve(parseWrk(out, code, signal));
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
+}
+
+/** Parses the GRIDBENCH lines bench/wrk.lua's done() prints (and keeps wrk's own text). */
+export function parseWrk(out, code, signal) {
+  const line = (name) => {
+    const m = new RegExp(`^GRIDBENCH ${name} ?(.*)$`, 'm').exec(out);
+    if (!m) throw new Error(`wrk (exit ${code}${signal ? `, signal ${signal}` : ''}) printed no '${name}' line:\n${out.slice(0, 2000)}`);
+    return m[1].trim();
+  };
+  const pairs = (text, sep = '=') =>
+    Object.fromEntries(
+      text
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((kv) => kv.split(sep))
+        .map(([k, v]) => [k, Number(v)]),
+    );
+  const latency = pairs(line('latency_us'));
+  const quantiles = line('quantiles_us').split(/\s+/).filter(Boolean).map(Number);
+  return {
+    requests: Number(line('requests')),
+    durationUs: Number(line('duration_us')),
+    errors: pairs(line('errors')),
+    statusCodes: pairs(line('statuses')),
+    cpuSeconds: Number(line('cpu_s')),
+    latencyUs: latency,
+    quantilesUs: quantiles,
+    text: out
+      .split('\n')
+      .filter((l) => !l.startsWith('GRIDBENCH quantiles_us'))
+      .join('\n'),
+  };
+}
+
+/** p-th percentile (ms) of several wrk runs: exact for one run, else from their weighted quantiles. */
+function mergedPercentile(runs, p) {
+  const withData = runs.filter((r) => r.requests > 0);
+  if (withData.length === 0) return NaN;
+  if (withData.length === 1) {
+    const l = withData[0].latencyUs;
+    const exact = { 50: l.p50, 90: l.p90, 99: l.p99, 99.9: l.p999, 100: l.max }[p];
+    if (exact !== undefined) return exact / 1000;
+  }
+  if (p === 100) return Math.max(...withData.map((r) => r.latencyUs.max)) / 1000;
+  const points = withData.flatMap((r) => r.quantilesUs.map((us) => [us, r.requests / r.quantilesUs.length]));
+  points.sort((a, b) => a[0] - b[0]);
+  const total = points.reduce((n, [, w]) => n + w, 0);
+  let seen = 0;
+  for (const [us, w] of points) {
+    seen += w;
+    if (seen >= (p / 100) * total) return us / 1000;
+  }
+  return points[points.length - 1][0] / 1000;
+}
+
+/**
+ * One wrk run against `ports` (one wrk process per port, `connections` split between them, each
+ * `-t1`, on the load generator's CPU): WARMUP_SECONDS of wrk first (not reported), then a second wrk
+ * of `duration` s whose req/s, latency and status counts are reported; server CPU = utime + stime of
+ * `pids` over that second run. Same result shape as `cannon`.
+ */
+export async function wrkRun({ ports, pids }, gen, workload, connections, duration) {
+  const split = ports.map((_, i) => Math.floor(connections / ports.length) + (i < connections % ports.length ? 1 : 0));
+  const warm = await Promise.all(ports.map((port, i) => spawnWrk(gen, port, workload, split[i], WARMUP_SECONDS)));
+  const cpu0 = pids.map(readCpuMs);
+  const sys0 = readSystemBusyMs();
+  const self0 = process.cpuUsage();
+  const t0 = performance.now();
+  const runs = await Promise.all(ports.map((port, i) => spawnWrk(gen, port, workload, split[i], duration)));
+  const wall = performance.now() - t0;
+  const self = process.cpuUsage(self0);
+  const perProcessCpuMs = pids.map((pid, i) => readCpuMs(pid) - cpu0[i]);
+  const serverCpuMs = perProcessCpuMs.reduce((a, b) => a + b, 0);
+  const selfCpuMs = (self.user + self.system) / 1000;
+  const genCpuMs = runs.reduce((n, r) => n + r.cpuSeconds * 1000, 0);
+  const systemCpuMs = readSystemBusyMs() - sys0;
+
+  const sumStatus = (rs) => {
+    const out = {};
+    for (const r of rs) for (const [k, v] of Object.entries(r.statusCodes)) out[k] = (out[k] ?? 0) + v;
+    return out;
+  };
+  const non2xxOf = (codes) => Object.entries(codes).reduce((n, [code, c]) => (code.startsWith('2') ? n : n + c), 0);
+  const errorsOf = (rs) => rs.reduce((n, r) => n + r.errors.connect + r.errors.read + r.errors.write + r.errors.timeout, 0);
+  const statusCodes = sumStatus(runs);
+  const count = runs.reduce((n, r) => n + r.requests, 0);
+  const windowSeconds = Math.max(...runs.map((r) => r.durationUs)) / 1e6;
+  const reqPerSec = runs.reduce((n, r) => n + (r.durationUs ? r.requests / (r.durationUs / 1e6) : 0), 0);
+  const warmCodes = sumStatus(warm);
+  return {
+    tool: 'wrk',
+    reqPerSec,
+    responses: count,
+    windowSeconds,
+    p50Ms: mergedPercentile(runs, 50),
+    p90Ms: mergedPercentile(runs, 90),
+    p99Ms: mergedPercentile(runs, 99),
+    p999Ms: mergedPercentile(runs, 99.9),
+    maxMs: mergedPercentile(runs, 100),
+    non2xx: non2xxOf(statusCodes),
+    errors: errorsOf(runs),
+    timeouts: runs.reduce((n, r) => n + r.errors.timeout, 0),
+    statusCodes,
+    serverCpuMs,
+    ...(pids.length > 1 ? { perProcessCpuMs } : {}),
+    serverCpuUsPerReq: count ? (serverCpuMs * 1000) / count : NaN,
+    serverCpuPct: (serverCpuMs / wall) * 100,
+    loadGenCpuPct: (genCpuMs / wall) * 100,
+    otherCpuPct: (Math.max(0, systemCpuMs - serverCpuMs - selfCpuMs - genCpuMs) / wall) * 100,
+    loadAvg: os.loadavg()[0],
+    // the warm-up run (badCount adds these)
+    wholeRun: {
+      seconds: WARMUP_SECONDS,
+      requests: warm.reduce((n, r) => n + r.requests, 0),
+      non2xx: non2xxOf(warmCodes),
+      errors: errorsOf(warm),
+      statusCodes: warmCodes,
+    },
+    wrk: runs.map((r) => ({ requests: r.requests, durationUs: r.durationUs, errors: r.errors, latencyUs: r.latencyUs, cpuSeconds: r.cpuSeconds, text: r.text })),
+  };
+}
+
+/** Current CPU affinity list of this process (taskset -c -p), e.g. '0,1'. */
+function selfAffinity() {
+  const out = execFileSync('taskset', ['-c', '-p', String(process.pid)], { encoding: 'utf8' });
+  return out.slice(out.lastIndexOf(':') + 1).trim();
+}
+
+function pinSelf(cpus) {
+  execFileSync('taskset', ['-a', '-c', '-p', cpus, String(process.pid)], { stdio: 'ignore' });
+}
+
+/**
+ * One measured run of workload `key` (get | post | queue) against `server` (see `measure`), with wrk
+ * when opts.loadGen says so, else autocannon (the bench process pinned to the load generator's CPU
+ * for the run when pinning is on). Logged like `measure`.
+ */
+export async function measureWorkload(label, server, opts, key) {
+  const gen = opts.loadGen;
+  if (!gen || gen.tool !== 'wrk') {
+    const requests = () => WORKLOADS[key].requests(opts);
+    if (!gen?.pinning) return measure(label, server, opts.connections, opts.duration, requests);
+    const before = selfAffinity();
+    pinSelf(gen.pinning.gen);
+    try {
+      return await measure(label, server, opts.connections, opts.duration, requests);
+    } finally {
+      pinSelf(before);
+    }
+  }
+  const target = server.ports ? server : { ports: [server.port], pids: [server.child.pid] };
+  const r = await wrkRun(target, gen, key, opts.connections, opts.duration);
+  const w = r.wholeRun;
+  const bad = r.non2xx + r.errors + w.non2xx + w.errors;
+  const codes = Object.entries(r.statusCodes).map(([k, v]) => `${k}:${v}`).join(' ');
+  log(
+    `  ${label.padEnd(14)} ${fmtInt(r.reqPerSec).padStart(7)} req/s  p50 ${fmtMs(r.p50Ms)}  p99 ${fmtMs(r.p99Ms)}  ` +
+      `${fmtUs(r.serverCpuUsPerReq)} µs/req  ` +
+      `cpu: server ${Math.round(r.serverCpuPct)}% wrk ${Math.round(r.loadGenCpuPct)}% other ${Math.round(r.otherCpuPct)}%  ` +
+      `load ${r.loadAvg.toFixed(2)}  [${codes}]` +
+      (bad ? `  !! non2xx ${r.non2xx} errors ${r.errors} (warm-up: non2xx ${w.non2xx} errors ${w.errors}) ${JSON.stringify(w.statusCodes)}` : ''),
   );
   return r;
 }

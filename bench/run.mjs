@@ -21,12 +21,13 @@ import {
   children,
   cleanup,
   fmtInt,
-  fmtMs,
   fmtUs,
   freePort,
   log,
-  mark,
-  measure,
+  describeLoadGen,
+  httpRequest,
+  loadGenSetup,
+  measureWorkload,
   pipelinedLoad,
   readRss,
   startChild,
@@ -36,13 +37,16 @@ import {
   waitReady,
   WORKLOADS,
 } from './lib.mjs';
-import { CLUSTER_PHASES, renderClusterReport, runCluster } from './cluster.mjs';
+import { CLUSTER_CPU_RATIO_TARGET, CLUSTER_PHASES, renderClusterReport, runCluster } from './cluster.mjs';
 import { WAN_PHASES, renderWanReport, runWan, wanProblems } from './wan.mjs';
 import { CP_PARTS, CP_PHASES, cpProblems, renderCpReport, runCp } from './cp.mjs';
 import { DEFAULT_GRID_BIN, PERSISTENCE_PHASES, persistenceProblems, renderPersistenceReport, runPersistence } from './persistence.mjs';
 import { METRICS_PHASES, metricsProblems, renderMetricsReport, runMetrics } from './metrics.mjs';
 
-const TARGETS = { ratio: 0.85, p99Ms: 5, bytesPerEntry: 300 };
+// Issue 12's targets: Grid's req/s over the bare node:http server's, per workload; p99 at 50 connections;
+// RSS per 100-byte entry; the 3-member cluster's CPU µs/request over the single member's (cluster.mjs).
+const TARGETS = { ratio: { get: 1.5, post: 1.4, queue: 1.3 }, p99Ms: 2, bytesPerEntry: 200, clusterCpuRatio: CLUSTER_CPU_RATIO_TARGET };
+const passFail = (ok) => (ok ? 'PASS' : 'FAIL');
 const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...METRICS_PHASES, ...CLUSTER_PHASES, ...WAN_PHASES, ...CP_PHASES, ...PERSISTENCE_PHASES];
 const PERSISTENCE_PARTS = ['throughput', 'single', 'cluster'];
 
@@ -72,7 +76,10 @@ function parseOptions() {
       'cp-failover-rate': { type: 'string', default: '0' },
       'cp-parts': { type: 'string', default: CP_PARTS.join(',') },
       'metrics-scrape-ms': { type: 'string', default: '1000' },
-      'grid-bin': { type: 'string', default: process.env.GRID_BENCH_BIN || DEFAULT_GRID_BIN },
+      'grid-bin': { type: 'string', default: process.env.GRID_BENCH_BIN || process.env.GRID_BIN || DEFAULT_GRID_BIN },
+      'http-path': { type: 'string' },
+      'load-gen': { type: 'string', default: 'auto' },
+      pin: { type: 'string', default: 'auto' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -81,9 +88,15 @@ function parseOptions() {
       [
         'usage: node bench/run.mjs [options]   (npm run bench -- [options])',
         '  --duration N      measured seconds per run (default 6; each run preceded by a 2 s warm-up)',
-        '  --rounds N        bare/grid run pairs per workload, alternating bare, grid, bare, grid... (default 3);',
+        '  --rounds N        rounds per workload, each bare node:http, bare net, grid in turn (default 3);',
         '                    the report gives medians over the rounds',
-        '  --connections N   autocannon connections (default 50)',
+        '  --connections N   connections of the load generator (default 50)',
+        '  --load-gen G      auto (wrk when it is on PATH, else autocannon; default) | wrk | autocannon:',
+        '                    what drives get, post, queue and the cluster workloads',
+        '  --pin P           auto (default: servers/members on CPU 0 with taskset -c 0, wrk on CPU 1, when taskset',
+        '                    exists and there are >= 2 CPUs) | off',
+        '  --http-path P     node | grid: sets the members\' hazelcast property grid.rest.http-path (default: not set,',
+        '                    the member\'s default, grid)',
         '  --entries N       entries loaded by the memory phase and by the failover/join phases (default 1000000)',
         '  --only LIST       comma list of get,post,queue,memory (single member), metrics (map GET, metrics off vs on),',
         '                    cluster,failover,join',
@@ -110,7 +123,7 @@ function parseOptions() {
         '  --cp-failover-rate N  addAndGet/s of the stream during a CP leader kill (default 0 = 16 connections flat out)',
         '  --cp-parts LIST   throughput,failover (default both)',
         '  --metrics-scrape-ms N  how often the metrics phase scrapes /metrics of the member with metrics on (default 1000; 0 = never)',
-        '  --grid-bin PATH   grid launcher of the metrics, persistence and cp phases (default bin/grid.js; env GRID_BENCH_BIN),',
+        '  --grid-bin PATH   grid launcher of every phase (default bin/grid.js; env GRID_BENCH_BIN or GRID_BIN),',
         '                    e.g. a copy built from HEAD; GRID_BENCH_NODE_ARGS adds node options (e.g. --cpu-prof)',
         '',
       ].join('\n'),
@@ -126,6 +139,9 @@ function parseOptions() {
   for (const p of only) if (!ALL_PHASES.includes(p)) throw new Error(`--only: unknown phase '${p}' (use ${ALL_PHASES})`);
   if (!['grid', 'fake'].includes(values.target)) throw new Error(`--target must be grid or fake`);
   if (!['pool', 'setup'].includes(values.keygen)) throw new Error(`--keygen must be pool or setup`);
+  if (values['http-path'] !== undefined && !['node', 'grid'].includes(values['http-path'])) throw new Error('--http-path must be node or grid');
+  if (!['auto', 'wrk', 'autocannon'].includes(values['load-gen'])) throw new Error('--load-gen must be auto, wrk or autocannon');
+  if (!['auto', 'off'].includes(values.pin)) throw new Error('--pin must be auto or off');
   const persistenceParts = values['persistence-parts'].split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of persistenceParts) if (!PERSISTENCE_PARTS.includes(p)) throw new Error(`--persistence-parts: unknown part '${p}' (use ${PERSISTENCE_PARTS})`);
   const persistenceEntries = int('persistence-entries', 1);
@@ -156,13 +172,15 @@ function parseOptions() {
     cpParts,
     metricsScrapeMs: int('metrics-scrape-ms', 0),
     gridBin: path.resolve(values['grid-bin']),
+    httpPath: values['http-path'] ?? null,
+    loadGen: loadGenSetup({ loadGen: values['load-gen'], pin: values.pin }),
     nodeArgs: (process.env.GRID_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
   };
 }
 
 // ---------------------------------------------------------------- child processes
 
-function writeConfig(port) {
+function writeConfig(port, httpPath) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'grid-bench-'));
   tempDirs.push(dir);
   const file = path.join(dir, 'grid.yaml');
@@ -179,36 +197,42 @@ function writeConfig(port) {
       '        DATA: { enabled: true }',
       '        HEALTH_CHECK: { enabled: true }',
       '        CLUSTER_READ: { enabled: true }',
+      ...(httpPath ? ['  properties:', `    grid.rest.http-path: ${httpPath}`] : []),
       '',
     ].join('\n'),
   );
   return file;
 }
 
-async function startMember(target, logName) {
+/** CPU list the servers under test are pinned to (taskset -c), or undefined. */
+const serverCpus = (opts) => opts.loadGen.pinning?.server;
+
+async function startMember(opts, logName, { pin = true } = {}) {
+  const target = opts.target;
   const port = await freePort();
-  const config = writeConfig(port);
+  const config = writeConfig(port, opts.httpPath);
   let args;
   if (target === 'fake') {
     args = [path.join(BENCH_DIR, 'fake-member.mjs'), '--config', config];
   } else {
-    if (!existsSync(path.join(ROOT, 'dist', 'cli.js'))) {
-      throw new Error('dist/cli.js is missing: run `npm run build` first (or use --target fake)');
+    const cli = path.join(path.dirname(opts.gridBin), '..', 'dist', 'cli.js');
+    if (!existsSync(cli)) {
+      throw new Error(`${cli} is missing: build it first (or use --target fake)`);
     }
-    args = [path.join(ROOT, 'bin', 'grid.js'), 'start', '--config', config];
+    args = [...opts.nodeArgs, opts.gridBin, 'start', '--config', config];
   }
-  const child = startChild(`${target} member`, args, logName);
+  const child = startChild(`${target} member`, args, logName, { cpus: pin ? serverCpus(opts) : undefined });
   const t0 = performance.now();
   await waitReady(child, port);
   log(`${target} member pid ${child.pid} ready on port ${port} in ${Math.round(performance.now() - t0)} ms`);
   return { child, port };
 }
 
-async function startBare() {
+async function startBare(opts, name, script, logName) {
   const port = await freePort();
-  const child = startChild('bare server', [path.join(BENCH_DIR, 'bare-server.mjs'), '--port', String(port)], 'bare.log');
+  const child = startChild(name, [path.join(BENCH_DIR, script), '--port', String(port)], logName, { cpus: serverCpus(opts) });
   await waitReady(child, port);
-  log(`bare server pid ${child.pid} ready on port ${port}`);
+  log(`${name} pid ${child.pid} ready on port ${port}`);
   return { child, port };
 }
 
@@ -218,19 +242,18 @@ async function startBare() {
 
 function renderReport(report) {
   const lines = [];
+  const ms = (n) => (Number.isFinite(n) ? n.toFixed(2) : '-');
+  const ratioSpread = (xs) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
   const cols = [
-    ['workload', 16, 'l'],
-    ['bare req/s', 10],
-    ['grid req/s', 10],
-    ['ratio', 5],
-    ['spread', 9],
-    ['grid p50', 8],
-    ['grid p99', 8],
-    ['bare p99', 8],
-    ['µs/req b/g', 11],
-    ['cpu% b/g/gen', 12],
+    ['', 15, 'l'],
+    ['req/s', 8],
+    ['min-max req/s', 15],
+    ['p50', 6],
+    ['p99', 6],
+    ['p99 worst', 9],
+    ['µs/req', 6],
+    ['cpu% server/gen/other', 21],
     ['errors', 6],
-    ['targets', 0, 'l'],
   ];
   const row = (cells) =>
     cells
@@ -240,61 +263,68 @@ function renderReport(report) {
       })
       .join('  ')
       .trimEnd();
-  const ms = (n) => (Number.isFinite(n) ? n.toFixed(2) : '-');
   if (report.workloads.length) {
     const n = report.options.rounds;
     lines.push(
-      `${n} round${n > 1 ? 's' : ''} per workload (bare, grid alternating; ${report.options.warmupSeconds} s warm-up + ` +
-        `${report.options.duration} s measured each). req/s, p50, cpu%: median over rounds; p99: worst round; latencies in ms.`,
+      `${n} round${n > 1 ? 's' : ''} per workload (bare node:http, bare net, grid in turn; ${report.options.warmupSeconds} s warm-up + ` +
+        `${report.options.duration} s measured each, ${report.options.connections} connections). req/s, p50, p99, cpu%: median over the rounds; ` +
+        'p99 worst: worst round; latencies in ms; µs/req = server CPU time per request over all rounds; errors = non-2xx + socket errors, warm-ups included.',
     );
-    lines.push(
-      'ratio = median grid / median bare; spread = min-max of the per-round grid/bare ratios; ' +
-        'µs/req = server CPU time per request (all rounds)',
-    );
+  }
+  const summary = [];
+  for (const w of report.workloads) {
+    const ratioTarget = TARGETS.ratio[w.key];
+    lines.push('');
+    lines.push(`${w.name}`);
     lines.push(row(cols.map((c) => c[0])));
-  }
-  for (const w of report.workloads) {
-    const t = w.targets
-      ? `ratio>=${TARGETS.ratio} ${mark(w.targets.ratio)}, median p99<${TARGETS.p99Ms}ms ${mark(w.targets.p99)}`
-      : '-';
-    lines.push(
-      row([
-        w.name,
-        fmtInt(w.bare.reqPerSec),
-        fmtInt(w.grid.reqPerSec),
-        w.ratio.toFixed(2),
-        `${w.spread.min.toFixed(2)}-${w.spread.max.toFixed(2)}`,
-        ms(w.grid.p50Ms),
-        ms(w.grid.p99Ms),
-        ms(w.bare.p99Ms),
-        `${fmtUs(w.bare.cpuUsPerReq)}/${fmtUs(w.grid.cpuUsPerReq)}`,
-        [w.bare.serverCpuPct, w.grid.serverCpuPct, w.grid.loadGenCpuPct].map((x) => Math.round(x)).join('/'),
-        w.bare.bad + w.grid.bad,
-        t,
-      ]),
-    );
-  }
-  for (const w of report.workloads) {
-    if (w.bare.serverCpuPct < 90) {
+    for (const [label, s] of [['bare node:http', w.bare], ['bare net', w.net], ['grid', w.grid]]) {
       lines.push(
-        `NOTE ${w.name}: bare server only ${Math.round(w.bare.serverCpuPct)}% busy (median; load-gen ` +
-          `${Math.round(w.bare.loadGenCpuPct)}%, other ${Math.round(w.bare.otherCpuPct)}%): baseline not saturated, ratio unreliable`,
+        row([
+          label,
+          fmtInt(s.reqPerSec),
+          `${fmtInt(s.minReqPerSec)}-${fmtInt(s.maxReqPerSec)}`,
+          ms(s.p50Ms),
+          ms(s.p99MedianMs),
+          ms(s.p99Ms),
+          fmtUs(s.cpuUsPerReq),
+          [s.serverCpuPct, s.loadGenCpuPct, s.otherCpuPct].map((x) => Math.round(x)).join('/'),
+          s.bad,
+        ]),
       );
-    } else if (w.bare.minServerCpuPct < 90) {
-      const low = w.rounds
-        .filter((r) => r.bare.serverCpuPct < 90)
-        .map((r) => `${r.round} (${Math.round(r.bare.serverCpuPct)}%)`);
-      lines.push(`NOTE ${w.name}: bare server not saturated in round ${low.join(', ')}: that pair's ratio is unreliable`);
     }
-    if (w.targets && w.targets.p99 && w.grid.p99Ms >= TARGETS.p99Ms) {
-      lines.push(
-        `NOTE ${w.name}: median grid p99 ${fmtMs(w.grid.p99MedianMs)} meets the target, but the worst round had ${fmtMs(w.grid.p99Ms)}`,
-      );
+    const ratioLine =
+      `  grid / bare node:http = ${w.ratio.toFixed(2)} (rounds ${ratioSpread(w.rounds.map((r) => r.ratio))})` +
+      (ratioTarget ? `  target >= ${ratioTarget}  ${passFail(w.targets.ratio)}` : '');
+    const p99Line = `  grid p99 = ${ms(w.grid.p99MedianMs)} ms (median round; worst ${ms(w.grid.p99Ms)})  target <= ${TARGETS.p99Ms} ms  ${passFail(w.targets.p99)}`;
+    lines.push(ratioLine, p99Line);
+    lines.push(
+      `  grid share of the JS ceiling (bare net) = ${w.share.toFixed(2)} (rounds ${ratioSpread(w.rounds.map((r) => r.share))}); ` +
+        `CPU µs/req grid / bare node:http = ${w.cpuUsPerReqRatio.toFixed(2)}, grid / bare net = ${(w.grid.cpuUsPerReq / w.net.cpuUsPerReq).toFixed(2)}`,
+    );
+    const empty = w.key === 'queue' ? w.grid.statusCodes['204'] ?? 0 : 0;
+    if (empty) lines.push(`  grid: ${fmtInt(empty)} polls found the queue empty (204, counted as OK) of ${fmtInt(w.grid.responses)} responses`);
+    if (ratioTarget) summary.push(`${w.name} grid/bare node:http ${w.ratio.toFixed(2)} >= ${ratioTarget}: ${passFail(w.targets.ratio)}`);
+    summary.push(`${w.name} p99 ${ms(w.grid.p99MedianMs)} ms <= ${TARGETS.p99Ms} ms: ${passFail(w.targets.p99)}`);
+  }
+  for (const w of report.workloads) {
+    for (const [label, s, key] of [['bare node:http', w.bare, 'bare'], ['bare net', w.net, 'net']]) {
+      if (s.serverCpuPct < 90) {
+        lines.push(
+          `NOTE ${w.name}: ${label} server only ${Math.round(s.serverCpuPct)}% busy (median; load-gen ` +
+            `${Math.round(s.loadGenCpuPct)}%, other ${Math.round(s.otherCpuPct)}%): not saturated, its figures are a floor`,
+        );
+      } else if (s.minServerCpuPct < 90) {
+        const low = w.rounds.filter((r) => r[key].serverCpuPct < 90).map((r) => `${r.round} (${Math.round(r[key].serverCpuPct)}%)`);
+        lines.push(`NOTE ${w.name}: ${label} server not saturated in round ${low.join(', ')}`);
+      }
+    }
+    if (w.grid.loadGenCpuPct > 90) {
+      lines.push(`NOTE ${w.name}: the load generator used ${Math.round(w.grid.loadGenCpuPct)}% of a core during the grid runs: it may be the bottleneck`);
     }
   }
   const noisy = report.workloads.flatMap((w) =>
     w.rounds.flatMap((r) =>
-      ['bare', 'grid']
+      ['bare', 'net', 'grid']
         .filter((t) => r[t].otherCpuPct > 25)
         .map((t) => `${w.name} ${t} round ${r.round} (${Math.round(r[t].otherCpuPct)}%)`),
     ),
@@ -302,31 +332,68 @@ function renderReport(report) {
   if (noisy.length) {
     lines.push(
       `NOTE other processes used over 25% of a core during ${noisy.join(', ')}: those runs are noisy ` +
-        `(see the spread; µs/req is less affected)`,
+        `(see the min-max; µs/req is less affected)`,
     );
+  }
+  const rm = report.restMetrics;
+  if (rm) {
+    if (rm.error) lines.push(`member /metrics at the end of the single-member part: ${rm.error}`);
+    else {
+      const conns = rm.connections.map((c) => `${c.labels || ''} ${fmtInt(c.value)}`).join(', ') || 'absent';
+      const handoffs = rm.handoffs.reduce((n, c) => n + c.value, 0);
+      lines.push(
+        `member /metrics at the end of the single-member part (http path ${report.options.httpPath ?? 'grid (default)'}): ` +
+          `grid_rest_http_connections_total ${conns}; grid_rest_http_handoffs_total ${rm.handoffs.length ? fmtInt(handoffs) : 'absent'} ` +
+          `(must be 0: ${passFail(rm.handoffs.length > 0 && handoffs === 0)}); the load generator opened ~${fmtInt(rm.loadGenConnections)} connections to it`,
+      );
+      summary.push(`grid_rest_http_handoffs_total ${rm.handoffs.length ? handoffs : 'absent'} == 0: ${passFail(rm.handoffs.length > 0 && handoffs === 0)}`);
+    }
   }
   const m = report.memory;
   if (m) {
     lines.push(
       `memory: ${fmtInt(m.entries)} entries x ${VALUE_SIZE} B: RSS +${(m.rssDelta / 1e6).toFixed(1)} MB = ` +
         `${fmtInt(m.bytesPerEntry)} bytes/entry (load ${fmtInt(m.loadRate / 1000)}k entries/s)  ` +
-        `target <=${TARGETS.bytesPerEntry} B/entry ${mark(m.bytesPerEntry <= TARGETS.bytesPerEntry)}`,
+        `target <= ${TARGETS.bytesPerEntry} B/entry ${passFail(m.bytesPerEntry <= TARGETS.bytesPerEntry)}`,
     );
     lines.push(
       `        RSS before ${(m.rssBefore / 1e6).toFixed(1)} MB, after ${(m.rssAfter / 1e6).toFixed(1)} MB, ` +
         `peak ${(m.rssPeak / 1e6).toFixed(1)} MB`,
     );
+    summary.push(`memory ${fmtInt(m.bytesPerEntry)} B/entry <= ${TARGETS.bytesPerEntry}: ${passFail(m.bytesPerEntry <= TARGETS.bytesPerEntry)}`);
   }
+  if (summary.length) report.targetSummary = summary;
   return lines.join('\n');
 }
 
 // ---------------------------------------------------------------- main
 
+/** The member's REST connection counters from GET /metrics (grid_rest_http_*). */
+async function readRestMetrics(port) {
+  try {
+    const res = await httpRequest(port, 'GET', '/metrics');
+    if (res.status !== 200) return { error: `GET /metrics answered ${res.status}` };
+    const pick = (name) =>
+      res.body
+        .split('\n')
+        .filter((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
+        .map((l) => {
+          const m = /^\S+?(\{[^}]*\})?\s+(\S+)/.exec(l);
+          return { labels: m[1] ?? '', value: Number(m[2]) };
+        });
+    return { handoffs: pick('grid_rest_http_handoffs_total'), connections: pick('grid_rest_http_connections_total') };
+  } catch (err) {
+    return { error: `GET /metrics: ${err.message}` };
+  }
+}
+
 async function runThroughput(opts, report) {
   const phases = opts.only.filter((p) => p in WORKLOADS);
   if (phases.length === 0) return;
-  const bare = await startBare();
-  const member = await startMember(opts.target, 'member-throughput.log');
+  const bare = await startBare(opts, 'bare node:http server', 'bare-server.mjs', 'bare.log');
+  const net = await startBare(opts, 'bare net server', 'bare-net-server.mjs', 'bare-net.log');
+  const member = await startMember(opts, 'member-throughput.log');
+  let loadGenConnections = 0;
   try {
     if (phases.includes('get') || phases.includes('post')) {
       const pre = await pipelinedLoad({ port: member.port, map: 'bench', count: PRELOAD_KEYS, keyOf: (i) => `key-${i}` });
@@ -338,53 +405,75 @@ async function runThroughput(opts, report) {
     for (const key of phases) {
       const w = WORKLOADS[key];
       log(
-        `${w.name}: ${opts.rounds} round(s) of bare + grid, each ${WARMUP_SECONDS} s warm-up + ${opts.duration} s measured, ` +
-          `${opts.connections} connections`,
+        `${w.name}: ${opts.rounds} round(s) of bare node:http + bare net + grid, each ${WARMUP_SECONDS} s warm-up + ${opts.duration} s measured, ` +
+          `${opts.connections} connections, ${opts.loadGen.tool}`,
       );
-      const requests = () => w.requests(opts);
       const rounds = [];
       for (let i = 1; i <= opts.rounds; i++) {
         const tag = opts.rounds > 1 ? ` ${i}/${opts.rounds}` : '';
-        const b = await measure(`bare${tag}`, bare, opts.connections, opts.duration, requests);
-        const g = await measure(`grid${tag}`, member, opts.connections, opts.duration, requests);
-        rounds.push({ round: i, ratio: g.reqPerSec / b.reqPerSec, bare: b, grid: g });
+        const b = await measureWorkload(`bare node${tag}`, bare, opts, key);
+        const n = await measureWorkload(`bare net${tag}`, net, opts, key);
+        const g = await measureWorkload(`grid${tag}`, member, opts, key);
+        loadGenConnections += opts.connections * (opts.loadGen.tool === 'wrk' ? 2 : 1);
+        rounds.push({ round: i, ratio: g.reqPerSec / b.reqPerSec, share: g.reqPerSec / n.reqPerSec, bare: b, net: n, grid: g });
       }
       const b = summarize(rounds.map((r) => r.bare));
+      const n = summarize(rounds.map((r) => r.net));
       const g = summarize(rounds.map((r) => r.grid));
       const ratio = g.reqPerSec / b.reqPerSec;
+      const share = g.reqPerSec / n.reqPerSec;
       const perRound = rounds.map((r) => r.ratio);
       const spread = { min: Math.min(...perRound), max: Math.max(...perRound) };
-      const valid = b.bad + g.bad === 0;
+      const valid = b.bad + n.bad + g.bad === 0;
       log(
-        `  => median ${fmtInt(b.reqPerSec)} / ${fmtInt(g.reqPerSec)} req/s, ratio ${ratio.toFixed(2)} ` +
-          `(rounds ${perRound.map((x) => x.toFixed(2)).join(', ')}), µs/req ${fmtUs(b.cpuUsPerReq)} / ${fmtUs(g.cpuUsPerReq)}`,
+        `  => median ${fmtInt(b.reqPerSec)} / ${fmtInt(n.reqPerSec)} / ${fmtInt(g.reqPerSec)} req/s (bare node, bare net, grid), ` +
+          `grid/bare node ${ratio.toFixed(2)} (rounds ${perRound.map((x) => x.toFixed(2)).join(', ')}), share of net ${share.toFixed(2)}, ` +
+          `µs/req ${fmtUs(b.cpuUsPerReq)} / ${fmtUs(n.cpuUsPerReq)} / ${fmtUs(g.cpuUsPerReq)}`,
       );
       if (!valid) {
         log(`WARNING: ${w.name} is not a valid run: non-2xx responses or errors (see statusCodes in results/latest.json)`);
       }
+      const ratioTarget = TARGETS.ratio[key];
       report.workloads.push({
         key,
         name: w.name,
-        // bare/grid: summaries over the rounds (medians, worst p99, summed CPU); rounds: every run in full
+        // bare/net/grid: summaries over the rounds (medians, worst p99, summed CPU); rounds: every run in full
         bare: b,
+        net: n,
         grid: g,
         ratio,
         spread,
+        share,
         cpuUsPerReqRatio: g.cpuUsPerReq / b.cpuUsPerReq,
         valid,
-        targets: w.targets ? { ratio: ratio >= TARGETS.ratio, p99: g.p99MedianMs < TARGETS.p99Ms } : null,
+        targets: {
+          ratioTarget: ratioTarget ?? null,
+          ratio: ratioTarget ? ratio >= ratioTarget : null,
+          p99Ms: TARGETS.p99Ms,
+          p99: g.p99MedianMs <= TARGETS.p99Ms,
+        },
         rounds,
       });
     }
+    if (opts.target === 'grid') {
+      report.restMetrics = { ...(await readRestMetrics(member.port)), loadGenConnections };
+      const rm = report.restMetrics;
+      log(
+        rm.error
+          ? `member /metrics: ${rm.error}`
+          : `member /metrics: grid_rest_http_handoffs_total ${JSON.stringify(rm.handoffs)}, grid_rest_http_connections_total ${JSON.stringify(rm.connections)}`,
+      );
+    }
   } finally {
     await stopChild(member.child);
+    await stopChild(net.child);
     await stopChild(bare.child);
   }
 }
 
 async function runMemory(opts, report) {
   if (!opts.only.includes('memory')) return;
-  const member = await startMember(opts.target, 'member-memory.log');
+  const member = await startMember(opts, 'member-memory.log', { pin: false });
   try {
     // Warm-up: exercise the put path (JIT, HTTP parser pools) on another map.
     const warm = await pipelinedLoad({ port: member.port, map: 'warmup', count: 5000, keyOf: (i) => `w${i}` });
@@ -440,14 +529,17 @@ async function main() {
     cpuModel: os.cpus()[0]?.model ?? null,
     options: { ...opts, warmupSeconds: WARMUP_SECONDS, pipelining: 1, valueBytes: VALUE_SIZE },
     targets: TARGETS,
+    loadGen: describeLoadGen(opts.loadGen, opts.connections),
+    loadAvgStart: os.loadavg(),
     workloads: [],
     memory: null,
   };
   log(
     `target ${opts.target}, ${opts.rounds} round(s) x ${opts.duration} s per run, ${opts.connections} connections, ` +
-      `phases ${opts.only}; ` +
+      `phases ${opts.only}; grid ${opts.gridBin}, http path ${opts.httpPath ?? 'member default'}; ` +
       `logs in ${path.relative(ROOT, RESULTS_DIR)}/`,
   );
+  log(report.loadGen);
   try {
     await runThroughput(opts, report);
     await runMemory(opts, report);
@@ -463,7 +555,16 @@ async function main() {
 }
 
 function finish(opts, report) {
-  const text = [renderReport(report), renderMetricsReport(report), renderClusterReport(report), renderWanReport(report), renderCpReport(report), renderPersistenceReport(report)].filter(Boolean).join('\n');
+  report.loadAvgEnd = os.loadavg();
+  const la = (xs) => xs.map((x) => x.toFixed(2)).join(' ');
+  const header = [
+    `${report.loadGen}`,
+    `grid: ${opts.gridBin}, http path ${opts.httpPath ? `${opts.httpPath} (grid.rest.http-path)` : 'member default (grid)'}; ` +
+      `load average (1/5/15 min) at the start ${la(report.loadAvgStart)}, at the end ${la(report.loadAvgEnd)}`,
+  ].join('\n');
+  const parts = [renderReport(report), renderMetricsReport(report), renderClusterReport(report), renderWanReport(report), renderCpReport(report), renderPersistenceReport(report)];
+  const summary = report.targetSummary?.length ? `\nIssue 12 targets:\n${report.targetSummary.map((t) => `  ${t}`).join('\n')}` : '';
+  const text = [header, ...parts].filter(Boolean).join('\n') + summary;
   process.stdout.write(`\nGrid benchmark (target ${opts.target}, ${report.cpus} CPUs, node ${process.version})\n${text}\n`);
   const invalid = report.workloads.filter((w) => !w.valid).map((w) => w.name);
   if (invalid.length) process.stdout.write(`WARNING: invalid (non-2xx/errors): ${invalid.join(', ')}\n`);
