@@ -688,8 +688,11 @@ export function renderClusterReport(report) {
     const noisy = t.workloads.flatMap((w) => w.rounds.map((r, i) => [w, r, i]).filter(([, r]) => r.otherCpuPct > 25).map(([w, r, i]) => `${w.name} round ${i + 1} (${Math.round(r.otherCpuPct)}%)`));
     if (noisy.length) lines.push(`NOTE other processes used over 25% of a core during cluster ${noisy.join(', ')}: those runs are noisy`);
     if (t.workloads.some((w) => !w.single)) lines.push('NOTE: no single-member figures for some workloads (run with get,post,queue too to compare)');
+    const pin = report.options.loadGen?.pinning;
     lines.push(
-      `NOTE: ${report.cpus} cores shared by ${t.members} members and the load generator: cluster req/s is bounded by the machine, not by Grid ` +
+      (pin
+        ? `NOTE: the ${t.members} members share CPU ${pin.server} (taskset), the load generator has CPU ${pin.gen}: cluster req/s is bounded by one core, not by Grid `
+        : `NOTE: ${report.cpus} cores shared by ${t.members} members and the load generator: cluster req/s is bounded by the machine, not by Grid `) +
         `(members' CPU% is of one core, summed). 2/3 of requests land on a member that does not own the key and are forwarded ` +
         `to the owner, and every write (POST, queue offer and poll) also waits for a sync backup round trip; ` +
         `µs/req counts all of that.`,
