@@ -506,9 +506,11 @@ async function runMemory(opts, report) {
   }
 }
 
-function gitCommit() {
+function gitCommit(opts) {
   try {
     const hash = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    // Another launcher (--grid-bin) runs its own build: the checkout's src/ says nothing about it.
+    if (opts.gridBin !== DEFAULT_GRID_BIN) return `${hash} (checkout; members from ${opts.gridBin})`;
     // The member is built from the working tree: say so when src/ differs from that commit.
     const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
     return dirty ? `${hash}+dirty-src` : hash;
@@ -523,7 +525,7 @@ async function main() {
   const report = {
     date: new Date().toISOString(),
     target: opts.target,
-    commit: gitCommit(),
+    commit: gitCommit(opts),
     node: process.version,
     cpus: os.cpus().length,
     cpuModel: os.cpus()[0]?.model ?? null,
