@@ -50,95 +50,36 @@ export function parseHead(buf: Buffer, start: number, end: number, limit = FAST_
   // The blank line: CRLFCRLF. A bare LF anywhere in the head means node's rules apply.
   for (let i = buf.indexOf(LF, start); i !== -1 && i < stop; i = buf.indexOf(LF, i + 1)) {
     if (i === start || buf[i - 1] !== CR) return 'bail';
-    if (i + 2 < end && buf[i + 1] === CR) {
+    if (i + 1 < end && buf[i + 1] === CR) {
+      if (i + 2 >= end) break; // CRLFCR: the last LF may be on its way
       if (buf[i + 2] !== LF) return 'bail';
       eoh = i + 3;
       break;
     }
-    if (i + 2 >= end) break;
   }
-  if (eoh === -1) return end - start >= limit ? 'bail' : 'incomplete';
+  if (eoh === -1) {
+    if (end - start >= limit) return 'bail';
+    // What has arrived already decides, as node:http (which rejects a head at its first bad
+    // byte) would: a client that sent a bad partial head and waits gets node's answer now.
+    return partialHeadBails(buf, start, end) ? 'bail' : 'incomplete';
+  }
   if (eoh - start > limit) return 'bail';
   const head = buf.toString('latin1', start, eoh - 4);
   const lineEnd = head.indexOf('\r\n');
   const requestLine = lineEnd === -1 ? head : head.slice(0, lineEnd);
-  const sp1 = requestLine.indexOf(' ');
-  const sp2 = requestLine.indexOf(' ', sp1 + 1);
-  if (sp1 <= 0 || sp2 === -1) return 'bail';
-  const method = requestLine.slice(0, sp1);
-  if (method !== 'GET' && method !== 'POST' && method !== 'DELETE' && method !== 'PUT' && method !== 'HEAD') return 'bail';
-  const url = requestLine.slice(sp1 + 1, sp2);
-  if (!TARGET.test(url)) return 'bail';
-  const version = requestLine.slice(sp2 + 1);
-  let minor: number;
-  if (version === 'HTTP/1.1') minor = 1;
-  else if (version === 'HTTP/1.0') minor = 0;
-  else return 'bail';
-  const rawHeaders: string[] = [];
-  let contentLength = -1;
-  let chunked = false;
-  let sawTransferEncoding = false;
-  let connection: 'close' | 'keep-alive' | undefined;
-  let expectContinue = false;
-  let at = lineEnd === -1 ? head.length : lineEnd + 2;
-  while (at < head.length) {
-    if (rawHeaders.length >= MAX_HEADER_LINES * 2) return 'bail';
-    let next = head.indexOf('\r\n', at);
-    if (next === -1) next = head.length;
-    const colon = head.indexOf(':', at);
-    if (colon <= at || colon >= next) return 'bail';
-    const name = head.slice(at, colon);
-    if (!TOKEN.test(name)) return 'bail';
-    const value = trimOws(head.slice(colon + 1, next));
-    if (hasControl(value)) return 'bail';
-    rawHeaders.push(name, value);
-    at = next + 2;
-    switch (name.length) {
-      case 14:
-        if (name.toLowerCase() === 'content-length') {
-          if (contentLength !== -1 || !DIGITS.test(value)) return 'bail';
-          contentLength = Number(value);
-        }
-        break;
-      case 17:
-        if (name.toLowerCase() === 'transfer-encoding') {
-          if (sawTransferEncoding || value.toLowerCase() !== 'chunked') return 'bail';
-          sawTransferEncoding = chunked = true;
-        }
-        break;
-      case 10:
-        if (name.toLowerCase() === 'connection') {
-          if (connection !== undefined) return 'bail';
-          const v = value.toLowerCase();
-          if (v === 'close' || v === 'keep-alive') connection = v;
-          else return 'bail';
-        }
-        break;
-      case 6:
-        if (name.toLowerCase() === 'expect') {
-          if (expectContinue || value.toLowerCase() !== '100-continue') return 'bail';
-          expectContinue = true;
-        }
-        break;
-      case 7:
-        if (name.toLowerCase() === 'upgrade') return 'bail';
-        break;
-      case 2:
-        // TE: trailers and the like are harmless, but keep node's handling of the rare.
-        if (name.toLowerCase() === 'te') return 'bail';
-        break;
-      default:
-        break;
-    }
-  }
+  const line = parseRequestLine(requestLine);
+  if (line === undefined) return 'bail';
+  const fields = new HeaderScan();
+  if (!fields.scan(head, lineEnd === -1 ? head.length : lineEnd + 2, head.length)) return 'bail';
+  const { contentLength, chunked, connection, expectContinue, rawHeaders } = fields;
   if (chunked && contentLength !== -1) return 'bail';
   // HTTP/1.0 with a chunked body is not HTTP/1.0: node's rules.
-  if (chunked && minor === 0) return 'bail';
-  const keepAlive = minor === 1 ? connection !== 'close' : connection === 'keep-alive';
+  if (chunked && line.minor === 0) return 'bail';
+  const keepAlive = line.minor === 1 ? connection !== 'close' : connection === 'keep-alive';
   return {
-    method,
-    url,
-    httpVersion: minor === 1 ? '1.1' : '1.0',
+    method: line.method,
+    url: line.url,
+    httpVersion: line.minor === 1 ? '1.1' : '1.0',
     rawHeaders,
     contentLength,
     chunked,
@@ -146,6 +87,127 @@ export function parseHead(buf: Buffer, start: number, end: number, limit = FAST_
     expectContinue,
     headBytes: eoh - start,
   };
+}
+
+const METHODS = ['GET', 'POST', 'DELETE', 'PUT', 'HEAD'];
+
+function parseRequestLine(requestLine: string): { method: string; url: string; minor: number } | undefined {
+  const sp1 = requestLine.indexOf(' ');
+  const sp2 = requestLine.indexOf(' ', sp1 + 1);
+  if (sp1 <= 0 || sp2 === -1) return undefined;
+  const method = requestLine.slice(0, sp1);
+  if (method !== 'GET' && method !== 'POST' && method !== 'DELETE' && method !== 'PUT' && method !== 'HEAD') return undefined;
+  const url = requestLine.slice(sp1 + 1, sp2);
+  if (!TARGET.test(url)) return undefined;
+  const version = requestLine.slice(sp2 + 1);
+  if (version === 'HTTP/1.1') return { method, url, minor: 1 };
+  if (version === 'HTTP/1.0') return { method, url, minor: 0 };
+  return undefined;
+}
+
+/** The header lines of a head: the framing fields, and whether every line is one Grid's path takes. */
+class HeaderScan {
+  readonly rawHeaders: string[] = [];
+  contentLength = -1;
+  chunked = false;
+  connection: 'close' | 'keep-alive' | undefined;
+  expectContinue = false;
+
+  /** Scans the lines of `head` from `at` to `end` (each ended by CRLF but the last); false: bail. */
+  scan(head: string, at: number, end: number): boolean {
+    const rawHeaders = this.rawHeaders;
+    while (at < end) {
+      if (rawHeaders.length >= MAX_HEADER_LINES * 2) return false;
+      let next = head.indexOf('\r\n', at);
+      if (next === -1 || next > end) next = end;
+      const colon = head.indexOf(':', at);
+      if (colon <= at || colon >= next) return false;
+      const name = head.slice(at, colon);
+      if (!TOKEN.test(name)) return false;
+      const value = trimOws(head.slice(colon + 1, next));
+      if (hasControl(value)) return false;
+      rawHeaders.push(name, value);
+      at = next + 2;
+      switch (name.length) {
+        case 14:
+          if (name.toLowerCase() === 'content-length') {
+            if (this.contentLength !== -1 || !DIGITS.test(value)) return false;
+            this.contentLength = Number(value);
+          }
+          break;
+        case 17:
+          if (name.toLowerCase() === 'transfer-encoding') {
+            if (this.chunked || value.toLowerCase() !== 'chunked') return false;
+            this.chunked = true;
+          }
+          break;
+        case 10:
+          if (name.toLowerCase() === 'connection') {
+            if (this.connection !== undefined) return false;
+            const v = value.toLowerCase();
+            if (v === 'close' || v === 'keep-alive') this.connection = v;
+            else return false;
+          }
+          break;
+        case 6:
+          if (name.toLowerCase() === 'expect') {
+            if (this.expectContinue || value.toLowerCase() !== '100-continue') return false;
+            this.expectContinue = true;
+          }
+          break;
+        case 7:
+          if (name.toLowerCase() === 'upgrade') return false;
+          break;
+        case 2:
+          // TE: trailers and the like are harmless, but keep node's handling of the rare.
+          if (name.toLowerCase() === 'te') return false;
+          break;
+        default:
+          break;
+      }
+    }
+    return true;
+  }
+}
+
+/**
+ * Whether the bytes of a head that has not ended yet already hold something parseHead would
+ * bail on: a request line that cannot become one it takes, a complete header line it does not
+ * take, or a byte in the last, partial line that no accepted line holds. A bare LF was
+ * already seen by the caller.
+ */
+function partialHeadBails(buf: Buffer, start: number, end: number): boolean {
+  const text = buf.toString('latin1', start, end);
+  const lineEnd = text.indexOf('\r\n');
+  if (lineEnd === -1) return !requestLinePrefixOk(text.endsWith('\r') ? text.slice(0, -1) : text, text.endsWith('\r'));
+  if (parseRequestLine(text.slice(0, lineEnd)) === undefined) return true;
+  const lastEnd = text.lastIndexOf('\r\n');
+  const fields = new HeaderScan();
+  if (lastEnd > lineEnd && !fields.scan(text, lineEnd + 2, lastEnd)) return true;
+  // The partial last line: a name of token bytes, then a value without CTLs (a CR must be its end).
+  const partial = text.slice(lastEnd + 2);
+  const colon = partial.indexOf(':');
+  if (colon === -1) return !(partial === '' || partial === '\r' || TOKEN.test(partial));
+  if (!TOKEN.test(partial.slice(0, colon))) return true;
+  const value = partial.slice(colon + 1);
+  const cr = value.indexOf('\r');
+  if (cr !== -1 && cr !== value.length - 1) return true;
+  return hasControl(cr === -1 ? value : value.slice(0, cr));
+}
+
+/** Whether `line` (no CR or LF in it) can still grow into a request line parseHead takes; `ended`: it is complete. */
+function requestLinePrefixOk(line: string, ended: boolean): boolean {
+  if (ended) return parseRequestLine(line) !== undefined;
+  const sp1 = line.indexOf(' ');
+  if (sp1 === -1) return METHODS.some((m) => m.startsWith(line));
+  if (!METHODS.includes(line.slice(0, sp1))) return false;
+  const sp2 = line.indexOf(' ', sp1 + 1);
+  const target = sp2 === -1 ? line.slice(sp1 + 1) : line.slice(sp1 + 1, sp2);
+  if (target.length > 0 && !TARGET.test(target)) return false;
+  if (sp2 === -1) return true;
+  if (target.length === 0) return false;
+  const version = line.slice(sp2 + 1);
+  return 'HTTP/1.1'.startsWith(version) || 'HTTP/1.0'.startsWith(version);
 }
 
 /** Field values: no CTL but HTAB (obs-text 0x80-0xff is allowed, as node allows it). */
