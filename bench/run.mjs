@@ -306,6 +306,17 @@ function renderReport(report) {
     lines.push(
       `  grid share of the JS ceiling (bare net) = ${w.share.toFixed(2)} (rounds ${ratioSpread(w.rounds.map((r) => r.share))})`,
     );
+    // Rounds where no run of the three had other processes over 25 % of a core: the cleanest pairs.
+    const quiet = w.rounds.filter((r) => ['bare', 'net', 'grid'].every((t) => r[t].otherCpuPct <= 25));
+    if (quiet.length > 0 && quiet.length < w.rounds.length) {
+      lines.push(
+        `  quiet rounds only (${quiet.map((r) => r.round).join(', ')} of ${w.rounds.length}: other <= 25 % in all three runs): ` +
+          `grid / bare node:http ${quiet.map((r) => r.ratio.toFixed(2)).join(', ')}; grid p99 ${quiet.map((r) => ms(r.grid.p99Ms)).join(', ')} ms; ` +
+          `share of bare net ${quiet.map((r) => r.share.toFixed(2)).join(', ')}`,
+      );
+    } else if (quiet.length === 0) {
+      lines.push('  no quiet round (other processes over 25 % of a core in some run of every round): read µs/req rather than req/s');
+    }
     const empty = w.key === 'queue' ? w.grid.statusCodes['204'] ?? 0 : 0;
     if (empty) lines.push(`  grid: ${fmtInt(empty)} polls found the queue empty (204, counted as OK) of ${fmtInt(w.grid.responses)} responses`);
     if (ratioTarget) summary.push(`${w.name} grid/bare node:http ${w.ratio.toFixed(2)} >= ${ratioTarget}: ${passFail(w.targets.ratio)}`);
