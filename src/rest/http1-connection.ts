@@ -238,7 +238,7 @@ export class Http1Connection {
   private body: BodyInProgress | undefined;
   /** When the request being received began (its first byte), 0 between requests. */
   private requestSince = 0;
-  /** When the connection last became idle (nothing received, nothing owed). */
+  /** When the connection last had something to do (bytes arrived, an answer finished): keep-alive counts from here. */
   private idleSince = Date.now();
   /** Answers being gathered during one read (written together at its end). */
   private batch: (string | Buffer | BufferEncoding | undefined)[] | undefined;
@@ -246,6 +246,10 @@ export class Http1Connection {
   private readonly unwritten: FastResponse[] = [];
   private readonly writeSizes: number[] = [];
   private pendingInBatch = 0;
+  /** Bytes (characters) gathered in `batch`. */
+  private batchBytes = 0;
+  /** Reading stopped until the kernel takes the answers written so far. */
+  private outputWait = false;
   /** Set once nothing more is read: an answer said Connection: close, a framing error, hand-off. */
   private stopped = false;
   /** An answer said Connection: close: nothing after it is answered. */
@@ -278,6 +282,7 @@ export class Http1Connection {
 
   private readonly onData = (chunk: Buffer): void => {
     if (this.stopped) return;
+    this.idleSince = Date.now();
     if (this.input === undefined) {
       this.input = chunk;
       if (this.body === undefined && this.requestSince === 0) this.requestSince = Date.now();
@@ -293,7 +298,13 @@ export class Http1Connection {
   };
 
   private readonly onDrain = (): void => {
-    if (this.readingPaused && this.socket.writableLength < OUTPUT_HIGH_WATER_BYTES / 2) this.resumeAndProcess();
+    if (!this.outputWait || this.gone) return;
+    if (this.socket.writableLength >= OUTPUT_HIGH_WATER_BYTES / 2) {
+      this.socket.once('drain', this.onDrain);
+      return;
+    }
+    this.outputWait = false;
+    this.resumeAndProcess();
   };
 
   private readonly onClose = (): void => {
@@ -324,6 +335,11 @@ export class Http1Connection {
 
   private processLoop(): void {
     while (this.input !== undefined && !this.stopped) {
+      if (this.batchBytes + this.socket.writableLength > OUTPUT_HIGH_WATER_BYTES) {
+        // Answers pile up faster than the client reads them: read nothing more until they are out.
+        this.waitForOutput();
+        return;
+      }
       const buf = this.input;
       if (this.body !== undefined) {
         const used = this.feedBody(this.body, buf);
@@ -444,6 +460,7 @@ export class Http1Connection {
   requestDone(): void {
     this.busy = false;
     this.current = undefined;
+    this.idleSince = Date.now();
     if (this.gone) return;
     if (this.closeAfter) {
       this.queue.length = 0;
@@ -473,13 +490,6 @@ export class Http1Connection {
         if (outer) this.flush();
       }
     }
-    this.maybeIdle();
-  }
-
-  private maybeIdle(): void {
-    if (!this.busy && this.body === undefined && this.input === undefined && this.queue.length === 0) {
-      this.idleSince = Date.now();
-    }
   }
 
   /** @internal An answer's bytes, in order; `res` is told when they are written. */
@@ -495,34 +505,50 @@ export class Http1Connection {
     }
     if (this.batch !== undefined) {
       this.batch.push(data, encoding);
+      this.batchBytes += data.length;
       return;
     }
     this.socket.write(data, encoding as BufferEncoding, this.onWritten);
     this.writeSizes.push(this.pendingInBatch);
     this.pendingInBatch = 0;
     if (this.closeAfter) this.closeAfterAnswers();
-    else if (this.socket.writableLength > OUTPUT_HIGH_WATER_BYTES) this.pauseReading();
+    else if (this.socket.writableLength > OUTPUT_HIGH_WATER_BYTES) this.waitForOutput();
   }
 
   private flush(): void {
     const batch = this.batch;
     this.batch = undefined;
-    if (batch === undefined || batch.length === 0 || this.gone) return;
+    this.batchBytes = 0;
+    if (this.gone) return;
     const socket = this.socket;
-    if (batch.length === 2) {
-      socket.write(batch[0] as string | Buffer, batch[1] as BufferEncoding, this.onWritten);
-    } else {
-      socket.cork();
-      const last = batch.length - 2;
-      for (let i = 0; i < batch.length; i += 2) {
-        socket.write(batch[i] as string | Buffer, batch[i + 1] as BufferEncoding, i === last ? this.onWritten : undefined);
+    if (batch !== undefined && batch.length > 0) {
+      if (batch.length === 2) {
+        socket.write(batch[0] as string | Buffer, batch[1] as BufferEncoding, this.onWritten);
+      } else {
+        socket.cork();
+        const last = batch.length - 2;
+        for (let i = 0; i < batch.length; i += 2) {
+          socket.write(batch[i] as string | Buffer, batch[i + 1] as BufferEncoding, i === last ? this.onWritten : undefined);
+        }
+        socket.uncork();
       }
-      socket.uncork();
+      this.writeSizes.push(this.pendingInBatch);
+      this.pendingInBatch = 0;
     }
-    this.writeSizes.push(this.pendingInBatch);
-    this.pendingInBatch = 0;
     if (this.closeAfter) this.closeAfterAnswers();
-    else if (socket.writableLength > OUTPUT_HIGH_WATER_BYTES) this.pauseReading();
+    else if (this.outputWait) {
+      // Resume once the kernel has taken enough (at once if it took everything).
+      if (socket.writableLength >= OUTPUT_HIGH_WATER_BYTES / 2) socket.once('drain', this.onDrain);
+      else setImmediate(this.onDrain);
+    } else if (socket.writableLength > OUTPUT_HIGH_WATER_BYTES) this.waitForOutput();
+  }
+
+  private waitForOutput(): void {
+    if (this.gone) return;
+    this.pauseReading();
+    if (this.outputWait) return;
+    this.outputWait = true;
+    if (this.batch === undefined) this.socket.once('drain', this.onDrain);
   }
 
   private written(err?: Error | null): void {
@@ -560,12 +586,11 @@ export class Http1Connection {
     if (this.readingPaused || this.gone) return;
     this.readingPaused = true;
     this.socket.pause();
-    if (this.socket.writableLength > OUTPUT_HIGH_WATER_BYTES / 2) this.socket.once('drain', this.onDrain);
   }
 
   private resumeAndProcess(): void {
     if (this.busy && this.queue.length >= MAX_QUEUED_PER_CONNECTION / 2) return;
-    if (this.socket.writableLength >= OUTPUT_HIGH_WATER_BYTES / 2) return;
+    if (this.outputWait) return;
     this.readingPaused = false;
     if (!this.processing && this.input !== undefined) {
       const outer = this.batch === undefined;
