@@ -84,7 +84,8 @@ export function parseHead(buf: Buffer, start: number, end: number, limit = FAST_
     contentLength,
     chunked,
     keepAlive,
-    expectContinue,
+    // node:http (as RFC 9110 10.1.1 asks) ignores 100-continue from an HTTP/1.0 client.
+    expectContinue: expectContinue && line.minor === 1,
     headBytes: eoh - start,
   };
 }

@@ -145,6 +145,20 @@ describe('request bodies', () => {
     expect((await entry(m, 'e/k')).body.toString()).toBe('hello');
   });
 
+  it('ignores Expect: 100-continue from an HTTP/1.0 client on either HTTP path (no 100; node:http ignores it, RFC 9110 10.1.1)', async () => {
+    for (const path of ['grid', 'node']) {
+      const m = await startMember(restConfig(undefined, { properties: { 'grid.rest.http-path': path } }));
+      const c = await RawConnection.connect(m.port);
+      await c.write(buildRequest('POST', '/grid/rest/maps/e/old', { version: 'HTTP/1.0', body: 'ten', headers: { Expect: '100-continue', 'Content-Type': 'text/plain' } }));
+      const r = await c.read();
+      // A 100 Continue would be the first answer read.
+      expect(r.status, `${path} path`).toBe(200);
+      await c.waitForEnd(3_000);
+      await c.destroy();
+      expect((await entry(m, 'e/old')).body.toString()).toBe('ten');
+    }
+  });
+
   it('refuses Expect: 100-continue with an oversize Content-Length at once: 413, no 100, nothing stored', async () => {
     const m = await smallBodyMember();
     const c = await RawConnection.connect(m.port);

@@ -86,8 +86,9 @@ describe('parseHead: accepted shapes', () => {
     expect(h).toMatchObject({ chunked: true, contentLength: -1 });
   });
 
-  it('Expect: 100-continue (any case)', () => {
+  it('Expect: 100-continue (any case) in HTTP/1.1; ignored in HTTP/1.0, as node:http ignores it', () => {
     expect(accepted('POST / HTTP/1.1\r\nExpect: 100-Continue\r\nContent-Length: 1\r\n\r\n')).toMatchObject({ expectContinue: true, contentLength: 1 });
+    expect(accepted('POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\n')).toMatchObject({ expectContinue: false, contentLength: 1 });
   });
 
   it('trims optional whitespace (SP and HTAB) around values, keeps inner whitespace, and keeps names and values as sent', () => {
