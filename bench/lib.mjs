@@ -189,6 +189,27 @@ export function readSystemBusyMs() {
   return ((user + nice + system + (steal || 0)) * 1000) / CLK_TCK;
 }
 
+/**
+ * Jiffies of one CPU from /proc/stat (`cpu<n>` line): total (guest excluded, it is in user already),
+ * idle (idle + iowait) and irq + softirq. Null when there is no such line.
+ */
+export function readCoreJiffies(cpu) {
+  const line = readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`cpu${cpu} `));
+  if (!line) return null;
+  const f = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.slice(0, 8).reduce((a, b) => a + (b || 0), 0);
+  return { total, idle: f[3] + (f[4] || 0), irq: (f[5] || 0) + (f[6] || 0) };
+}
+
+/** Busy % (everything but idle) and irq+softirq % of a CPU between two readCoreJiffies readings. */
+export function coreBusy(a, b) {
+  if (!a || !b || b.total <= a.total) return null;
+  const dt = b.total - a.total;
+  return { busyPct: (100 * (dt - (b.idle - a.idle))) / dt, irqPct: (100 * (b.irq - a.irq)) / dt };
+}
+
 /** Resident set size of a process, from /proc/<pid>/status (bytes). */
 export function readRss(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -691,11 +712,16 @@ function mergedPercentile(runs, p) {
 export async function wrkRun({ ports, pids }, gen, workload, connections, duration) {
   const split = ports.map((_, i) => Math.floor(connections / ports.length) + (i < connections % ports.length ? 1 : 0));
   const warm = await Promise.all(ports.map((port, i) => spawnWrk(gen, port, workload, split[i], WARMUP_SECONDS)));
+  // With the servers pinned to one CPU: how busy that CPU was in all (the server, the kernel's
+  // irq/softirq work for it, which /proc/<pid>/stat does not count, and any neighbour).
+  const core = gen.pinning && /^\d+$/.test(gen.pinning.server) ? gen.pinning.server : null;
+  const core0 = core !== null ? readCoreJiffies(core) : null;
   const cpu0 = pids.map(readCpuMs);
   const sys0 = readSystemBusyMs();
   const self0 = process.cpuUsage();
   const t0 = performance.now();
   const runs = await Promise.all(ports.map((port, i) => spawnWrk(gen, port, workload, split[i], duration)));
+  const serverCore = core !== null ? coreBusy(core0, readCoreJiffies(core)) : null;
   const wall = performance.now() - t0;
   const self = process.cpuUsage(self0);
   const perProcessCpuMs = pids.map((pid, i) => readCpuMs(pid) - cpu0[i]);
@@ -736,6 +762,8 @@ export async function wrkRun({ ports, pids }, gen, workload, connections, durati
     serverCpuPct: (serverCpuMs / wall) * 100,
     loadGenCpuPct: (genCpuMs / wall) * 100,
     otherCpuPct: (Math.max(0, systemCpuMs - serverCpuMs - selfCpuMs - genCpuMs) / wall) * 100,
+    // the servers' CPU (when pinned to one): busy % of it in all and its irq + softirq %
+    serverCore: serverCore && { cpu: Number(core), ...serverCore },
     loadAvg: os.loadavg()[0],
     // the warm-up run (badCount adds these)
     wholeRun: {
@@ -786,6 +814,7 @@ export async function measureWorkload(label, server, opts, key) {
     `  ${label.padEnd(14)} ${fmtInt(r.reqPerSec).padStart(7)} req/s  p50 ${fmtMs(r.p50Ms)}  p99 ${fmtMs(r.p99Ms)}  ` +
       `${fmtUs(r.serverCpuUsPerReq)} µs/req  ` +
       `cpu: server ${Math.round(r.serverCpuPct)}% wrk ${Math.round(r.loadGenCpuPct)}% other ${Math.round(r.otherCpuPct)}%  ` +
+      (r.serverCore ? `cpu${r.serverCore.cpu} busy ${Math.round(r.serverCore.busyPct)}% (irq ${Math.round(r.serverCore.irqPct)}%)  ` : '') +
       `load ${r.loadAvg.toFixed(2)}  [${codes}]` +
       (bad ? `  !! non2xx ${r.non2xx} errors ${r.errors} (warm-up: non2xx ${w.non2xx} errors ${w.errors}) ${JSON.stringify(w.statusCodes)}` : ''),
   );

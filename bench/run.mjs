@@ -22,6 +22,7 @@ import {
   cleanup,
   fmtInt,
   fmtUs,
+  median,
   freePort,
   log,
   describeLoadGen,
@@ -324,10 +325,15 @@ function renderReport(report) {
   }
   for (const w of report.workloads) {
     for (const [label, s, key] of [['bare node:http', w.bare, 'bare'], ['bare net', w.net, 'net']]) {
+      const cores = w.rounds.map((r) => r[key].serverCore).filter(Boolean);
+      const core = cores.length
+        ? `; its CPU ${cores[0].cpu} was ${Math.round(median(cores.map((c) => c.busyPct)))}% busy in all, irq+softirq ` +
+          `${Math.round(median(cores.map((c) => c.irqPct)))}% (medians)`
+        : '';
       if (s.serverCpuPct < 90) {
         lines.push(
           `NOTE ${w.name}: ${label} server only ${Math.round(s.serverCpuPct)}% busy (median; load-gen ` +
-            `${Math.round(s.loadGenCpuPct)}%, other ${Math.round(s.otherCpuPct)}%): not saturated, its figures are a floor`,
+            `${Math.round(s.loadGenCpuPct)}%, other ${Math.round(s.otherCpuPct)}%${core}): not saturated, its figures are a floor`,
         );
       } else if (s.minServerCpuPct < 90) {
         const low = w.rounds.filter((r) => r[key].serverCpuPct < 90).map((r) => `${r.round} (${Math.round(r[key].serverCpuPct)}%)`);
