@@ -9,8 +9,8 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import { GridError, describeError, isGridError, isGridErrorCode, type GridErrorCode } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
-import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, encodeFrame, type Frame } from '../protocol/frame.js';
-import type { WireValue } from '../protocol/codec.js';
+import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, encodeFrameInto, type Frame } from '../protocol/frame.js';
+import { ValueWriter, type WireValue } from '../protocol/codec.js';
 import { Msg, messageName } from '../protocol/messages.js';
 import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../protocol/preamble.js';
 import { decodeAuth, decodeAuthAnswer, encodeAuth, encodeAuthAnswer } from '../protocol/payloads.js';
@@ -68,7 +68,10 @@ export class MemberConnection {
   refused = false;
   private readonly pending = new Map<number, Pending>();
   private nextCallId = 1;
-  private corked = false;
+  /** Frames of this turn of the event loop, encoded one after the other; written as one buffer. */
+  private out: ValueWriter | undefined;
+  /** Size of the last turn's frames: the next turn's writer starts that big. */
+  private outHint = 1024;
   closed = false;
   private readonly closeListeners = new Set<() => void>();
   /** @internal */ reader: FrameReader | undefined;
@@ -87,14 +90,14 @@ export class MemberConnection {
     const callId = this.nextCallId;
     this.nextCallId = this.nextCallId >= 0x7fffffff ? 1 : this.nextCallId + 1;
     return new Promise<WireValue>((resolve, reject) => {
+      this.send(FrameKind.Request, type, callId, payload);
       this.pending.set(callId, { resolve, reject, deadline: this.owner.now() + timeoutMs, type });
-      this.write(encodeFrame(FrameKind.Request, type, callId, payload));
     });
   }
 
   oneWay(type: number, payload: WireValue): void {
     if (this.closed) return;
-    this.write(encodeFrame(FrameKind.OneWay, type, 0, payload));
+    this.send(FrameKind.OneWay, type, 0, payload);
   }
 
   /** Call `fn` when the connection closes; returns a function that cancels the call. */
@@ -111,6 +114,12 @@ export class MemberConnection {
     this.socket.destroy();
   }
 
+  /** Send the frames of this turn now, then end the connection (after a refusal's answer). */
+  end(): void {
+    this.flush();
+    this.socket.end();
+  }
+
   /** Send what is queued, then close; resolves once closed (destroyed after `timeoutMs` at the latest). */
   closeGracefully(timeoutMs: number): Promise<void> {
     if (this.closed) return Promise.resolve();
@@ -120,7 +129,7 @@ export class MemberConnection {
         clearTimeout(timer);
         resolve();
       });
-      this.uncork();
+      this.flush();
       this.socket.end();
     });
   }
@@ -130,23 +139,38 @@ export class MemberConnection {
   }
 
   /**
-   * Frames written during one turn of the event loop go out in one write: the socket is
-   * uncorked after the I/O phase (setImmediate), not after each callback (nextTick), so the
-   * requests of every HTTP connection served in that phase share one syscall.
+   * Frames sent during one turn of the event loop are encoded straight into one buffer and go
+   * out in one write after the I/O phase (setImmediate, not nextTick), so the requests of every
+   * HTTP connection served in that phase share one buffer and one syscall. Throws (and sends
+   * nothing) when the payload cannot be encoded.
    */
-  write(buf: Buffer): void {
-    if (!this.corked) {
-      this.corked = true;
-      this.socket.cork();
-      setImmediate(this.uncork);
+  send(kind: number, type: number, callId: number, payload: WireValue): void {
+    let w = this.out;
+    if (w === undefined) {
+      w = this.out = new ValueWriter(this.outHint);
+      setImmediate(this.flush);
     }
-    this.socket.write(buf);
+    encodeFrameInto(w, kind, type, callId, payload);
   }
 
-  private readonly uncork = (): void => {
-    if (!this.corked) return;
-    this.corked = false;
-    this.socket.uncork();
+  /** Bytes already encoded (whole frames), in this turn's buffer. */
+  write(buf: Uint8Array): void {
+    let w = this.out;
+    if (w === undefined) {
+      w = this.out = new ValueWriter(Math.max(this.outHint, buf.length));
+      setImmediate(this.flush);
+    }
+    w.writeRaw(buf);
+  }
+
+  private readonly flush = (): void => {
+    const w = this.out;
+    if (w === undefined) return;
+    this.out = undefined;
+    if (this.closed || w.length === 0) return;
+    // Start the next turn's buffer at this turn's size (within 1 KiB .. 1 MiB).
+    this.outHint = Math.min(1 << 20, Math.max(1024, w.length));
+    this.socket.write(w.finish());
   };
 
   /** @internal */ handleResponse(frame: Frame): void {
@@ -536,7 +560,7 @@ export class MemberNet {
       this.deps.logger.warn({ remote: conn.describe() }, `WAN connection refused: ${describeError(e)}`);
       this.reply(conn, frame.callId, isGridError(e) ? e : new GridError('BAD_REQUEST', describeError(e)), true);
       conn.refused = true;
-      conn.socket.end();
+      conn.end();
       return;
     }
     const refusal = this.wanAcceptor === undefined ? { code: 'NOT_ENABLED' as const, reason: 'this member does not accept WAN connections yet' } : this.wanAcceptor.verify(hello);
@@ -544,7 +568,7 @@ export class MemberNet {
       this.deps.logger.warn({ remote: conn.describe(), source: hello.sourceCluster }, `refused WAN publisher of cluster "${hello.sourceCluster}" from ${hello.address}: ${refusal.reason}`);
       this.reply(conn, frame.callId, new GridError(refusal.code, refusal.reason), true);
       conn.refused = true;
-      conn.socket.end();
+      conn.end();
       return;
     }
     conn.wanCluster = hello.sourceCluster;
@@ -559,16 +583,13 @@ export class MemberNet {
     if (isError && !isGridError(value)) {
       this.deps.logger.error({ err: value }, `member request failed unexpectedly: ${describeError(value)}`);
     }
-    let buf: Buffer;
     try {
-      buf = isError
-        ? encodeFrame(FrameKind.ErrorResponse, 0, callId, encodeError(value))
-        : encodeFrame(FrameKind.Response, 0, callId, value as WireValue);
+      if (isError) conn.send(FrameKind.ErrorResponse, 0, callId, encodeError(value));
+      else conn.send(FrameKind.Response, 0, callId, value as WireValue);
     } catch (e) {
       this.deps.logger.error({ err: e }, `member answer could not be encoded: ${describeError(e)}`);
-      buf = encodeFrame(FrameKind.ErrorResponse, 0, callId, ['INTERNAL', `answer could not be encoded: ${describeError(e)}`]);
+      conn.send(FrameKind.ErrorResponse, 0, callId, ['INTERNAL', `answer could not be encoded: ${describeError(e)}`]);
     }
-    conn.write(buf);
   }
 
   private authenticate(conn: MemberConnection, frame: Frame): void {
@@ -585,7 +606,7 @@ export class MemberNet {
       this.deps.logger.warn({ remote: conn.describe() }, `member connection refused: ${describeError(e)}`);
       this.reply(conn, frame.callId, isGridError(e) ? e : new GridError('BAD_REQUEST', describeError(e)), true);
       conn.refused = true;
-      conn.socket.end();
+      conn.end();
       return;
     }
     const refusal = this.deps.auth.verify(clusterName, username, password);
@@ -593,7 +614,7 @@ export class MemberNet {
       this.deps.logger.warn({ remote: address, uuid }, `refused member ${address}: ${refusal.reason}`);
       this.reply(conn, frame.callId, new GridError(refusal.code, refusal.reason), true);
       conn.refused = true;
-      conn.socket.end();
+      conn.end();
       return;
     }
     conn.peer = { uuid, address };

@@ -102,6 +102,19 @@ export class ValueWriter {
     return this.buf.subarray(0, this.pos);
   }
 
+  /** Drops everything written after the first `length` bytes (undoes a value that failed half-way). */
+  truncate(length: number): void {
+    if (length < 0 || length > this.pos) throw new GridError('INTERNAL', `truncate to ${length} outside the ${this.pos} bytes written`);
+    this.pos = length;
+  }
+
+  /** Raw bytes, no length, no tag (bytes already encoded elsewhere). */
+  writeRaw(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
   /** Makes room for `n` more bytes. */
   reserve(n: number): void {
     const need = this.pos + n;

@@ -31,6 +31,16 @@ export const DEFAULT_MAX_FRAME_BYTES = 512 * 1024 * 1024;
 const MAGIC_BYTES = MEMBER_PREAMBLE.length - 1;
 
 export function encodeFrame(kind: number, type: number, callId: number, payload: WireValue): Buffer {
+  const w = new ValueWriter();
+  encodeFrameInto(w, kind, type, callId, payload);
+  return w.finish();
+}
+
+/**
+ * Appends one frame to `w` (several frames can share one writer and go out in one write). A
+ * payload that cannot be encoded throws and leaves `w` as it was.
+ */
+export function encodeFrameInto(w: ValueWriter, kind: number, type: number, callId: number, payload: WireValue): void {
   if (!isKind(kind)) throw new GridError('INTERNAL', `frame kind ${kind} is not one of 1..4`);
   if (!(Number.isInteger(type) && type >= 0 && type <= 0xffff)) {
     throw new GridError('INTERNAL', `message type ${type} does not fit a u16`);
@@ -41,16 +51,20 @@ export function encodeFrame(kind: number, type: number, callId: number, payload:
   if (kind === FrameKind.OneWay && callId !== 0) {
     throw new GridError('INTERNAL', `a one-way frame carries call id 0, not ${callId}`);
   }
-  const w = new ValueWriter();
-  w.writeU32(0); // the length, patched below
-  w.writeU8(kind);
-  w.writeU16(type);
-  w.writeU32(callId);
-  w.write(payload);
-  const body = w.length - 4;
-  if (body > 0xffffffff) throw new GridError('INTERNAL', `frame of ${body} bytes does not fit the u32 length field`);
-  w.patchU32(0, body);
-  return w.finish();
+  const start = w.length;
+  try {
+    w.writeU32(0); // the length, patched below
+    w.writeU8(kind);
+    w.writeU16(type);
+    w.writeU32(callId);
+    w.write(payload);
+    const body = w.length - start - 4;
+    if (body > 0xffffffff) throw new GridError('INTERNAL', `frame of ${body} bytes does not fit the u32 length field`);
+    w.patchU32(start, body);
+  } catch (e) {
+    w.truncate(start);
+    throw e;
+  }
 }
 
 function isKind(kind: number): boolean {
