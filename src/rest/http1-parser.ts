@@ -248,6 +248,7 @@ const enum ChunkState {
   TrailerValueStart,
   TrailerValue,
   TrailerLf,
+  TrailerEmptyLf,
   FinalLf,
   Done,
 }
@@ -415,8 +416,15 @@ export class ChunkedDecoder {
           } else return this.fail('HPE_INVALID_HEADER_TOKEN', i, start);
           break;
         case ChunkState.TrailerValueStart:
+          // An empty value has llhttp's own errors: a bare LF is an invalid value char, a CR
+          // must be followed by LF (HPE_STRICT, not HPE_LF_EXPECTED).
           if (c === 0x20 || c === 9) break;
-          if (this.trailerCheck === 'transfer-encoding' && c !== CR && c !== LF) return this.fail('HPE_INVALID_TRANSFER_ENCODING', i, start);
+          if (c === LF) return this.fail('HPE_INVALID_HEADER_TOKEN', i, start);
+          if (c === CR) {
+            this.state = ChunkState.TrailerEmptyLf;
+            break;
+          }
+          if (this.trailerCheck === 'transfer-encoding') return this.fail('HPE_INVALID_TRANSFER_ENCODING', i, start);
           this.state = ChunkState.TrailerValue;
           continue; // the same byte, as the value's first
         case ChunkState.TrailerValue:
@@ -427,6 +435,10 @@ export class ChunkedDecoder {
           break;
         case ChunkState.TrailerLf:
           if (c !== LF) return this.fail('HPE_LF_EXPECTED', i, start);
+          this.state = ChunkState.TrailerLineStart;
+          break;
+        case ChunkState.TrailerEmptyLf:
+          if (c !== LF) return this.fail('HPE_STRICT', i, start);
           this.state = ChunkState.TrailerLineStart;
           break;
         case ChunkState.FinalLf:

@@ -302,6 +302,7 @@ const valid: [string, string, string][] = [
   ['CRLF and binary in data', '4\r\n\r\n\x00\xff\r\n0\r\n\r\n', '\r\n\x00\xff'],
   ['trailers', '3\r\nabc\r\n0\r\nX-Trailer: 1\r\nOther: two words\r\n\r\n', 'abc'],
   ['an empty trailer value', '0\r\nX:\r\n\r\n', ''],
+  ['a trailer value of OWS only', '0\r\nX:  \t\r\n\r\n', ''],
   ['trailer values with OWS, tabs and obs-text', '0\r\nX:\ta \r\nY: a\tb \u00e9\u0080\r\n\r\n', ''],
   ['Connection, Upgrade and an empty Transfer-Encoding as trailers', '0\r\nConnection: close\r\nUpgrade: x\r\nTransfer-Encoding:\r\n\r\n', ''],
   ['extension forms: empty name, empty value, token and quoted values, quoted-pairs', '3;=b;a=;a=b;c;d="x \\" \\\\ \t \u00e9"\r\nabc\r\n0\r\n\r\n', 'abc'],
@@ -360,6 +361,10 @@ const invalid: [string, string, string, number][] = [
   ['NUL in a trailer value', '0\r\nX: \x00\r\n\r\n', 'HPE_INVALID_HEADER_TOKEN', 6],
   ['DEL in a trailer value', '0\r\nX: a\x7f\r\n\r\n', 'HPE_INVALID_HEADER_TOKEN', 7],
   ['CR without LF ending a trailer', '0\r\nX: 1\rY', 'HPE_LF_EXPECTED', 8],
+  ['bare LF after an empty trailer value', '0\r\nX: \nY: 1\r\n\r\n', 'HPE_INVALID_HEADER_TOKEN', 6],
+  ['bare LF after a trailer colon', '0\r\nX:\n\r\n', 'HPE_INVALID_HEADER_TOKEN', 5],
+  ['CR without LF after an empty trailer value', '0\r\nX: \rY', 'HPE_STRICT', 7],
+  ['obs-fold after an empty trailer value', '0\r\nX: \r\n Y\r\n\r\n', 'HPE_INVALID_HEADER_TOKEN', 8],
   ['a Content-Length trailer', '0\r\ncontent-length:\r\n\r\n', 'HPE_INVALID_CONTENT_LENGTH', 17],
   ['a Transfer-Encoding trailer with a value', '0\r\nTransfer-Encoding: chunked\r\n\r\n', 'HPE_INVALID_TRANSFER_ENCODING', 22],
 ];
