@@ -1,9 +1,11 @@
-// The entries of one map in one partition. Values are kept as latin1 strings: one byte per
-// character, so any byte sequence round-trips, and a 100-byte value costs ~116 bytes of heap
-// instead of a Buffer's object, view and backing store. Expiry (TTL, max-idle) is checked on
-// access and reclaimed by a sweeper; the store itself has no timers.
+// The entries of one map in one partition. Values are latin1 strings at the API (one char per
+// byte, so any byte sequence round-trips) and bytes inside: every entry lives in the store's
+// EntrySlab (key and value bytes, content type id and the metadata numbers the map's policy
+// needs, in one ArrayBuffer with a hash index), so the JS heap holds no per-entry object at
+// all. Readers get a fresh view object per read. Expiry (TTL, max-idle) is checked on access
+// and reclaimed by a sweeper; the store itself has no timers.
 
-import { detachedCopy } from '../core/strings.js';
+import { EntrySlab } from './entry-slab.js';
 
 /** A stored value: bytes as a latin1 string and the Content-Type it was written with. */
 export interface StoredValue {
@@ -11,41 +13,36 @@ export interface StoredValue {
   readonly contentType: string | undefined;
 }
 
-class PlainRecord implements StoredValue {
+/** An entry of a map without expiry whose content type is not the store's usual one; also the view a read returns. */
+/** What a read of a map without expiry or statistics returns. */
+class StoredView implements StoredValue {
   constructor(
-    public value: string,
-    public contentType: string | undefined,
+    readonly value: string,
+    readonly contentType: string | undefined,
   ) {}
 }
 
-class ExpiringRecord implements StoredValue {
+/** What a read of a map with expiry or statistics returns (and what observers are told). */
+class EntryView implements MergeEntry {
   constructor(
-    public value: string,
-    public contentType: string | undefined,
+    readonly value: string,
+    readonly contentType: string | undefined,
     /** Epoch ms at which the entry dies for its TTL; 0 = never. */
-    public expiresAt: number,
+    readonly expiresAt: number,
     /** Epoch ms of the last read or write (max-idle). */
-    public lastAccessAt: number,
+    readonly lastAccessAt: number,
+    readonly creationTime: number,
+    readonly lastUpdateTime: number,
+    readonly hits: number,
   ) {}
 }
 
-/**
- * An entry with the statistics merge policies look at (HigherHits, LatestUpdate, LatestAccess):
- * kept only for maps whose merge policy needs them, so other maps pay nothing for them.
- */
-class StatsRecord extends ExpiringRecord {
-  constructor(
-    value: string,
-    contentType: string | undefined,
-    expiresAt: number,
-    lastAccessAt: number,
-    public creationTime: number,
-    public lastUpdateTime: number,
-    public hits: number,
-  ) {
-    super(value, contentType, expiresAt, lastAccessAt);
-  }
-}
+/** Metadata numbers per entry in the slab: maps with expiry keep the first two, maps with statistics all five. */
+const EXPIRES_AT = 0;
+const LAST_ACCESS_AT = 1;
+const CREATION_TIME = 2;
+const LAST_UPDATE_TIME = 3;
+const HITS = 4;
 
 /** An entry as a split-brain merge sees it (exported by the merging side, compared by the other). */
 export interface MergeEntry {
@@ -85,11 +82,13 @@ export const PLAIN_STRIDE = 5;
 export const STATS_STRIDE = 8;
 
 export class RecordStore {
-  private readonly entries = new Map<string, PlainRecord | ExpiringRecord>();
+  private readonly slab: EntrySlab;
   private readonly ttlMs: number;
   private readonly maxIdleMs: number;
   private readonly expiring: boolean;
   readonly stats: boolean;
+  /** No expiry and no statistics: no metadata per entry. */
+  private readonly plain: boolean;
   readonly observer: StoreObserver | undefined;
   private readonly expiredReads: { expirations: number } | undefined;
 
@@ -100,139 +99,176 @@ export class RecordStore {
     this.maxIdleMs = policy.maxIdleMs;
     this.expiring = policy.ttlMs > 0 || policy.maxIdleMs > 0;
     this.stats = policy.stats === true;
+    this.plain = !this.expiring && !this.stats;
+    this.slab = new EntrySlab(this.stats ? 5 : this.expiring ? 2 : 0);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.slab.size;
   }
 
   /** The live value of `key`, or undefined (an expired entry is removed on the way). */
   get(key: string, nowMs: number): StoredValue | undefined {
-    const rec = this.entries.get(key);
-    if (rec === undefined || (!this.expiring && !this.stats)) return rec;
-    const r = rec as ExpiringRecord;
-    if (this.expiring && this.isExpired(r, nowMs)) {
-      this.entries.delete(key);
-      this.observer?.changed(key, r, undefined);
+    const s = this.slab;
+    const o = s.find(key);
+    if (o < 0) return undefined;
+    if (this.plain) return new StoredView(s.value(o), s.contentType(o));
+    if (this.expiring && this.isExpired(o, nowMs)) {
+      s.removeAt(o);
+      if (this.observer !== undefined) this.observer.changed(key, this.entryAt(o), undefined);
+      s.compactIfSparse();
       if (this.expiredReads !== undefined) this.expiredReads.expirations++;
       return undefined;
     }
-    r.lastAccessAt = nowMs;
-    if (this.stats) (r as StatsRecord).hits++;
-    return r;
+    s.setMeta(o, LAST_ACCESS_AT, nowMs);
+    if (this.stats) s.setMeta(o, HITS, s.meta(o, HITS) + 1);
+    return this.entryAt(o);
   }
 
   /** The entry as a merge policy sees it, without touching its statistics. */
   mergeView(key: string, nowMs: number): MergeEntry | undefined {
-    const rec = this.entries.get(key);
-    if (rec === undefined) return undefined;
-    if (rec instanceof StatsRecord) return this.isExpired(rec, nowMs) ? undefined : rec;
-    if (rec instanceof ExpiringRecord) {
-      if (this.isExpired(rec, nowMs)) return undefined;
-      return { value: rec.value, contentType: rec.contentType, expiresAt: rec.expiresAt, lastAccessAt: rec.lastAccessAt, creationTime: 0, lastUpdateTime: 0, hits: 0 };
-    }
-    return { value: rec.value, contentType: rec.contentType, expiresAt: 0, lastAccessAt: 0, creationTime: 0, lastUpdateTime: 0, hits: 0 };
+    const o = this.slab.find(key);
+    if (o < 0) return undefined;
+    if (this.plain) return new EntryView(this.slab.value(o), this.slab.contentType(o), 0, 0, 0, 0, 0);
+    return this.isExpired(o, nowMs) ? undefined : (this.entryAt(o) as EntryView);
   }
 
   /** Put a merged entry as it came (its expiry and statistics kept where this map keeps them). */
   putMerged(key: string, e: MergeEntry): void {
-    if (this.stats) this.set(key, new StatsRecord(e.value, e.contentType, e.expiresAt, e.lastAccessAt, e.creationTime, e.lastUpdateTime, e.hits));
+    if (this.stats) this.write(key, e.value, e.contentType, e.expiresAt, e.lastAccessAt, e.creationTime, e.lastUpdateTime, e.hits);
     else this.restore(key, e.value, e.contentType, e.expiresAt, e.lastAccessAt);
   }
 
-  /** Store a record, telling the observer (when there is one) what it replaced. */
-  private set(key: string, rec: PlainRecord | ExpiringRecord): void {
-    if (this.observer === undefined) {
-      this.entries.set(key, rec);
-      return;
-    }
-    const before = this.entries.get(key);
-    this.entries.set(key, rec);
-    this.observer.changed(key, before, rec);
-  }
-
   put(key: string, value: string, contentType: string | undefined, nowMs: number): void {
-    // A new key is stored detached from the request it was cut from (Map keeps the first key object).
-    if (key.length >= 13 && !this.entries.has(key)) key = detachedCopy(key);
-    if (this.stats) {
-      const prev = this.entries.get(key) as StatsRecord | undefined;
-      const expiresAt = this.ttlMs > 0 ? nowMs + this.ttlMs : 0;
-      this.set(key, new StatsRecord(value, contentType, expiresAt, nowMs, prev?.creationTime ?? nowMs, nowMs, prev?.hits ?? 0));
-      return;
-    }
-    if (!this.expiring) {
-      this.set(key, new PlainRecord(value, contentType));
+    if (this.plain && this.observer === undefined) {
+      this.slab.put(key, value, contentType);
       return;
     }
     const expiresAt = this.ttlMs > 0 ? nowMs + this.ttlMs : 0;
-    this.set(key, new ExpiringRecord(value, contentType, expiresAt, nowMs));
+    if (this.stats) {
+      const prev = this.slab.find(key);
+      const creationTime = prev < 0 ? nowMs : this.slab.meta(prev, CREATION_TIME);
+      const hits = prev < 0 ? 0 : this.slab.meta(prev, HITS);
+      this.write(key, value, contentType, expiresAt, nowMs, creationTime, nowMs, hits);
+      return;
+    }
+    this.write(key, value, contentType, expiresAt, nowMs, 0, 0, 0);
+  }
+
+  /** Store an entry with its metadata (what the map keeps of it), telling the observer (when there is one) what it replaced. */
+  private write(key: string, value: string, contentType: string | undefined, expiresAt: number, lastAccessAt: number, creationTime: number, lastUpdateTime: number, hits: number): void {
+    const s = this.slab;
+    const observer = this.observer;
+    let before: StoredValue | undefined;
+    if (observer !== undefined) {
+      const p = s.find(key);
+      if (p >= 0) before = this.entryAt(p);
+    }
+    const o = s.put(key, value, contentType);
+    if (!this.plain) {
+      s.setMeta(o, EXPIRES_AT, expiresAt);
+      s.setMeta(o, LAST_ACCESS_AT, lastAccessAt);
+      if (this.stats) {
+        s.setMeta(o, CREATION_TIME, creationTime);
+        s.setMeta(o, LAST_UPDATE_TIME, lastUpdateTime);
+        s.setMeta(o, HITS, hits);
+      }
+    }
+    if (observer !== undefined) observer.changed(key, before, this.entryAt(o));
   }
 
   /** Remove `key`; true when a live entry was removed. */
   remove(key: string, nowMs: number): boolean {
-    const rec = this.entries.get(key);
-    if (rec === undefined) return false;
-    this.entries.delete(key);
-    this.observer?.changed(key, rec, undefined);
-    return !((this.expiring || this.stats) && this.isExpired(rec as ExpiringRecord, nowMs));
+    const s = this.slab;
+    const o = s.remove(key);
+    if (o < 0) return false;
+    // The dead record stays readable until the next compaction.
+    const live = this.plain || !this.isExpired(o, nowMs);
+    if (this.observer !== undefined) this.observer.changed(key, this.entryAt(o), undefined);
+    s.compactIfSparse();
+    return live;
   }
 
   clear(): void {
-    this.entries.clear();
+    this.slab.clear();
     this.observer?.cleared();
   }
 
   /** Remove expired entries; returns how many were removed. */
   sweep(nowMs: number): number {
     if (!this.expiring) return 0;
+    const s = this.slab;
     let removed = 0;
-    for (const [key, rec] of this.entries) {
-      if (this.isExpired(rec as ExpiringRecord, nowMs)) {
-        this.entries.delete(key);
-        this.observer?.changed(key, rec, undefined);
-        removed++;
-      }
+    // Removed records stay where they are until compactIfSparse(): the walk goes on over them.
+    for (let o = s.first(); o >= 0; o = s.next(o)) {
+      if (!this.isExpired(o, nowMs)) continue;
+      s.removeAt(o);
+      if (this.observer !== undefined) this.observer.changed(s.key(o), this.entryAt(o), undefined);
+      removed++;
     }
+    s.compactIfSparse();
     return removed;
   }
 
   /**
    * Append every live entry to `out` as five flat values (key, value, content type or null,
-   * expiresAt, lastAccessAt): the form partition data travels in.
+   * expiresAt, lastAccessAt), eight with statistics (+ creationTime, lastUpdateTime, hits): the
+   * form partition data travels in.
    */
   exportTo(out: unknown[], nowMs: number, wrapValue: (value: string) => unknown): void {
-    for (const [key, rec] of this.entries) {
-      if (this.stats) {
-        const r = rec as StatsRecord;
-        if (this.isExpired(r, nowMs)) continue;
-        out.push(key, wrapValue(r.value), r.contentType ?? null, r.expiresAt, r.lastAccessAt, r.creationTime, r.lastUpdateTime, r.hits);
-      } else if (this.expiring) {
-        const r = rec as ExpiringRecord;
-        if (this.isExpired(r, nowMs)) continue;
-        out.push(key, wrapValue(r.value), r.contentType ?? null, r.expiresAt, r.lastAccessAt);
-      } else {
-        out.push(key, wrapValue(rec.value), rec.contentType ?? null, 0, 0);
+    const s = this.slab;
+    for (let o = s.first(); o >= 0; o = s.next(o)) {
+      const ct = s.contentType(o) ?? null;
+      if (this.plain) {
+        out.push(s.key(o), wrapValue(s.value(o)), ct, 0, 0);
+        continue;
       }
+      if (this.isExpired(o, nowMs)) continue;
+      out.push(s.key(o), wrapValue(s.value(o)), ct, s.meta(o, EXPIRES_AT), s.meta(o, LAST_ACCESS_AT));
+      if (this.stats) out.push(s.meta(o, CREATION_TIME), s.meta(o, LAST_UPDATE_TIME), s.meta(o, HITS));
     }
   }
 
   /** Put an entry back exactly as exported (expiry times kept). */
   restore(key: string, value: string, contentType: string | undefined, expiresAt: number, lastAccessAt: number): void {
-    if (this.stats) this.set(key, new StatsRecord(value, contentType, expiresAt, lastAccessAt, lastAccessAt, lastAccessAt, 0));
-    else if (!this.expiring) this.set(key, new PlainRecord(value, contentType));
-    else this.set(key, new ExpiringRecord(value, contentType, expiresAt, lastAccessAt));
+    if (this.stats) this.write(key, value, contentType, expiresAt, lastAccessAt, lastAccessAt, lastAccessAt, 0);
+    else if (this.plain) this.write(key, value, contentType, 0, 0, 0, 0, 0);
+    else this.write(key, value, contentType, expiresAt, lastAccessAt, 0, 0, 0);
   }
 
-  /** Every live entry, for migration and replication (later) and tests. */
+  /**
+   * Every live entry, for migration, persistence snapshots, WAN sync and tests. The keys are
+   * taken when the iteration starts and each entry is read when it is yielded, so the store
+   * may change meanwhile (a snapshot written asynchronously): an entry removed before its turn
+   * is skipped, one added after the start is not visited.
+   */
   *liveEntries(nowMs: number): IterableIterator<[string, StoredValue]> {
-    for (const [key, rec] of this.entries) {
-      if ((this.expiring || this.stats) && this.isExpired(rec as ExpiringRecord, nowMs)) continue;
-      yield [key, rec];
+    const s = this.slab;
+    for (const key of s.keys()) {
+      const o = s.find(key);
+      if (o < 0 || (!this.plain && this.isExpired(o, nowMs))) continue;
+      yield [key, this.entryAt(o)];
     }
   }
 
-  private isExpired(r: ExpiringRecord, nowMs: number): boolean {
-    if (r.expiresAt !== 0 && nowMs >= r.expiresAt) return true;
-    return this.maxIdleMs > 0 && nowMs - r.lastAccessAt >= this.maxIdleMs;
+  /** The record at `o` as readers see it (all metadata zero in a map without expiry or statistics). */
+  private entryAt(o: number): StoredValue {
+    const s = this.slab;
+    if (this.plain) return new StoredView(s.value(o), s.contentType(o));
+    return new EntryView(
+      s.value(o),
+      s.contentType(o),
+      s.meta(o, EXPIRES_AT),
+      s.meta(o, LAST_ACCESS_AT),
+      this.stats ? s.meta(o, CREATION_TIME) : 0,
+      this.stats ? s.meta(o, LAST_UPDATE_TIME) : 0,
+      this.stats ? s.meta(o, HITS) : 0,
+    );
+  }
+
+  private isExpired(o: number, nowMs: number): boolean {
+    const expiresAt = this.slab.meta(o, EXPIRES_AT);
+    if (expiresAt !== 0 && nowMs >= expiresAt) return true;
+    return this.maxIdleMs > 0 && nowMs - this.slab.meta(o, LAST_ACCESS_AT) >= this.maxIdleMs;
   }
 }

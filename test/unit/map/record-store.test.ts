@@ -175,3 +175,103 @@ describe('RecordStore with both TTL and max-idle', () => {
     expect(s.get('busy', T0 + 10_000)).toBeUndefined();
   });
 });
+
+describe('RecordStore entry metadata and views', () => {
+  it('statistics: creation time and hits survive overwrites, reads count hits and access time', () => {
+    const s = new RecordStore({ ttlMs: 0, maxIdleMs: 0, stats: true });
+    s.put('k', 'v1', 'text/plain', T0);
+    expect(s.get('k', T0 + 1)?.value).toBe('v1');
+    expect(s.get('k', T0 + 2)?.value).toBe('v1');
+    s.put('k', 'a longer value', undefined, T0 + 3); // resized record: metadata carried over
+    expect(s.mergeView('k', T0 + 4)).toEqual({ value: 'a longer value', contentType: undefined, expiresAt: 0, lastAccessAt: T0 + 3, creationTime: T0, lastUpdateTime: T0 + 3, hits: 2 });
+    s.put('k', 'same length va', undefined, T0 + 5); // in place
+    expect(s.mergeView('k', T0 + 6)).toMatchObject({ value: 'same length va', creationTime: T0, lastUpdateTime: T0 + 5, hits: 2 });
+  });
+
+  it('mergeView of a plain map: zero metadata; putMerged keeps what the map keeps', () => {
+    const plain = new RecordStore({ ttlMs: 0, maxIdleMs: 0 });
+    plain.put('k', 'v', 'a/b', T0);
+    expect(plain.mergeView('k', T0)).toEqual({ value: 'v', contentType: 'a/b', expiresAt: 0, lastAccessAt: 0, creationTime: 0, lastUpdateTime: 0, hits: 0 });
+    const e = { value: 'm', contentType: undefined, expiresAt: T0 + 50, lastAccessAt: T0 + 1, creationTime: T0 - 5, lastUpdateTime: T0 - 1, hits: 7 };
+    plain.putMerged('m', e);
+    expect(plain.mergeView('m', T0 + 100)).toMatchObject({ value: 'm', expiresAt: 0, hits: 0 });
+    const ttl = new RecordStore({ ttlMs: 1000, maxIdleMs: 0 });
+    ttl.putMerged('m', e);
+    expect(ttl.mergeView('m', T0 + 49)).toEqual({ ...e, creationTime: 0, lastUpdateTime: 0, hits: 0 });
+    expect(ttl.mergeView('m', T0 + 50)).toBeUndefined();
+    const stats = new RecordStore({ ttlMs: 0, maxIdleMs: 0, stats: true });
+    stats.putMerged('m', e);
+    expect(stats.mergeView('m', T0 + 10)).toEqual(e);
+  });
+
+  it('exportTo and restore round-trip every kind of store (expired entries left out)', () => {
+    for (const policy of [{ ttlMs: 0, maxIdleMs: 0 }, { ttlMs: 10_000, maxIdleMs: 0 }, { ttlMs: 0, maxIdleMs: 5_000 }, { ttlMs: 10_000, maxIdleMs: 0, stats: true }]) {
+      const a = new RecordStore(policy);
+      for (let i = 0; i < 300; i++) a.put(`k${i}`, 'x'.repeat(i), i % 2 === 0 ? 'text/plain' : undefined, T0 + i * 10);
+      const now = T0 + 6_000; // max-idle 5 s: the first 100 are idle-expired
+      const flat: unknown[] = [];
+      a.exportTo(flat, now, (v) => v);
+      const stride = policy.stats === true ? 8 : 5;
+      const b = new RecordStore(policy);
+      for (let j = 0; j < flat.length; j += stride) {
+        const [key, value, ct, expiresAt, lastAccessAt, creationTime, lastUpdateTime, hits] = flat.slice(j, j + stride) as [string, string, string | null, number, number, number, number, number];
+        if (stride === 8) b.putMerged(key, { value, contentType: ct ?? undefined, expiresAt, lastAccessAt, creationTime, lastUpdateTime, hits });
+        else b.restore(key, value, ct ?? undefined, expiresAt, lastAccessAt);
+      }
+      const live = [...a.liveEntries(now)].map(([k]) => k);
+      expect(live.length).toBe(policy.maxIdleMs > 0 ? 199 : 300); // idle since T0 + 1000 or before: k0..k100
+      expect(b.size).toBe(live.length);
+      for (const k of live) expect(b.mergeView(k, now)).toEqual(a.mergeView(k, now));
+    }
+  });
+
+  it('liveEntries tolerates changes between steps (a snapshot written asynchronously)', () => {
+    const s = new RecordStore({ ttlMs: 0, maxIdleMs: 0 });
+    for (let i = 0; i < 2000; i++) s.put(`k${i}`, 'v'.repeat(100), undefined, T0);
+    const seen: string[] = [];
+    for (const [k, v] of s.liveEntries(T0)) {
+      seen.push(k);
+      if (k === 'k10') {
+        // Removals (with compactions), resized overwrites and new keys meanwhile.
+        for (let i = 11; i < 1500; i++) s.remove(`k${i}`, T0);
+        s.put('k1600', 'w', undefined, T0);
+        s.put('new', 'n', undefined, T0);
+      }
+      if (k === 'k1600') expect(v.value).toBe('w');
+    }
+    expect(seen.length).toBe(11 + 500);
+    expect(seen).not.toContain('k11');
+    expect(seen).not.toContain('new');
+  });
+
+  it('observers see full views before and after (puts, overwrites, removes, expiry, sweep)', () => {
+    const events: [string, unknown, unknown][] = [];
+    const s = new RecordStore({ ttlMs: 1000, maxIdleMs: 0, observer: { changed: (k, b, a) => events.push([k, b, a]), cleared: () => events.push(['*', null, null]) } });
+    s.put('a', 'v1', 'x/y', T0);
+    s.put('a', 'v2 longer', undefined, T0 + 10);
+    expect(events[0]).toEqual(['a', undefined, expect.objectContaining({ value: 'v1', contentType: 'x/y', expiresAt: T0 + 1000, lastAccessAt: T0 })]);
+    expect(events[1]).toEqual(['a', expect.objectContaining({ value: 'v1', contentType: 'x/y' }), expect.objectContaining({ value: 'v2 longer', expiresAt: T0 + 1010 })]);
+    s.put('b', 'vb', undefined, T0);
+    s.put('c', 'vc', undefined, T0 + 500);
+    expect(s.get('b', T0 + 1000)).toBeUndefined();
+    expect(events[4]).toEqual(['b', expect.objectContaining({ value: 'vb' }), undefined]);
+    s.put('d', 'vd', undefined, T0 + 1000);
+    expect(s.sweep(T0 + 1500)).toBe(2); // a (until T0 + 1010) and c (until T0 + 1500), in slab order
+    expect(events[6]).toEqual(['a', expect.objectContaining({ value: 'v2 longer' }), undefined]);
+    expect(events[7]).toEqual(['c', expect.objectContaining({ value: 'vc' }), undefined]);
+    expect(s.remove('d', T0 + 1600)).toBe(true);
+    expect(events[8]).toEqual(['d', expect.objectContaining({ value: 'vd', expiresAt: T0 + 2000 }), undefined]);
+    s.clear();
+    expect(events[9]).toEqual(['*', null, null]);
+  });
+
+  it('expiry fields survive many entries and compactions (sweep of half a big store)', () => {
+    const s = new RecordStore({ ttlMs: 10_000, maxIdleMs: 0 });
+    for (let i = 0; i < 5000; i++) s.put(`k${i}`, 'x'.repeat(100), undefined, T0 + (i % 2) * 5_000);
+    expect(s.sweep(T0 + 10_000)).toBe(2500);
+    expect(s.size).toBe(2500);
+    for (let i = 1; i < 5000; i += 2) expect(s.mergeView(`k${i}`, T0 + 14_999)?.expiresAt).toBe(T0 + 15_000);
+    expect(s.sweep(T0 + 15_000)).toBe(2500);
+    expect(s.size).toBe(0);
+  });
+});
