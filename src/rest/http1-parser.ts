@@ -189,11 +189,36 @@ function partialHeadBails(buf: Buffer, start: number, end: number): boolean {
   const partial = text.slice(lastEnd + 2);
   const colon = partial.indexOf(':');
   if (colon === -1) return !(partial === '' || partial === '\r' || TOKEN.test(partial));
-  if (!TOKEN.test(partial.slice(0, colon))) return true;
+  const name = partial.slice(0, colon);
+  if (!TOKEN.test(name)) return true;
   const value = partial.slice(colon + 1);
   const cr = value.indexOf('\r');
   if (cr !== -1 && cr !== value.length - 1) return true;
-  return hasControl(cr === -1 ? value : value.slice(0, cr));
+  const sofar = cr === -1 ? value : value.slice(0, cr);
+  if (hasControl(sofar)) return true;
+  // node checks the framing fields byte by byte (a Content-Length digit at a time): what can no
+  // longer become a value parseHead takes goes to node:http now.
+  return !partialFieldOk(name.toLowerCase(), sofar.replace(/^[ \t]+/, '').toLowerCase(), fields);
+}
+
+/** Whether a framing field's partial value (leading OWS gone, lower-cased) may still become one parseHead takes. */
+function partialFieldOk(name: string, value: string, seen: HeaderScan): boolean {
+  const prefixOf = (whole: string): boolean => whole.startsWith(value) || (value.startsWith(whole) && /^[ \t]*$/.test(value.slice(whole.length)));
+  switch (name) {
+    case 'content-length':
+      return seen.contentLength === -1 && !seen.chunked && /^[0-9]{0,15}[ \t]*$/.test(value) && !/^[ \t]/.test(value);
+    case 'transfer-encoding':
+      return !seen.chunked && seen.contentLength === -1 && prefixOf('chunked');
+    case 'connection':
+      return seen.connection === undefined && (prefixOf('close') || prefixOf('keep-alive'));
+    case 'expect':
+      return !seen.expectContinue && prefixOf('100-continue');
+    case 'upgrade':
+    case 'te':
+      return false;
+    default:
+      return true;
+  }
 }
 
 /** Whether `line` (no CR or LF in it) can still grow into a request line parseHead takes; `ended`: it is complete. */

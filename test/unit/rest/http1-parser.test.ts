@@ -239,6 +239,14 @@ describe('parseHead: bails (node:http answers these)', () => {
     ['CR inside a partial value', 'GET / HTTP/1.1\r\nX: a\rb'],
     ['a complete header line not taken', 'GET / HTTP/1.1\r\nUpgrade: h2c\r\nHost: x'],
     ['duplicate Content-Length, complete lines', 'POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 1\r\n'],
+    ['a Content-Length that is not digits, partial', 'POST / HTTP/1.1\r\nContent-Length: 9u'],
+    ['a second Content-Length, partial', 'POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 1'],
+    ['Content-Length after chunked, partial', 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 1'],
+    ['a Transfer-Encoding other than chunked, partial', 'POST / HTTP/1.1\r\nTransfer-Encoding: gz'],
+    ['a Connection other than close or keep-alive, partial', 'GET / HTTP/1.1\r\nConnection: up'],
+    ['an Expect other than 100-continue, partial', 'POST / HTTP/1.1\r\nExpect: 2'],
+    ['Upgrade, partial', 'GET / HTTP/1.1\r\nUpgrade:'],
+    ['TE, partial', 'GET / HTTP/1.1\r\nTE: t'],
   ];
   for (const [name, text] of partialBails) {
     it(`before the head is complete: ${name}`, () => {
@@ -247,7 +255,13 @@ describe('parseHead: bails (node:http answers these)', () => {
   }
 
   it('partial heads that may still become one Grid takes stay incomplete', () => {
-    for (const text of ['', 'G', 'GE', 'GET', 'GET ', 'GET /', 'GET /a?b', 'GET /a ', 'GET /a H', 'GET /a HTTP/1.', 'GET /a HTTP/1.0', 'GET /a HTTP/1.1\r', 'DELETE /', 'HEAD / HTTP/1.1\r\nX', 'GET / HTTP/1.1\r\nX-A: b\tc \u00e9', 'GET / HTTP/1.1\r\nX-A: b\r', 'GET / HTTP/1.1\r\nX-A: b\r\n\r']) {
+    for (const text of [
+      '', 'G', 'GE', 'GET', 'GET ', 'GET /', 'GET /a?b', 'GET /a ', 'GET /a H', 'GET /a HTTP/1.', 'GET /a HTTP/1.0', 'GET /a HTTP/1.1\r', 'DELETE /',
+      'HEAD / HTTP/1.1\r\nX', 'GET / HTTP/1.1\r\nX-A: b\tc \u00e9', 'GET / HTTP/1.1\r\nX-A: b\r', 'GET / HTTP/1.1\r\nX-A: b\r\n\r',
+      'POST / HTTP/1.1\r\nContent-Length:', 'POST / HTTP/1.1\r\nContent-Length: 12', 'POST / HTTP/1.1\r\nContent-Length: 12 \r',
+      'POST / HTTP/1.1\r\nTransfer-Encoding: Chun', 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\t', 'GET / HTTP/1.1\r\nConnection: Keep-', 'GET / HTTP/1.1\r\nConnection: close',
+      'POST / HTTP/1.1\r\nExpect: 100-', 'GET / HTTP/1.1\r\nUpgrad', 'GET / HTTP/1.1\r\nTE',
+    ]) {
       expect(head(text), JSON.stringify(text)).toBe('incomplete');
     }
   });
