@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// npm run fuzz -- --cases N [--seed S] [--target member|http|dial|decoders|all]
+// npm run fuzz -- --cases N [--seed S] [--target member|http|http-diff|dial|decoders|all]
 // Builds, then runs the fuzz tests of test/fuzz through vitest with FUZZ_* variables (the same
 // code `npm test` runs bounded), and prints one summary table. Exits 1 when anything was found.
+// With TEST_GRID_BIN set, members run from that build and none is made here.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const TARGETS = ['member', 'http', 'dial', 'decoders', 'all'];
+const TARGETS = ['member', 'http', 'http-diff', 'dial', 'decoders', 'all'];
 
 function parseArgs(argv) {
   const out = { cases: 10_000, seed: undefined, target: 'all', dialSeconds: undefined };
@@ -25,7 +26,7 @@ function parseArgs(argv) {
     else if (a === '--target') out.target = value();
     else if (a === '--dial-seconds') out.dialSeconds = Number(value());
     else if (a === '--help' || a === '-h') {
-      console.log('usage: npm run fuzz -- --cases N [--seed S] [--target member|http|dial|decoders|all] [--dial-seconds S]');
+      console.log('usage: npm run fuzz -- --cases N [--seed S] [--target member|http|http-diff|dial|decoders|all] [--dial-seconds S]');
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -43,9 +44,11 @@ try {
   process.exit(2);
 }
 
-// Members run from dist/ (bin/grid.js): build first.
-const build = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-if (build.status !== 0) process.exit(build.status ?? 1);
+// Members run from dist/ (bin/grid.js): build first, unless they run from TEST_GRID_BIN's build.
+if (!process.env.TEST_GRID_BIN) {
+  const build = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'grid-fuzz-'));
 const summaryFile = join(dir, 'summary.json');
@@ -53,10 +56,9 @@ const env = { ...process.env, FUZZ_CASES: String(args.cases), FUZZ_SUMMARY: summ
 if (args.seed !== undefined) env.FUZZ_SEED = String(args.seed);
 if (args.dialSeconds !== undefined) env.FUZZ_DIAL_SECONDS = String(args.dialSeconds);
 const files = [];
-if (args.target !== 'decoders') {
-  files.push('test/fuzz/cluster-fuzz.test.ts');
-  env.FUZZ_TARGET = args.target;
-}
+env.FUZZ_TARGET = args.target;
+if (args.target !== 'decoders' && args.target !== 'http-diff') files.push('test/fuzz/cluster-fuzz.test.ts');
+if (args.target === 'http-diff' || args.target === 'all') files.push('test/fuzz/http-diff.test.ts');
 if (args.target === 'decoders' || args.target === 'all') files.push('test/fuzz/decoders.test.ts');
 
 const started = Date.now();
@@ -66,13 +68,16 @@ const run = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.
   stdio: 'inherit',
 });
 
-const rows = existsSync(summaryFile) ? JSON.parse(readFileSync(summaryFile, 'utf8')) : [];
+const rows = [summaryFile, `${summaryFile}.http-diff.json`].flatMap((f) => (existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : []));
 rmSync(dir, { recursive: true, force: true });
-const head = ['target', 'seed', 'cases', 'crashes', 'wedges', 'canary fail', 'internal err', 'RSS start/peak/end MB', 'cases/s'];
+// differences / node-path losses: the http-diff target's (Grid's HTTP path against node:http); '-' for the others.
+const head = ['target', 'seed', 'cases', 'differences', 'node-path losses', 'crashes', 'wedges', 'canary fail', 'internal err', 'RSS start/peak/end MB', 'cases/s'];
 const body = rows.map((s) => [
   s.target,
   String(s.seed),
   String(s.cases),
+  s.differences === undefined ? '-' : String(s.differences),
+  s.nodePathLosses === undefined ? '-' : String(s.nodePathLosses),
   String(s.crashes),
   String(s.wedges),
   String(s.canaryFailures),

@@ -25,7 +25,7 @@ export function loadHttpCorpus(clusterName: string, file = CORPUS_FILE): HttpSee
     const block = (parts[i + 1] as string).replace(/^\n/, '').replace(/\n+$/, '').replaceAll('{cluster}', clusterName);
     const split = block.indexOf('\n\n');
     let head = split === -1 ? block : block.slice(0, split);
-    let body = split === -1 ? '' : block.slice(split + 2).replaceAll('\n', '\r\n');
+    let body = split === -1 ? '' : block.slice(split + 2).replaceAll('\n', '\r\n').replaceAll('{crlf}', '\r\n');
     if (/^transfer-encoding:\s*chunked/im.test(head)) body += '\r\n\r\n';
     const bodyBytes = Buffer.from(body, 'latin1');
     head = head.replaceAll('{len}', String(bodyBytes.length)).replaceAll('\n', '\r\n');
