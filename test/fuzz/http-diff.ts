@@ -91,9 +91,16 @@ export function splitResponses(text: string): ParsedResponse[] {
   return out;
 }
 
-/** A 400/408/431 node:http's clientError handler (or Grid's path in its place) sends for bytes that do not parse. */
+/**
+ * A raw 400/408/431 the server writes straight to the socket for bytes that do not make a
+ * request it serves: node:http's clientError (or Grid's path in its place), and the refusal of
+ * CONNECT (rest-server.ts's 'connect' handler).
+ */
 function isFramingError(r: ParsedResponse): boolean {
-  return /^HTTP\/1\.1 (400|408|431) /.test(r.head) && /\r\nX-Grid-Error: (malformed HTTP request|request line and headers exceed|request not received in time)/.test(r.head);
+  return (
+    /^HTTP\/1\.1 (400|408|431) /.test(r.head) &&
+    /\r\nX-Grid-Error: (malformed HTTP request|request line and headers exceed|request not received in time|method CONNECT is not supported)/.test(r.head)
+  );
 }
 
 const saysClose = (r: ParsedResponse): boolean => /\r\nconnection: *close\r\n/i.test(r.head);
