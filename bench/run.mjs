@@ -373,6 +373,10 @@ function renderReport(report) {
       summary.push(`grid_rest_http_handoffs_total ${rm.handoffs.length ? handoffs : 'absent'} == 0: ${passFail(rm.handoffs.length > 0 && handoffs === 0)}`);
     }
   }
+  if (report.memoryError) {
+    lines.push(`ERROR memory: ${report.memoryError}`);
+    summary.push('memory: not measured (ERROR above): FAIL');
+  }
   const m = report.memory;
   if (m) {
     lines.push(
@@ -568,7 +572,13 @@ async function main() {
   log(report.loadGen);
   try {
     await runThroughput(opts, report);
-    await runMemory(opts, report);
+    try {
+      await runMemory(opts, report);
+    } catch (err) {
+      // e.g. the loader's connection reset: the later phases still run
+      report.memoryError = err.message;
+      log(`memory part FAILED: ${err.stack ?? err}`);
+    }
     await runMetrics(opts, report);
     await runCluster(opts, report);
     await runWan(opts, report);
@@ -592,6 +602,7 @@ function finish(opts, report) {
   const summary = report.targetSummary?.length ? `\nIssue 12 targets:\n${report.targetSummary.map((t) => `  ${t}`).join('\n')}` : '';
   const text = [header, ...parts].filter(Boolean).join('\n') + summary;
   process.stdout.write(`\nGrid benchmark (target ${opts.target}, ${report.cpus} CPUs, node ${process.version})\n${text}\n`);
+  if (report.memoryError) process.exitCode = 1;
   const invalid = report.workloads.filter((w) => !w.valid).map((w) => w.name);
   if (invalid.length) process.stdout.write(`WARNING: invalid (non-2xx/errors): ${invalid.join(', ')}\n`);
   const cl = report.cluster;
