@@ -298,11 +298,7 @@ export class Http1Connection {
   };
 
   private readonly onDrain = (): void => {
-    if (!this.outputWait || this.gone) return;
-    if (this.socket.writableLength >= OUTPUT_HIGH_WATER_BYTES / 2) {
-      this.socket.once('drain', this.onDrain);
-      return;
-    }
+    if (!this.outputWait || this.gone || this.socket.writableLength >= OUTPUT_HIGH_WATER_BYTES / 2) return;
     this.outputWait = false;
     this.resumeAndProcess();
   };
@@ -537,9 +533,9 @@ export class Http1Connection {
     }
     if (this.closeAfter) this.closeAfterAnswers();
     else if (this.outputWait) {
-      // Resume once the kernel has taken enough (at once if it took everything).
-      if (socket.writableLength >= OUTPUT_HIGH_WATER_BYTES / 2) socket.once('drain', this.onDrain);
-      else setImmediate(this.onDrain);
+      // Resume once the kernel has taken enough: at 'drain' (the listener is always there), or
+      // at once if it took nearly everything (no 'drain' comes then).
+      if (socket.writableLength < OUTPUT_HIGH_WATER_BYTES / 2) setImmediate(this.onDrain);
     } else if (socket.writableLength > OUTPUT_HIGH_WATER_BYTES) this.waitForOutput();
   }
 
@@ -548,7 +544,6 @@ export class Http1Connection {
     this.pauseReading();
     if (this.outputWait) return;
     this.outputWait = true;
-    if (this.batch === undefined) this.socket.once('drain', this.onDrain);
   }
 
   private written(err?: Error | null): void {
