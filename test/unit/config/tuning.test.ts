@@ -78,6 +78,16 @@ describe('cluster tuning properties', () => {
     expect(configFromObject({ properties: { 'hazelcast.rest.max-buffered-body-bytes': 67108864 } }).warnings).toEqual([]);
   });
 
+  it('rest.http-path is grid (default) or node, any case; anything else is an error', () => {
+    expect(tuning({}).restHttpPath).toBe('grid');
+    expect(tuning({ 'grid.rest.http-path': 'node' }).restHttpPath).toBe('node');
+    expect(tuning({ 'hazelcast.rest.http-path': ' NODE ' }).restHttpPath).toBe('node');
+    expect(tuning({ 'grid.rest.http-path': 'Grid' }).restHttpPath).toBe('grid');
+    expect(configErrorOf(() => tuning({ 'grid.rest.http-path': 'undici' })).message).toBe(
+      'inline: hazelcast.properties.grid.rest.http-path: must be grid or node, got "undici"',
+    );
+  });
+
   it('an unknown grid.* property is still reported', () => {
     expect(configFromObject({ properties: { 'grid.operation.call.timeout': 5 } }).warnings).toEqual([
       'inline: hazelcast.properties.grid.operation.call.timeout: unknown Grid property, ignored',
