@@ -421,7 +421,9 @@ export class RestServer implements ConnectionSink, Http1Host {
       // The parser died inside this body (malformed chunk, request timeout): it never completes.
       const abort = (): void => {
         const e = conn.bodyError;
-        if (failed || e === undefined) return;
+        // The body that failed is the last request's: one parsed ahead of this one (pipelined)
+        // answers the error in its own place once it starts, after this one's answer.
+        if (failed || e === undefined || conn.lastReq !== req) return;
         failed = true;
         conn.abortBody = undefined;
         conn.pendingError = undefined; // answered here, in this request's place
