@@ -121,19 +121,16 @@ function slabLine() {
 const storeTotal = h5.used - h4b.used;
 const lines = [
   `entries ${entries.toLocaleString('en')}, value ${valueBytes} B, content type ${contentType ?? '(none)'}, ttl ${ttlMs / 1000} s, max-idle ${maxIdleMs / 1000} s, stats ${stats}; node ${process.version}, dist ${dist}`,
-  `bytes/entry (heap used after full GC):`,
-  `  key string               ${per(h2.used - h1.used)}`,
-  `  value string             ${per(h3.used - h2.used)}`,
-  `  Map slot (bare Map)      ${per(mapSlot)}`,
-  `record stores (one per partition):`,
-  `  JS heap                  ${per(storeTotal)}`,
-  `  ArrayBuffers             ${per(h5.buffers - h4b.buffers)}${slabLine()}`,
-  `  = entry                  ${per(storeTotal + h5.buffers - h4b.buffers)}`,
-  `after dropping the builders (keys and values now live only in the stores):`,
-  `  JS heap used             ${per(h6.used - h0.used)}`,
-  `  + ArrayBuffers           ${per(h6.buffers - h0.buffers)}`,
-  `  heap reserved (total)    ${per(h6.total - h0.total)}`,
-  `  RSS                      ${per(h6.rss - h0.rss)}`,
+  `bytes per entry, after a full GC:`,
+  `  key string (k<i>, as the REST layer cuts it)   ${per(h2.used - h1.used)}`,
+  `  value string (as the REST layer decodes it)    ${per(h3.used - h2.used)}`,
+  `  JS Map slot (a bare Map key -> value)          ${per(mapSlot)}`,
+  `the record stores (one per partition) built from those strings add:`,
+  `  JS heap                                        ${per(storeTotal)}`,
+  `  ArrayBuffers                                   ${per(h5.buffers - h4b.buffers)}${slabLine()}`,
+  `what an entry costs once the strings given to put() are dropped (what the stores keep):`,
+  `  JS heap ${per(h6.used - h0.used)} + ArrayBuffers ${per(h6.buffers - h0.buffers)} = ${per(h6.used - h0.used + h6.buffers - h0.buffers)}`,
+  `  (heap reserved ${per(h6.total - h0.total)}, RSS ${per(h6.rss - h0.rss)}: both include the slack the builders left; --rest measures RSS as the bench does)`,
 ];
 console.log(lines.join('\n'));
 

@@ -20,6 +20,8 @@
 // a quarter of the used bytes are dead at a put, or half at a removal. Handles stay valid
 // until the next put or compactIfSparse().
 
+import { randomBytes } from 'node:crypto';
+
 /** Buffer's per-encoding methods (on Buffer.prototype since Node 0.x, not in @types/node). */
 interface FastBuffer extends Buffer {
   latin1Write(s: string, offset: number, length?: number): number;
@@ -49,9 +51,15 @@ const align8 = (n: number): number => (n + 7) & ~7;
 /** Set by hashKey: whether the key had a char of 0x100 or above. */
 let lastKeyWide = false;
 
-/** FNV-1a over the UTF-16 units, then murmur3's fmix32 (keys that differ in one char spread over the index). */
+/**
+ * Per process, as V8 seeds the hash of its own Maps: keys crafted to collide in one member's
+ * index (long probe chains) do not collide in another's, nor after a restart.
+ */
+const HASH_SEED = randomBytes(4).readUInt32LE(0);
+
+/** FNV-1a over the UTF-16 units from a seeded basis, then murmur3's fmix32 (keys that differ in one char spread over the index). */
 export function hashKey(key: string): number {
-  let h = 0x811c9dc5;
+  let h = (0x811c9dc5 ^ HASH_SEED) >>> 0;
   let or = 0;
   for (let i = 0; i < key.length; i++) {
     const c = key.charCodeAt(i);
