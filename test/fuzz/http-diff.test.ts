@@ -268,10 +268,9 @@ describe('differential fuzz: the comparison', () => {
     const raw = closing('malformed HTTP request (HPE_INVALID_METHOD)');
     const refused = ok('417 Expectation Failed').replace('Connection: keep-alive\r\nKeep-Alive: timeout=5', 'Connection: close');
     expect(isKnownNodePathLoss(view(ok('400 Bad Request') + refused + raw, me, true), view(ok('400 Bad Request') + raw, other, true))).toBe(true);
-    // Grid's side closed (a 400 without Host) before it got to the malformed bytes; node answered their error in the first request's place.
+    // Not when Grid's side never met that error (it closed before, on a 400 without Host).
     const noHost = ok('400 Bad Request').replace('Connection: keep-alive\r\nKeep-Alive: timeout=5', 'Connection: close');
-    expect(isKnownNodePathLoss(view(ok('200 OK') + noHost, me, true), view(err, other, true))).toBe(true);
-    expect(isKnownNodePathLoss(view(ok('200 OK') + noHost, me, true), view(closing('malformed HTTP request (HPE_INVALID_CHUNK_SIZE)'), other, true))).toBe(false);
+    expect(isKnownNodePathLoss(view(ok('200 OK') + noHost, me, true), view(err, other, true))).toBe(false);
     // Not: Grid's side took what node refused (no such error on Grid's side), or answered less, or differently before it.
     expect(isKnownNodePathLoss(view(ok('200 OK'), me, true), view(err, other, true))).toBe(false);
     expect(isKnownNodePathLoss(view(err, me, true), view(grid, other, true))).toBe(false);
