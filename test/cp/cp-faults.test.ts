@@ -177,7 +177,12 @@ describe('CP subsystem under faults', () => {
     });
     const promoted1 = afterFirst.map((m) => cpIndexOf(m.address)).find((i) => apIdx.includes(i));
     expect(promoted1).toBeDefined();
-    expect((await c.http(promoted1!, 'GET', '/hazelcast/rest/cp-subsystem/members/local')).status).toBe(200);
+    // The promoted member learns it is one from the METADATA leader's next view (it may list it a moment before).
+    await pollUntil(() => c.http(promoted1!, 'GET', '/hazelcast/rest/cp-subsystem/members/local'), (r) => r.status === 200, {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      what: 'the promoted member knowing it is a CP member',
+    });
     await pollUntil(
       async () => (await c.json<{ members: { uuid: string }[] }>(cpIdx[0]!, '/hazelcast/rest/cp-subsystem/groups/default')).members.map((m) => m.uuid).sort(),
       (ids) => JSON.stringify(ids) === JSON.stringify(afterFirst.map((m) => m.uuid).sort()),
