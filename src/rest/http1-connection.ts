@@ -27,6 +27,8 @@ export interface Http1Host {
   readonly closing: boolean;
   /** node:http's timeouts, read at each check (the reference path's settings are the settings). */
   timeouts(): { readonly headersMs: number; readonly requestMs: number; readonly keepAliveMs: number };
+  /** node:http's keep-alive timeout now, in ms (read per answer: no object built). */
+  keepAliveMs(): number;
   /** A raw error answer (status line, Content-Length: 0, Connection: close, X-Grid-Error) for a framing error. */
   framingError(status: 408 | 400 | 431, reason: string): string;
 }
@@ -44,6 +46,9 @@ function currentDateLine(): string {
 }
 
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
+/** The keep-alive lines of an answer, rebuilt only when the timeout changes. */
+let keepAliveLinesMs = -1;
+let keepAliveLinesText = '';
 const NO_BYTES = Buffer.alloc(0);
 
 export class FastRequest implements RestRequest {
@@ -277,7 +282,12 @@ export class Http1Connection {
 
   /** Keep-alive lines of an answer (node's wording). */
   keepAliveLines(): string {
-    return `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(this.host.timeouts().keepAliveMs / 1000)}\r\n`;
+    const ms = this.host.keepAliveMs();
+    if (ms !== keepAliveLinesMs) {
+      keepAliveLinesMs = ms;
+      keepAliveLinesText = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(ms / 1000)}\r\n`;
+    }
+    return keepAliveLinesText;
   }
 
   private readonly onData = (chunk: Buffer): void => {

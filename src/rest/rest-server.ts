@@ -182,6 +182,10 @@ export class RestServer implements ConnectionSink, Http1Host {
     this.acceptNode(conn.socket, rest);
   }
 
+  keepAliveMs(): number {
+    return this.server.keepAliveTimeout;
+  }
+
   timeouts(): { headersMs: number; requestMs: number; keepAliveMs: number } {
     const s = this.server;
     return { headersMs: s.headersTimeout, requestMs: s.requestTimeout, keepAliveMs: s.keepAliveTimeout };
