@@ -189,9 +189,23 @@ export class FastResponse implements RestResponse {
   }
 
   once(event: 'finish' | 'close', listener: () => void): this {
+    if (this.writableFinished && this.finishFns === undefined && this.closeFns === undefined) {
+      // Already written and told: a late listener still hears it (on the next tick).
+      process.nextTick(listener);
+      return this;
+    }
     if (event === 'finish') (this.finishFns ??= []).push(listener);
     else (this.closeFns ??= []).push(listener);
     return this;
+  }
+
+  /**
+   * @internal Handed to the kernel during a write without a callback: finished now; its
+   * listeners (polls, shutdown, CP locks) hear it on the next tick, as from node's callback.
+   */
+  writtenNow(): void {
+    this.writableFinished = true;
+    if (this.finishFns !== undefined || this.closeFns !== undefined) process.nextTick(() => this.written());
   }
 
   /** @internal Handed to the kernel. */
@@ -514,9 +528,7 @@ export class Http1Connection {
       this.batchBytes += data.length;
       return;
     }
-    this.socket.write(data, encoding as BufferEncoding, this.onWritten);
-    this.writeSizes.push(this.pendingInBatch);
-    this.pendingInBatch = 0;
+    this.writeOut(data, encoding, undefined);
     if (this.closeAfter) this.closeAfterAnswers();
     else if (this.socket.writableLength > OUTPUT_HIGH_WATER_BYTES) this.waitForOutput();
   }
@@ -528,18 +540,8 @@ export class Http1Connection {
     if (this.gone) return;
     const socket = this.socket;
     if (batch !== undefined && batch.length > 0) {
-      if (batch.length === 2) {
-        socket.write(batch[0] as string | Buffer, batch[1] as BufferEncoding, this.onWritten);
-      } else {
-        socket.cork();
-        const last = batch.length - 2;
-        for (let i = 0; i < batch.length; i += 2) {
-          socket.write(batch[i] as string | Buffer, batch[i + 1] as BufferEncoding, i === last ? this.onWritten : undefined);
-        }
-        socket.uncork();
-      }
-      this.writeSizes.push(this.pendingInBatch);
-      this.pendingInBatch = 0;
+      if (batch.length === 2) this.writeOut(batch[0] as string | Buffer, batch[1] as BufferEncoding | undefined, undefined);
+      else this.writeOut(undefined, undefined, batch);
     }
     if (this.closeAfter) this.closeAfterAnswers();
     else if (this.outputWait) {
@@ -554,6 +556,42 @@ export class Http1Connection {
     this.pauseReading();
     if (this.outputWait) return;
     this.outputWait = true;
+  }
+
+  /**
+   * Write one chunk, or a batch of them (corked: one writev), for the `pendingInBatch` answers
+   * they end. node's write callback costs a nextTick per write; when nothing is queued before,
+   * the write goes without one and the answers count as written as soon as the kernel took
+   * every byte (as node's callback would have said on the next tick). Only when bytes stay in
+   * node's buffer does a zero-length write with a callback tell when they are out.
+   */
+  private writeOut(data: string | Buffer | undefined, encoding: BufferEncoding | undefined, batch: (string | Buffer | BufferEncoding | undefined)[] | undefined): void {
+    const socket = this.socket;
+    const n = this.pendingInBatch;
+    this.pendingInBatch = 0;
+    const idle = socket.writableLength === 0 && this.writeSizes.length === 0;
+    const cb = idle ? undefined : this.onWritten;
+    if (batch === undefined) {
+      socket.write(data as string | Buffer, encoding as BufferEncoding, cb);
+    } else {
+      socket.cork();
+      const last = batch.length - 2;
+      for (let i = 0; i < batch.length; i += 2) {
+        socket.write(batch[i] as string | Buffer, batch[i + 1] as BufferEncoding, i === last ? cb : undefined);
+      }
+      socket.uncork();
+    }
+    if (!idle) {
+      this.writeSizes.push(n);
+      return;
+    }
+    if (socket.writableLength === 0 && !socket.destroyed) {
+      const done = this.unwritten.splice(0, n);
+      for (const res of done) res.writtenNow();
+      return;
+    }
+    socket.write(NO_BYTES, this.onWritten);
+    this.writeSizes.push(n);
   }
 
   private written(err?: Error | null): void {
