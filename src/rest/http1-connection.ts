@@ -382,6 +382,18 @@ export class Http1Connection {
     }
   }
 
+  /** Go on with bytes already read (outside a read), their answers written together at the end. */
+  private processBuffered(): void {
+    if (this.processing || this.input === undefined) return;
+    const outer = this.batch === undefined;
+    if (outer) this.batch = [];
+    try {
+      this.process();
+    } finally {
+      if (outer) this.flush();
+    }
+  }
+
   /**
    * While a request is being worked on, take the next ones that are complete in the buffer
    * (head and whole Content-Length body) into the queue. False when nothing more can be taken
@@ -501,15 +513,7 @@ export class Http1Connection {
       this.resumeAndProcess();
       return;
     }
-    if (this.input !== undefined && !this.processing) {
-      const outer = this.batch === undefined;
-      if (outer) this.batch = [];
-      try {
-        this.process();
-      } finally {
-        if (outer) this.flush();
-      }
-    }
+    this.processBuffered();
   }
 
   /** @internal An answer's bytes, in order; `res` is told when they are written. */
@@ -635,15 +639,7 @@ export class Http1Connection {
     if (this.busy && this.queue.length >= MAX_QUEUED_PER_CONNECTION / 2) return;
     if (this.outputWait) return;
     this.readingPaused = false;
-    if (!this.processing && this.input !== undefined) {
-      const outer = this.batch === undefined;
-      if (outer) this.batch = [];
-      try {
-        this.process();
-      } finally {
-        if (outer) this.flush();
-      }
-    }
+    this.processBuffered();
     if (!this.readingPaused && !this.gone && !this.handedOff) this.socket.resume();
   }
 

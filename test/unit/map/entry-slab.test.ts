@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CHUNK_BYTES, EntrySlab, hashKey } from '../../../src/map/entry-slab.js';
+import { prng } from '../../support/prng.js';
 
-/** A small deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = prng;
 
 const bytes = (n: number, seed: number): string => {
   let s = '';
