@@ -21,6 +21,7 @@
 // until the next put or compactIfSparse().
 
 import { randomBytes } from 'node:crypto';
+import { fmix32 } from '../core/murmur3.js';
 
 /** Buffer's per-encoding methods (on Buffer.prototype since Node 0.x, not in @types/node). */
 interface FastBuffer extends Buffer {
@@ -67,12 +68,7 @@ export function hashKey(key: string): number {
     h = Math.imul(h ^ c, 0x01000193);
   }
   lastKeyWide = or > 0xff;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return fmix32(h) >>> 0;
 }
 
 function allocChunk(bytes: number): FastBuffer {
@@ -281,12 +277,7 @@ export class EntrySlab {
   }
 
   clear(): void {
-    this.bufs = [];
-    this.u32s = [];
-    this.f64s = [];
-    this.used = [];
-    this.usedBytes = 0;
-    this.deadBytes = 0;
+    this.dropChunks();
     this.index = new Uint32Array(MIN_INDEX_SLOTS);
     this.mask = MIN_INDEX_SLOTS - 1;
     this.live = 0;
@@ -373,16 +364,21 @@ export class EntrySlab {
    * also the content type table (ids handed out before are void then: only ctIdOf does it,
    * before its caller takes an id).
    */
-  private compact(renumber: boolean): void {
-    const bufs = this.bufs;
-    const u32s = this.u32s;
-    const used = this.used;
+  /** Forget every chunk (the caller rebuilds or empties the index). */
+  private dropChunks(): void {
     this.bufs = [];
     this.u32s = [];
     this.f64s = [];
     this.used = [];
     this.usedBytes = 0;
     this.deadBytes = 0;
+  }
+
+  private compact(renumber: boolean): void {
+    const bufs = this.bufs;
+    const u32s = this.u32s;
+    const used = this.used;
+    this.dropChunks();
     const cts: (string | undefined)[] = [undefined];
     const ctIds = new Map<string, number>();
     for (let c = 0; c < bufs.length; c++) {
