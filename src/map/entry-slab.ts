@@ -86,6 +86,8 @@ export class EntrySlab {
   private deadBytes = 0;
   /** Open addressing, linear probing: 0 = empty, else handle + 1. */
   private index: Uint32Array;
+  /** The top byte of each slot's key hash: a probe that cannot match skips its record. */
+  private tags: Uint8Array;
   private mask: number;
   private live = 0;
   /** Content types by id (0 = none) and ids by content type. */
@@ -101,6 +103,7 @@ export class EntrySlab {
   constructor(readonly metaFields: number) {
     this.metaBytes = metaFields * 8;
     this.index = new Uint32Array(MIN_INDEX_SLOTS);
+    this.tags = new Uint8Array(MIN_INDEX_SLOTS);
     this.mask = MIN_INDEX_SLOTS - 1;
   }
 
@@ -113,7 +116,7 @@ export class EntrySlab {
   get footprint(): { readonly usedBytes: number; readonly deadBytes: number; readonly chunkBytes: number; readonly chunks: number; readonly indexBytes: number } {
     let chunkBytes = 0;
     for (const b of this.bufs) chunkBytes += b.length;
-    return { usedBytes: this.usedBytes, deadBytes: this.deadBytes, chunkBytes, chunks: this.bufs.length, indexBytes: this.index.byteLength };
+    return { usedBytes: this.usedBytes, deadBytes: this.deadBytes, chunkBytes, chunks: this.bufs.length, indexBytes: this.index.byteLength + this.tags.byteLength };
   }
 
   /** The handle of the live record of `key`, or -1. */
@@ -122,12 +125,14 @@ export class EntrySlab {
     const wide = lastKeyWide;
     this.foundHash = h;
     const index = this.index;
+    const tags = this.tags;
+    const tag = h >>> 24;
     const mask = this.mask;
     for (let i = h & mask; ; i = (i + 1) & mask) {
       const e = index[i]!;
       if (e === 0) return -1;
       const r = e - 1;
-      if (this.u32s[r >>> OFFSET_BITS]![(r & OFFSET_MASK) << 1] === h && this.keyEquals(r, key, wide)) {
+      if (tags[i] === tag && this.u32s[r >>> OFFSET_BITS]![(r & OFFSET_MASK) << 1] === h && this.keyEquals(r, key, wide)) {
         this.foundSlot = i;
         return r;
       }
@@ -279,6 +284,7 @@ export class EntrySlab {
   clear(): void {
     this.dropChunks();
     this.index = new Uint32Array(MIN_INDEX_SLOTS);
+    this.tags = new Uint8Array(MIN_INDEX_SLOTS);
     this.mask = MIN_INDEX_SLOTS - 1;
     this.live = 0;
     this.cts = [undefined];
@@ -419,6 +425,7 @@ export class EntrySlab {
 
   private rebuildIndex(slots: number): void {
     this.index = new Uint32Array(slots);
+    this.tags = new Uint8Array(slots);
     this.mask = slots - 1;
     for (let r = this.first(); r >= 0; r = this.next(r)) this.place(this.u32s[r >>> OFFSET_BITS]![(r & OFFSET_MASK) << 1]!, r);
   }
@@ -435,6 +442,7 @@ export class EntrySlab {
     let i = h & mask;
     while (this.index[i] !== 0) i = (i + 1) & mask;
     this.index[i] = r + 1;
+    this.tags[i] = h >>> 24;
   }
 
   /** Empty index slot `i`, shifting back the entries after it that probing would no longer reach. */
@@ -451,6 +459,7 @@ export class EntrySlab {
       if (((j - home) & mask) >= ((j - i) & mask)) {
         index[i] = e;
         index[j] = 0;
+        this.tags[i] = this.tags[j]!;
         i = j;
       }
     }

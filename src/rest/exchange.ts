@@ -39,4 +39,9 @@ export interface RestResponse {
   destroy(): unknown;
   /** 'finish': written out; 'close': done or the connection went. */
   once(event: 'finish' | 'close', listener: () => void): unknown;
+  /**
+   * Grid's own path: status, optional Content-Type, Content-Length and a latin1 body in one go,
+   * the bytes writeHead() and end() would write (node's ServerResponse has no such method).
+   */
+  answerLatin1?(statusCode: number, contentType: string | undefined, body: string): void;
 }

@@ -10,9 +10,22 @@ export function rawHeader(req: RestRequest, lowerName: string): string | undefin
   const len = lowerName.length;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
-    if (name.length === len && (name === lowerName || name.toLowerCase() === lowerName)) return raw[i + 1];
+    if (name.length === len && (name === lowerName || asciiLowerEquals(name, lowerName))) return raw[i + 1];
   }
   return undefined;
+}
+
+/**
+ * `name` lower-cased equals `lower` (same length), without making the lower-cased string.
+ * Header names are tokens (both parsers refuse anything else): ASCII case folding is all.
+ */
+function asciiLowerEquals(name: string, lower: string): boolean {
+  for (let i = 0; i < lower.length; i++) {
+    let c = name.charCodeAt(i);
+    if (c >= 65 && c <= 90) c |= 0x20;
+    if (c !== lower.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 // Whether an `Accept` header ranks `text/plain` above `application/json` (RFC 9110 §12.5.1:

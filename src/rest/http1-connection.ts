@@ -33,16 +33,59 @@ export interface Http1Host {
   framingError(status: 408 | 400 | 431, reason: string): string;
 }
 
-/** The date header, built at most once per second (as node does). */
+/**
+ * The Date line of answers: built once and cleared at the next second boundary by a timer
+ * (as node:http does), so an answer reads no clock.
+ */
 let dateLine = '';
-let dateBuiltAt = 0;
+function resetDateLine(): void {
+  dateLine = '';
+  closeTail = '';
+}
 function currentDateLine(): string {
-  const now = Date.now();
-  if (now - dateBuiltAt >= 1000 || dateLine === '') {
-    dateBuiltAt = now - (now % 1000);
+  if (dateLine === '') {
+    const now = Date.now();
     dateLine = `Date: ${new Date(now).toUTCString()}\r\n`;
+    setTimeout(resetDateLine, 1000 - (now % 1000)).unref();
   }
   return dateLine;
+}
+
+/** "HTTP/1.1 <code> <reason>\r\n" by status code, built on first use. */
+const statusLines: string[] = [];
+function statusLine(code: number): string {
+  return (statusLines[code] ??= `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? 'unknown'}\r\n`);
+}
+
+/** Status line and headers up to "Content-Length: " by status and Content-Type (a few are cached). */
+const plainPrefixes: string[] = [];
+const typedPrefixes = new Map<string, string>();
+const MAX_TYPED_PREFIXES = 64;
+function answerPrefix(code: number, contentType: string | undefined): string {
+  if (contentType === undefined) return (plainPrefixes[code] ??= `${statusLine(code)}Content-Length: `);
+  const key = code === 200 ? contentType : `${code} ${contentType}`;
+  let prefix = typedPrefixes.get(key);
+  if (prefix === undefined) {
+    prefix = `${statusLine(code)}Content-Type: ${contentType}\r\nContent-Length: `;
+    if (typedPrefixes.size < MAX_TYPED_PREFIXES) typedPrefixes.set(key, prefix);
+  }
+  return prefix;
+}
+
+/** What follows Content-Length's value: the Date line, the connection lines and the blank line. */
+let keepTail = '';
+let keepTailDate = '';
+let keepTailLines = '';
+let closeTail = '';
+function answerTail(keepAliveLines: string | undefined): string {
+  const date = currentDateLine();
+  if (keepAliveLines === undefined) return (closeTail ||= `\r\n${date}Connection: close\r\n\r\n`);
+  if (keepTailDate !== date || keepTailLines !== keepAliveLines) {
+    keepTailDate = date;
+    keepTailLines = keepAliveLines;
+    keepTail = `\r\n${date}${keepAliveLines}\r\n`;
+  }
+  return keepTail;
 }
 
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
@@ -137,18 +180,18 @@ export class FastResponse implements RestResponse {
     if (this.headersSent) return this;
     this.statusCode = statusCode;
     this.headersSent = true;
-    let head = `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? 'unknown'}\r\n`;
+    let head = statusLine(statusCode);
     let connection: string | undefined;
-    const add = (list: string[]): void => {
+    for (let pass = 0; pass < 2; pass++) {
+      const list = pass === 0 ? this.extra : headers;
+      if (list === undefined) continue;
       for (let i = 0; i + 1 < list.length; i += 2) {
         const name = list[i]!;
         const value = list[i + 1]!;
         head += `${name}: ${value}\r\n`;
         if (name.length === 10 && name.toLowerCase() === 'connection') connection = value.toLowerCase();
       }
-    };
-    if (this.extra !== undefined) add(this.extra);
-    add(headers);
+    }
     head += currentDateLine();
     if (connection === 'close') this.shouldKeepAlive = false;
     else if (connection === undefined) {
@@ -156,6 +199,25 @@ export class FastResponse implements RestResponse {
     }
     this.head = `${head}\r\n`;
     return this;
+  }
+
+  /**
+   * A whole answer at once: status, an optional Content-Type, Content-Length and a latin1 body
+   * (the common answers: stored values, empty 200/204). The same bytes writeHead() and end()
+   * would write, built from cached pieces.
+   */
+  answerLatin1(statusCode: number, contentType: string | undefined, body: string): void {
+    if (this.headersSent || this.extra !== undefined) {
+      this.writeHead(statusCode, contentType === undefined ? ['Content-Length', String(body.length)] : ['Content-Type', contentType, 'Content-Length', String(body.length)]);
+      this.end(body, 'latin1');
+      return;
+    }
+    this.statusCode = statusCode;
+    this.headersSent = true;
+    this.writableEnded = true;
+    if (this.destroyed) return;
+    const head = answerPrefix(statusCode, contentType) + body.length + answerTail(this.shouldKeepAlive ? this.conn.keepAliveLines() : undefined);
+    this.conn.write(this.noBody || body.length === 0 ? head : head + body, 'latin1', this);
   }
 
   end(chunk?: string | Buffer, encoding?: BufferEncoding): this {
@@ -306,10 +368,11 @@ export class Http1Connection {
 
   private readonly onData = (chunk: Buffer): void => {
     if (this.stopped) return;
-    this.idleSince = Date.now();
+    const now = Date.now();
+    this.idleSince = now;
     if (this.input === undefined) {
       this.input = chunk;
-      if (this.body === undefined && this.requestSince === 0) this.requestSince = Date.now();
+      if (this.body === undefined && this.requestSince === 0) this.requestSince = now;
     } else {
       this.input = Buffer.concat([this.input, chunk]);
     }
@@ -408,7 +471,8 @@ export class Http1Connection {
     if (head === 'incomplete' || head === 'bail' || head.chunked || head.expectContinue) return false;
     const bodyBytes = head.contentLength > 0 ? head.contentLength : 0;
     if (buf.length < head.headBytes + bodyBytes) return false;
-    const { req, res } = this.exchange(head);
+    const req = this.request(head);
+    const res = this.response(head);
     const body = bodyBytes > 0 ? buf.subarray(head.headBytes, head.headBytes + bodyBytes) : undefined;
     this.consume(head.headBytes + bodyBytes);
     this.queue.push(() => {
@@ -420,14 +484,17 @@ export class Http1Connection {
     return true;
   }
 
-  private exchange(head: RequestHead): { req: FastRequest; res: FastResponse } {
-    const req = new FastRequest(this.socket, head.method, head.url, head.httpVersion, head.rawHeaders);
-    const res = new FastResponse(this, head.method === 'HEAD', head.keepAlive && !this.host.closing);
-    return { req, res };
+  private request(head: RequestHead): FastRequest {
+    return new FastRequest(this.socket, head.method, head.url, head.httpVersion, head.rawHeaders);
+  }
+
+  private response(head: RequestHead): FastResponse {
+    return new FastResponse(this, head.method === 'HEAD', head.keepAlive && !this.host.closing);
   }
 
   private begin(head: RequestHead): void {
-    const { req, res } = this.exchange(head);
+    const req = this.request(head);
+    const res = this.response(head);
     this.lastReq = req;
     if (head.chunked) {
       this.body = { req, res, remaining: 0, chunked: new ChunkedDecoder(this.maxHeaderBytes) };
@@ -435,7 +502,7 @@ export class Http1Connection {
       this.body = { req, res, remaining: head.contentLength, chunked: undefined };
     }
     if (this.body === undefined) this.requestSince = 0;
-    else if (this.requestSince === 0) this.requestSince = Date.now();
+    else if (this.requestSince === 0) this.requestSince = this.idleSince;
     this.host.start(req, res, head.expectContinue, this);
     if (this.body === undefined && !req.complete) req.finish();
   }
@@ -590,8 +657,8 @@ export class Http1Connection {
       return;
     }
     if (socket.writableLength === 0 && !socket.destroyed) {
-      const done = this.unwritten.splice(0, n);
-      for (const res of done) res.writtenNow();
+      // writtenNow() only schedules its listeners: nothing writes in between.
+      for (let i = 0; i < n; i++) this.unwritten.shift()!.writtenNow();
       return;
     }
     socket.write(NO_BYTES, this.onWritten);
@@ -600,6 +667,7 @@ export class Http1Connection {
 
   private written(err?: Error | null): void {
     const n = this.writeSizes.shift() ?? 0;
+    // Taken out before any listener runs (a listener may write, and count its own answers).
     const done = this.unwritten.splice(0, n);
     for (const res of done) {
       if (err) res.lost();

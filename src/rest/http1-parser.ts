@@ -46,17 +46,13 @@ const DIGITS = /^[0-9]{1,15}$/;
  */
 export function parseHead(buf: Buffer, start: number, end: number, limit = FAST_HEAD_LIMIT): HeadResult {
   const stop = Math.min(end, start + limit);
-  let eoh = -1;
-  // The blank line: CRLFCRLF. A bare LF anywhere in the head means node's rules apply.
-  for (let i = buf.indexOf(LF, start); i !== -1 && i < stop; i = buf.indexOf(LF, i + 1)) {
-    if (i === start || buf[i - 1] !== CR) return 'bail';
-    if (i + 1 < end && buf[i + 1] === CR) {
-      if (i + 2 >= end) break; // CRLFCR: the last LF may be on its way
-      if (buf[i + 2] !== LF) return 'bail';
-      eoh = i + 3;
-      break;
-    }
-  }
+  // The blank line: CRLFCRLF. A bare LF or CR anywhere in the head means node's rules apply:
+  // in a complete head the line checks below refuse one wherever it is (request line, name,
+  // value), so only a head still arriving is searched for one here.
+  const blank = buf.indexOf(CRLFCRLF, start);
+  let eoh = blank !== -1 && blank + 1 < stop && blank + 4 <= end ? blank + 4 : -1;
+  if (eoh === -1) eoh = blankLineOrBail(buf, start, end, stop);
+  if (eoh === -2) return 'bail';
   if (eoh === -1) {
     if (end - start >= limit) return 'bail';
     // What has arrived already decides, as node:http (which rejects a head at its first bad
@@ -64,30 +60,98 @@ export function parseHead(buf: Buffer, start: number, end: number, limit = FAST_
     return partialHeadBails(buf, start, end) ? 'bail' : 'incomplete';
   }
   if (eoh - start > limit) return 'bail';
-  const head = buf.toString('latin1', start, eoh - 4);
-  const lineEnd = head.indexOf('\r\n');
-  const requestLine = lineEnd === -1 ? head : head.slice(0, lineEnd);
-  const line = parseRequestLine(requestLine);
-  if (line === undefined) return 'bail';
+  const head = (buf as Buffer & { latin1Slice(start: number, end: number): string }).latin1Slice(start, eoh - 4);
+  let lineEnd = head.indexOf('\r\n');
+  if (lineEnd === -1) lineEnd = head.length;
+  if (!readRequestLine(head, lineEnd)) return 'bail';
+  const method = lineMethod;
+  const url = lineUrl;
+  const minor = lineMinor;
+  lineUrl = '';
   const fields = new HeaderScan();
-  if (!fields.scan(head, lineEnd === -1 ? head.length : lineEnd + 2, head.length)) return 'bail';
+  if (!fields.scan(head, lineEnd + 2, head.length)) return 'bail';
   const { contentLength, chunked, connection, expectContinue, rawHeaders } = fields;
   if (chunked && contentLength !== -1) return 'bail';
   // HTTP/1.0 with a chunked body is not HTTP/1.0: node's rules.
-  if (chunked && line.minor === 0) return 'bail';
-  const keepAlive = line.minor === 1 ? connection !== 'close' : connection === 'keep-alive';
+  if (chunked && minor === 0) return 'bail';
+  const keepAlive = minor === 1 ? connection !== 'close' : connection === 'keep-alive';
   return {
-    method: line.method,
-    url: line.url,
-    httpVersion: line.minor === 1 ? '1.1' : '1.0',
+    method,
+    url,
+    httpVersion: minor === 1 ? '1.1' : '1.0',
     rawHeaders,
     contentLength,
     chunked,
     keepAlive,
     // node:http (as RFC 9110 10.1.1 asks) ignores 100-continue from an HTTP/1.0 client.
-    expectContinue: expectContinue && line.minor === 1,
+    expectContinue: expectContinue && minor === 1,
     headBytes: eoh - start,
   };
+}
+
+const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
+
+/**
+ * The end of the head (after its CRLFCRLF) found byte by byte, -1 while it has not arrived,
+ * -2 at a bare LF (node:http decides).
+ */
+function blankLineOrBail(buf: Buffer, start: number, end: number, stop: number): number {
+  for (let i = start; i < stop; i++) {
+    if (buf[i] !== LF) continue;
+    if (i === start || buf[i - 1] !== CR) return -2;
+    if (i + 1 < end && buf[i + 1] === CR) {
+      if (i + 2 >= end) return -1; // CRLFCR: the last LF may be on its way
+      if (buf[i + 2] !== LF) return -2;
+      return i + 3;
+    }
+  }
+  return -1;
+}
+
+/** What readRequestLine read (parseHead takes them at once: nothing else runs in between). */
+let lineMethod = '';
+let lineUrl = '';
+let lineMinor = 0;
+
+/**
+ * The request line `head[0, end)` in place (the same rules as parseRequestLine, without
+ * slicing anything but the target): false when parseHead does not take it.
+ */
+function readRequestLine(head: string, end: number): boolean {
+  const sp1 = head.indexOf(' ');
+  if (sp1 <= 0 || sp1 >= end) return false;
+  switch (sp1) {
+    case 3:
+      if (head.startsWith('GET')) lineMethod = 'GET';
+      else if (head.startsWith('PUT')) lineMethod = 'PUT';
+      else return false;
+      break;
+    case 4:
+      if (head.startsWith('POST')) lineMethod = 'POST';
+      else if (head.startsWith('HEAD')) lineMethod = 'HEAD';
+      else return false;
+      break;
+    case 6:
+      if (head.startsWith('DELETE')) lineMethod = 'DELETE';
+      else return false;
+      break;
+    default:
+      return false;
+  }
+  const sp2 = head.indexOf(' ', sp1 + 1);
+  // "HTTP/1.1" or "HTTP/1.0" and nothing after it.
+  if (sp2 === -1 || end - sp2 !== 9 || !head.startsWith('HTTP/1.', sp2 + 1)) return false;
+  const minor = head.charCodeAt(end - 1) - 48;
+  if (minor !== 0 && minor !== 1) return false;
+  // The target: "/" then visible ASCII (TARGET).
+  if (head.charCodeAt(sp1 + 1) !== 0x2f) return false;
+  for (let i = sp1 + 2; i < sp2; i++) {
+    const c = head.charCodeAt(i);
+    if (c < 0x21 || c > 0x7e) return false;
+  }
+  lineUrl = head.slice(sp1 + 1, sp2);
+  lineMinor = minor;
+  return true;
 }
 
 const METHODS = ['GET', 'POST', 'DELETE', 'PUT', 'HEAD'];
@@ -104,6 +168,15 @@ function parseRequestLine(requestLine: string): { method: string; url: string; m
   if (version === 'HTTP/1.1') return { method, url, minor: 1 };
   if (version === 'HTTP/1.0') return { method, url, minor: 0 };
   return undefined;
+}
+
+/**
+ * Header names as clients usually spell them (curl, wrk, browsers, fetch), by length: matched
+ * in place and shared instead of sliced and checked per request.
+ */
+const COMMON_NAMES_BY_LENGTH: (string[] | undefined)[] = [];
+for (const name of ['Host', 'User-Agent', 'Accept', 'Content-Type', 'Content-Length', 'Connection', 'Accept-Encoding', 'Expect', 'Transfer-Encoding']) {
+  (COMMON_NAMES_BY_LENGTH[name.length] ??= []).push(name, name.toLowerCase());
 }
 
 /** The header lines of a head: the framing fields, and whether every line is one Grid's path takes. */
@@ -123,27 +196,52 @@ class HeaderScan {
       if (next === -1 || next > end) next = end;
       const colon = head.indexOf(':', at);
       if (colon <= at || colon >= next) return false;
-      const name = head.slice(at, colon);
-      if (!TOKEN.test(name)) return false;
-      const value = trimOws(head.slice(colon + 1, next));
-      if (hasControl(value)) return false;
+      let name: string | undefined;
+      /** The name in lower case (framing fields are matched on it). */
+      let lower = '';
+      const known = COMMON_NAMES_BY_LENGTH[colon - at];
+      if (known !== undefined) {
+        // Pairs: the usual spelling, then the lower-case one.
+        for (let k = 0; k < known.length; k++) {
+          if (head.startsWith(known[k]!, at)) {
+            name = known[k]!;
+            lower = known[k | 1]!;
+            break;
+          }
+        }
+      }
+      if (name === undefined) {
+        name = head.slice(at, colon);
+        if (!TOKEN.test(name)) return false;
+      }
+      // The value without its surrounding OWS; no CTL but HTAB in it.
+      let a = colon + 1;
+      let b = next;
+      while (a < b && (head.charCodeAt(a) === 32 || head.charCodeAt(a) === 9)) a++;
+      while (b > a && (head.charCodeAt(b - 1) === 32 || head.charCodeAt(b - 1) === 9)) b--;
+      for (let i = a; i < b; i++) {
+        const c = head.charCodeAt(i);
+        if ((c < 0x20 && c !== 9) || c === 0x7f) return false;
+      }
+      const value = head.slice(a, b);
       rawHeaders.push(name, value);
       at = next + 2;
-      switch (name.length) {
+      if (lower === '') lower = name.length === 2 || name.length === 6 || name.length === 7 || name.length === 10 || name.length === 14 || name.length === 17 ? name.toLowerCase() : name;
+      switch (lower.length) {
         case 14:
-          if (name.toLowerCase() === 'content-length') {
+          if (lower === 'content-length') {
             if (this.contentLength !== -1 || !DIGITS.test(value)) return false;
             this.contentLength = Number(value);
           }
           break;
         case 17:
-          if (name.toLowerCase() === 'transfer-encoding') {
+          if (lower === 'transfer-encoding') {
             if (this.chunked || value.toLowerCase() !== 'chunked') return false;
             this.chunked = true;
           }
           break;
         case 10:
-          if (name.toLowerCase() === 'connection') {
+          if (lower === 'connection') {
             if (this.connection !== undefined) return false;
             const v = value.toLowerCase();
             if (v === 'close' || v === 'keep-alive') this.connection = v;
@@ -151,17 +249,17 @@ class HeaderScan {
           }
           break;
         case 6:
-          if (name.toLowerCase() === 'expect') {
+          if (lower === 'expect') {
             if (this.expectContinue || value.toLowerCase() !== '100-continue') return false;
             this.expectContinue = true;
           }
           break;
         case 7:
-          if (name.toLowerCase() === 'upgrade') return false;
+          if (lower === 'upgrade') return false;
           break;
         case 2:
           // TE: trailers and the like are harmless, but keep node's handling of the rare.
-          if (name.toLowerCase() === 'te') return false;
+          if (lower === 'te') return false;
           break;
         default:
           break;
@@ -245,13 +343,6 @@ function hasControl(s: string): boolean {
   return false;
 }
 
-function trimOws(s: string): string {
-  let a = 0;
-  let b = s.length;
-  while (a < b && (s.charCodeAt(a) === 32 || s.charCodeAt(a) === 9)) a++;
-  while (b > a && (s.charCodeAt(b - 1) === 32 || s.charCodeAt(b - 1) === 9)) b--;
-  return a === 0 && b === s.length ? s : s.slice(a, b);
-}
 
 // ---------------------------------------------------------------- chunked bodies
 

@@ -15,6 +15,10 @@ export function sendEmpty(res: RestResponse, status: number, reason?: string, ex
   }
   if (reason === undefined && extra === undefined) {
     // The common case (200 of a write, 204): one shared header list, nothing allocated.
+    if (res.answerLatin1 !== undefined) {
+      res.answerLatin1(status, undefined, '');
+      return;
+    }
     res.writeHead(status, NO_CONTENT_HEADERS);
   } else {
     const headers: string[] = ['Content-Length', '0'];
@@ -38,6 +42,10 @@ export function sendText(res: RestResponse, text: string, contentType = 'text/pl
 
 /** A stored value: its bytes, and its Content-Type when it was stored with one. */
 export function sendValue(res: RestResponse, v: StoredValue): void {
+  if (res.answerLatin1 !== undefined) {
+    res.answerLatin1(200, v.contentType, v.value);
+    return;
+  }
   const len = String(v.value.length);
   res.writeHead(200, v.contentType === undefined ? ['Content-Length', len] : ['Content-Type', v.contentType, 'Content-Length', len]);
   res.end(v.value, 'latin1');

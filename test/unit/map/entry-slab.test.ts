@@ -194,7 +194,7 @@ describe('EntrySlab', () => {
     s.compactIfSparse();
     expect(s.size).toBe(0);
     expect(s.footprint.chunkBytes).toBeLessThanOrEqual(256);
-    expect(s.footprint.indexBytes).toBeLessThanOrEqual(4 * 8);
+    expect(s.footprint.indexBytes).toBeLessThanOrEqual(5 * 8);
     s.put('again', 'v', undefined);
     expect(s.value(s.find('again'))).toBe('v');
   });
