@@ -444,7 +444,9 @@ export class MapService implements MapFacade {
     const c = this.containers.get(mapName);
     const counters = c !== undefined ? c.counters : this.counters.of(mapName, false);
     counters.gets++;
-    const v = c?.stores[pid]?.get(key, this.clock.now());
+    const store = c?.stores[pid];
+    // A store without expiry or statistics reads no clock.
+    const v = store === undefined ? undefined : store.get(key, store.usesClock ? this.clock.now() : 0);
     if (v === undefined) counters.misses++;
     else counters.hits++;
     return v;

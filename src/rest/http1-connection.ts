@@ -322,7 +322,11 @@ export class Http1Connection {
   /** When the connection last had something to do (bytes arrived, an answer finished): keep-alive counts from here. */
   private idleSince = Date.now();
   /** Answers being gathered during one read (written together at its end). */
-  private batch: (string | Buffer | BufferEncoding | undefined)[] | undefined;
+  private batching = false;
+  /** The gathered chunks and their encodings, alternating; kept between reads (no array per read). */
+  private readonly batch: (string | Buffer | BufferEncoding | undefined)[] = [];
+  /** Entries of `batch` in use. */
+  private batchLength = 0;
   /** Answers written, waiting for their write to complete, and how many each write holds. */
   private readonly unwritten: FastResponse[] = [];
   private readonly writeSizes: number[] = [];
@@ -376,7 +380,7 @@ export class Http1Connection {
     } else {
       this.input = Buffer.concat([this.input, chunk]);
     }
-    this.batch = [];
+    this.batching = true;
     try {
       this.process();
     } finally {
@@ -448,8 +452,8 @@ export class Http1Connection {
   /** Go on with bytes already read (outside a read), their answers written together at the end. */
   private processBuffered(): void {
     if (this.processing || this.input === undefined) return;
-    const outer = this.batch === undefined;
-    if (outer) this.batch = [];
+    const outer = !this.batching;
+    if (outer) this.batching = true;
     try {
       this.process();
     } finally {
@@ -594,25 +598,30 @@ export class Http1Connection {
       this.pendingInBatch++;
       if (!res.shouldKeepAlive) this.stopped = this.closeAfter = true;
     }
-    if (this.batch !== undefined) {
-      this.batch.push(data, encoding);
+    if (this.batching) {
+      this.batch[this.batchLength++] = data;
+      this.batch[this.batchLength++] = encoding;
       this.batchBytes += data.length;
       return;
     }
-    this.writeOut(data, encoding, undefined);
+    this.writeOut(data, encoding, undefined, 0);
     if (this.closeAfter) this.closeAfterAnswers();
     else if (this.socket.writableLength > OUTPUT_HIGH_WATER_BYTES) this.waitForOutput();
   }
 
   private flush(): void {
     const batch = this.batch;
-    this.batch = undefined;
+    const n = this.batchLength;
+    this.batching = false;
+    this.batchLength = 0;
     this.batchBytes = 0;
     if (this.gone) return;
     const socket = this.socket;
-    if (batch !== undefined && batch.length > 0) {
-      if (batch.length === 2) this.writeOut(batch[0] as string | Buffer, batch[1] as BufferEncoding | undefined, undefined);
-      else this.writeOut(undefined, undefined, batch);
+    if (n > 0) {
+      if (n === 2) this.writeOut(batch[0] as string | Buffer, batch[1] as BufferEncoding | undefined, undefined, 0);
+      else this.writeOut(undefined, undefined, batch, n);
+      // The answers are node's now: the slots let go of them.
+      for (let i = 0; i < n; i++) batch[i] = undefined;
     }
     if (this.closeAfter) this.closeAfterAnswers();
     else if (this.outputWait) {
@@ -636,7 +645,7 @@ export class Http1Connection {
    * every byte (as node's callback would have said on the next tick). Only when bytes stay in
    * node's buffer does a zero-length write with a callback tell when they are out.
    */
-  private writeOut(data: string | Buffer | undefined, encoding: BufferEncoding | undefined, batch: (string | Buffer | BufferEncoding | undefined)[] | undefined): void {
+  private writeOut(data: string | Buffer | undefined, encoding: BufferEncoding | undefined, batch: (string | Buffer | BufferEncoding | undefined)[] | undefined, batchLength: number): void {
     const socket = this.socket;
     const n = this.pendingInBatch;
     this.pendingInBatch = 0;
@@ -646,8 +655,8 @@ export class Http1Connection {
       socket.write(data as string | Buffer, encoding as BufferEncoding, cb);
     } else {
       socket.cork();
-      const last = batch.length - 2;
-      for (let i = 0; i < batch.length; i += 2) {
+      const last = batchLength - 2;
+      for (let i = 0; i < batchLength; i += 2) {
         socket.write(batch[i] as string | Buffer, batch[i + 1] as BufferEncoding, i === last ? cb : undefined);
       }
       socket.uncork();
@@ -677,7 +686,7 @@ export class Http1Connection {
 
   /** After an answer that said Connection: close: end the connection once it is out. */
   private closeAfterAnswers(): void {
-    if (this.gone || this.handedOff || this.busy || this.batch !== undefined) return;
+    if (this.gone || this.handedOff || this.busy || this.batching) return;
     this.queue.length = 0;
     this.socket.destroySoon();
   }
@@ -688,8 +697,9 @@ export class Http1Connection {
     this.pendingError = undefined;
     this.stopped = true;
     if (this.gone) return;
-    if (this.batch !== undefined) {
-      this.batch.push(answer, 'latin1');
+    if (this.batching) {
+      this.batch[this.batchLength++] = answer;
+      this.batch[this.batchLength++] = 'latin1';
       this.flush();
     } else if (this.socket.writable) {
       this.socket.write(answer, 'latin1');

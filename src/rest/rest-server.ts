@@ -16,11 +16,13 @@ import { Http1Connection, MAX_QUEUED_PER_CONNECTION, type Http1Host } from './ht
 import { rawHeader } from './headers.js';
 import { stripPrefix } from './paths.js';
 import { sendEmpty } from './respond.js';
-import { groupOfPath, resolveRoute, type Method, type Route } from './routes.js';
+import { groupOfPath, resolveRoute, type Method, type Request, type Route } from './routes.js';
 import { RequestStats, methodIndexOf, routeLabelOf, type RouteLabel } from './request-stats.js';
 import { STATUS_OF } from './status.js';
 
 const EMPTY = Buffer.alloc(0);
+/** pino's numeric level of debug (Grid's FINE): requests are logged at or below it. */
+const DEBUG_LEVEL = 20;
 
 /** Per-connection state both HTTP paths keep: whether a request is being worked on, and the ones waiting behind it. */
 interface ConnectionState {
@@ -286,26 +288,10 @@ export class RestServer implements ConnectionSink, Http1Host {
   }
 
   start(req: RestRequest, res: RestResponse, expectsContinue: boolean, conn: Connection | Http1Connection | undefined): void {
-    let finished = false;
     const stats = this.requestStats;
     // Every request is logged at FINE (method, path, status, ms): checked once, so it costs nothing while FINE is off.
-    const logged = this.deps.logger.isLevelEnabled('debug');
-    const startedAt = stats === undefined && !logged ? 0 : performance.now();
-    let routeLabel: RouteLabel = 'unknown';
-    const done = (): void => {
-      if (finished) return;
-      finished = true;
-      if (stats !== undefined) stats.record(routeLabel, methodIndexOf(req.method), res.headersSent ? res.statusCode : 0, (performance.now() - startedAt) / 1000);
-      if (logged) this.logRequest(req, res, performance.now() - startedAt);
-      if (conn === undefined) return;
-      if (conn instanceof Http1Connection) {
-        conn.requestDone();
-        return;
-      }
-      conn.busy = false;
-      conn.current = undefined;
-      this.drain(conn);
-    };
+    const logged = this.deps.logger.levelVal <= DEBUG_LEVEL;
+    const ex = new Exchange(this, req, res, conn, stats === undefined && !logged ? -1 : performance.now(), logged);
     if (conn !== undefined) {
       conn.busy = true;
       conn.current = res;
@@ -313,7 +299,6 @@ export class RestServer implements ConnectionSink, Http1Host {
     }
     if (this.closing) res.shouldKeepAlive = false;
     let route: Route;
-    let method: Method;
     let charge: BodyCharge | undefined;
     /** The Content-Length of a body that is not chunked. */
     let declaredBytes: number | undefined;
@@ -323,16 +308,16 @@ export class RestServer implements ConnectionSink, Http1Host {
       }
       const m = methodOf(req.method);
       if (m === undefined) throw new GridError('UNKNOWN_ENDPOINT', `method ${req.method ?? '?'} is not supported`);
-      method = m;
+      ex.method = m;
       const rest = stripPrefix(req.url ?? '');
-      if (stats !== undefined) routeLabel = routeLabelOf(rest);
+      if (stats !== undefined) ex.routeLabel = routeLabelOf(rest);
       if (rest === undefined) throw new GridError('UNKNOWN_ENDPOINT', 'path must start with /grid/ or /hazelcast/');
       const coarse = groupOfPath(rest);
       if (coarse !== undefined && !this.deps.enabledGroups.has(coarse)) {
         throw new GridError('GROUP_DISABLED', `endpoint group ${coarse} is disabled`);
       }
-      route = resolveRoute(method, rest);
-      if (!this.deps.enabledGroups.has(route.group)) {
+      route = resolveRoute(m, rest);
+      if (route.group !== coarse && !this.deps.enabledGroups.has(route.group)) {
         throw new GridError('GROUP_DISABLED', `endpoint group ${route.group} is disabled`);
       }
       if (route.readsBody) {
@@ -354,7 +339,7 @@ export class RestServer implements ConnectionSink, Http1Host {
       // answering, unless it is a small body refused for the budget (node discards it unread).
       const drainable = isGridError(e) && e.code === 'BODY_BUDGET_FULL' && declaredBytes !== undefined && declaredBytes <= CHEAP_DRAIN_BYTES;
       this.fail(res, e, expectsContinue || (hasBody(req) && !drainable));
-      done();
+      ex.done();
       return;
     }
     if (expectsContinue) {
@@ -363,33 +348,59 @@ export class RestServer implements ConnectionSink, Http1Host {
       else res.shouldKeepAlive = false;
     }
     if (charge === undefined) {
-      this.run(route, req, res, method, EMPTY, done);
+      this.run(route, ex);
       return;
     }
-    const held = charge;
     // The body's bytes stay charged until its request is handled: they are in use until then.
-    const finish = (): void => {
-      held.release();
-      done();
-    };
-    this.readBody(req, res, conn, held, declaredBytes, (body) => this.run(route, req, res, method, body, finish), finish);
+    ex.charge = charge;
+    this.readBody(
+      req,
+      res,
+      conn,
+      charge,
+      declaredBytes,
+      (body) => {
+        ex.body = body;
+        this.run(route, ex);
+      },
+      () => ex.done(),
+    );
   }
 
-  private run(route: Route, req: RestRequest, res: RestResponse, method: Method, body: Buffer, done: () => void): void {
+  private run(route: Route, ex: Exchange): void {
     try {
-      const out = route.run({ req, res, method, body }, this.deps);
+      const out = route.run(ex, this.deps);
       if (!(out instanceof Promise)) {
-        done();
+        ex.done();
         return;
       }
-      out.then(done, (e: unknown) => {
-        this.fail(res, e, false);
-        done();
-      });
+      out.then(
+        () => ex.done(),
+        (e: unknown) => {
+          this.fail(ex.res, e, false);
+          ex.done();
+        },
+      );
     } catch (e) {
-      this.fail(res, e, false);
-      done();
+      this.fail(ex.res, e, false);
+      ex.done();
     }
+  }
+
+  /** @internal A request is over (answered, failed or abandoned): count it, log it, go on with its connection. */
+  finishExchange(ex: Exchange): void {
+    const { req, res, conn } = ex;
+    const stats = this.requestStats;
+    if (stats !== undefined) stats.record(ex.routeLabel, methodIndexOf(req.method), res.headersSent ? res.statusCode : 0, (performance.now() - ex.startedAt) / 1000);
+    if (ex.logged) this.logRequest(req, res, performance.now() - ex.startedAt);
+    if (conn === undefined) return;
+    if (conn instanceof Http1Connection) {
+      conn.requestDone();
+      return;
+    }
+    conn.busy = false;
+    conn.current = undefined;
+    this.drain(conn);
   }
 
   /**
@@ -621,6 +632,37 @@ export class RestServer implements ConnectionSink, Http1Host {
     }
   }
 
+}
+
+/**
+ * One request being worked on: the route's context (its request, response, method and body)
+ * and its completion, in one object (the hot path allocates no closures for it).
+ */
+class Exchange implements Request {
+  method: Method = 'GET';
+  body: Buffer = EMPTY;
+  routeLabel: RouteLabel = 'unknown';
+  /** The body's share of the member's budget, released when the request is over. */
+  charge: BodyCharge | undefined;
+  private finished = false;
+
+  constructor(
+    private readonly server: RestServer,
+    readonly req: RestRequest,
+    readonly res: RestResponse,
+    readonly conn: Connection | Http1Connection | undefined,
+    /** performance.now() at the start (-1: nothing measures it). */
+    readonly startedAt: number,
+    readonly logged: boolean,
+  ) {}
+
+  /** The request is over; the first call counts. */
+  done(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.charge?.release();
+    this.server.finishExchange(this);
+  }
 }
 
 function hasBody(req: RestRequest): boolean {

@@ -2,6 +2,7 @@
 // is pure path work; an unknown path or method is a 400 (the contract's "syntax not known").
 
 import type { RestRequest, RestResponse } from './exchange.js';
+import type { StoredValue } from '../map/record-store.js';
 import type { EndpointGroupName } from '../config/types.js';
 import { GridError, describeError } from '../core/errors.js';
 import { parseMemberEntry } from '../config/index.js';
@@ -124,32 +125,49 @@ function mapRoute(method: Method, rest: string): Route {
       run: (r, d) => d.maps.clear(mapName).then(() => sendEmpty(r.res, 200)),
     };
   }
-  switch (method) {
-    case 'GET':
-    case 'HEAD':
-      return {
-        group: 'DATA',
-        readsBody: false,
-        run: (r, d) =>
-          andThen(d.maps.get(mapName, key), (v) => {
-            if (v === undefined) sendEmpty(r.res, 204);
-            else sendValue(r.res, v);
-          }),
-      };
-    case 'POST':
-      return {
-        group: 'DATA',
-        readsBody: true,
-        run: (r, d) =>
-          andThen(d.maps.put(mapName, key, r.body.toString('latin1'), rawHeader(r.req, 'content-type')), () => sendEmpty(r.res, 200)),
-      };
-    case 'DELETE':
-      return {
-        group: 'DATA',
-        readsBody: false,
-        run: (r, d) => andThen(d.maps.remove(mapName, key), () => sendEmpty(r.res, 200)),
-      };
+  return new MapKeyRoute(method, mapName, key);
+}
+
+/** GET/HEAD, POST and DELETE of one map key: one object per request, no closures on the way. */
+class MapKeyRoute implements Route {
+  readonly group = 'DATA';
+  readonly readsBody: boolean;
+
+  constructor(
+    private readonly method: Method,
+    private readonly mapName: string,
+    private readonly key: string,
+  ) {
+    this.readsBody = method === 'POST';
   }
+
+  run(r: Request, d: RestDeps): MaybePromise<void> {
+    switch (this.method) {
+      case 'GET':
+      case 'HEAD': {
+        const v = d.maps.get(this.mapName, this.key);
+        if (v instanceof Promise) return v.then((found) => answerFound(r.res, found));
+        answerFound(r.res, v);
+        return;
+      }
+      case 'POST':
+        return answerDone(r.res, d.maps.put(this.mapName, this.key, r.body.toString('latin1'), rawHeader(r.req, 'content-type')));
+      case 'DELETE':
+        return answerDone(r.res, d.maps.remove(this.mapName, this.key));
+    }
+  }
+}
+
+/** A stored value, or 204 when there is none. */
+function answerFound(res: RestResponse, v: StoredValue | undefined): void {
+  if (v === undefined) sendEmpty(res, 204);
+  else sendValue(res, v);
+}
+
+/** An empty 200 once `work` is done. */
+function answerDone(res: RestResponse, work: MaybePromise<unknown>): MaybePromise<void> {
+  if (work instanceof Promise) return work.then(() => sendEmpty(res, 200));
+  sendEmpty(res, 200);
 }
 
 // ---------------------------------------------------------------- queues
