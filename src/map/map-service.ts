@@ -457,8 +457,8 @@ export class MapService implements MapFacade {
     const c = this.container(mapName);
     c.counters.puts++;
     const store = c.store(pid);
-    const now = this.clock.now();
     const wan = c.publishes ? this.wan : undefined;
+    const now = wan !== undefined || store.usesClock ? this.clock.now() : 0;
     if (wan === undefined) {
       store.put(key, value, ct, now);
       return undefined;

@@ -89,7 +89,7 @@ export class RecordStore {
   readonly stats: boolean;
   /** No expiry and no statistics: no metadata per entry. */
   private readonly plain: boolean;
-  /** Whether get() reads its `nowMs` (a plain store does not: callers may skip the clock). */
+  /** Whether get() and put() read their `nowMs` (a plain store without observer does not: callers may skip the clock). */
   readonly usesClock: boolean;
   readonly observer: StoreObserver | undefined;
   private readonly expiredReads: { expirations: number } | undefined;
@@ -102,7 +102,7 @@ export class RecordStore {
     this.expiring = policy.ttlMs > 0 || policy.maxIdleMs > 0;
     this.stats = policy.stats === true;
     this.plain = !this.expiring && !this.stats;
-    this.usesClock = !this.plain;
+    this.usesClock = !this.plain || this.observer !== undefined;
     this.slab = new EntrySlab(this.stats ? 5 : this.expiring ? 2 : 0);
   }
 

@@ -16,6 +16,11 @@ export interface RestRequest {
   readonly socket: net.Socket;
   /** True once the whole body has arrived. */
   readonly complete: boolean;
+  /**
+   * Grid's own path: the whole body, when it had arrived with the head (no 'data' events come
+   * then). node's IncomingMessage has no such field.
+   */
+  readonly wholeBody?: Buffer | undefined;
   on(event: 'data', listener: (chunk: Buffer) => void): unknown;
   once(event: 'end' | 'close', listener: () => void): unknown;
   /** Discard the rest of the body. */

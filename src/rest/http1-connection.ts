@@ -96,6 +96,7 @@ const NO_BYTES = Buffer.alloc(0);
 
 export class FastRequest implements RestRequest {
   complete = false;
+  wholeBody: Buffer | undefined;
   private dataFn: ((chunk: Buffer) => void) | undefined;
   private endFns: (() => void)[] | undefined;
   private closeFns: (() => void)[] | undefined;
@@ -130,7 +131,7 @@ export class FastRequest implements RestRequest {
     this.dataFn?.(chunk);
   }
 
-  /** @internal The whole body has arrived. */
+  /** @internal The whole body has arrived (a second call does nothing). */
   finish(): void {
     this.complete = true;
     this.dataFn = undefined;
@@ -477,12 +478,12 @@ export class Http1Connection {
     if (buf.length < head.headBytes + bodyBytes) return false;
     const req = this.request(head);
     const res = this.response(head);
-    const body = bodyBytes > 0 ? buf.subarray(head.headBytes, head.headBytes + bodyBytes) : undefined;
+    if (bodyBytes > 0) req.wholeBody = buf.subarray(head.headBytes, head.headBytes + bodyBytes);
+    req.complete = true;
     this.consume(head.headBytes + bodyBytes);
     this.queue.push(() => {
       this.lastReq = req;
       this.host.start(req, res, false, this);
-      if (body !== undefined) req.push(body);
       req.finish();
     });
     return true;
@@ -503,12 +504,20 @@ export class Http1Connection {
     if (head.chunked) {
       this.body = { req, res, remaining: 0, chunked: new ChunkedDecoder(this.maxHeaderBytes) };
     } else if (head.contentLength > 0) {
-      this.body = { req, res, remaining: head.contentLength, chunked: undefined };
+      const input = this.input;
+      if (input !== undefined && input.length >= head.contentLength && !head.expectContinue) {
+        // The whole body came with the head: handed over at once, no 'data' events.
+        req.wholeBody = input.subarray(0, head.contentLength);
+        req.complete = true;
+        this.consume(head.contentLength);
+      } else {
+        this.body = { req, res, remaining: head.contentLength, chunked: undefined };
+      }
     }
     if (this.body === undefined) this.requestSince = 0;
     else if (this.requestSince === 0) this.requestSince = this.idleSince;
     this.host.start(req, res, head.expectContinue, this);
-    if (this.body === undefined && !req.complete) req.finish();
+    if (this.body === undefined) req.finish();
   }
 
   /** Feed the body in progress; returns the bytes of `buf` it used. */

@@ -353,6 +353,12 @@ export class RestServer implements ConnectionSink, Http1Host {
     }
     // The body's bytes stay charged until its request is handled: they are in use until then.
     ex.charge = charge;
+    if (req.wholeBody !== undefined) {
+      // Grid's path had the whole (declared, charged) body with the head.
+      ex.body = req.wholeBody;
+      this.run(route, ex);
+      return;
+    }
     this.readBody(
       req,
       res,
