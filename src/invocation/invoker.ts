@@ -173,13 +173,42 @@ export class ClusterInvoker implements Invoker {
       // A waiting operation whose partition moves away while it waits is tried again at the new owner.
       if (result instanceof Promise && op.waitMs !== undefined && op.waitMs > 0) {
         return result.catch((e: unknown) => {
-          if (isGridError(e) && RETRY_CODES.has(e.code) && (caller === undefined || caller.alive())) return this.retrying(partitionId, op, caller);
+          if (isGridError(e) && RETRY_CODES.has(e.code) && (caller === undefined || caller.alive())) return this.retrying(partitionId, op, caller, undefined);
           throw e;
         });
       }
       return result;
     }
-    return this.retrying(partitionId, op, caller);
+    if (owner !== undefined && (op.waitMs === undefined || op.waitMs <= 0)) {
+      const first = this.remoteFirst(partitionId, op, owner, caller);
+      if (first !== undefined) return first;
+    }
+    return this.retrying(partitionId, op, caller, undefined);
+  }
+
+  /**
+   * The first attempt at a remote owner, without the retry loop's async frames (most calls
+   * succeed at once); a retryable failure goes on in the loop. Undefined when the loop must
+   * decide from the start (owner unknown here, nothing to send with).
+   */
+  private remoteFirst<T>(partitionId: number, op: Operation<T>, owner: string, caller: Caller | undefined): Promise<T> | undefined {
+    const member = this.cluster.memberByUuid(owner);
+    const net = this.net;
+    if (member === undefined || net === undefined || op.service === undefined || op.type === undefined || owner === this.cluster.localMember().uuid) return undefined;
+    const handler = this.handlers.get(op.service);
+    if (handler === undefined) return undefined;
+    const type = op.type;
+    const deadline = this.clock.now() + this.tuning.callTimeoutMs;
+    let sent: Promise<WireValue>;
+    try {
+      sent = net.request(member.address, Msg.Operation, encodeOperation({ service: op.service, type, partitionId, args: op.args ?? [], invocationId: undefined }), Math.max(1_000, this.tuning.callTimeoutMs));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return sent.then(
+      (answer) => handler.decodeResult(type, answer) as T,
+      (e: unknown) => this.retrying(partitionId, op, caller, { error: e, deadline }),
+    );
   }
 
   /** Refusals that depend on the member asking, not on the owner. */
@@ -193,10 +222,16 @@ export class ClusterInvoker implements Invoker {
     }
   }
 
-  private async retrying<T>(partitionId: number, op: Operation<T>, caller: Caller | undefined): Promise<T> {
-    const deadline = this.clock.now() + this.tuning.callTimeoutMs + (op.waitMs ?? 0);
+  /** Attempts until one answers, a failure is not retryable, or the call times out; `failed`: the first attempt was made (remoteFirst) and failed. */
+  private async retrying<T>(partitionId: number, op: Operation<T>, caller: Caller | undefined, failed: { error: unknown; deadline: number } | undefined): Promise<T> {
+    const deadline = failed?.deadline ?? this.clock.now() + this.tuning.callTimeoutMs + (op.waitMs ?? 0);
     const local = this.cluster.localMember().uuid;
-    for (let attempt = 0; ; attempt++) {
+    let attempt = 0;
+    if (failed !== undefined) {
+      await this.backOff(failed.error, 0, partitionId, op, caller, deadline);
+      attempt = 1;
+    }
+    for (; ; attempt++) {
       try {
         if (attempt > 0) {
           this.retries++; // metrics: every attempt after the first is a retry
@@ -219,24 +254,29 @@ export class ClusterInvoker implements Invoker {
         }
         return await this.runRemote(partitionId, op, owner, caller, deadline);
       } catch (e) {
-        if (!isGridError(e) || !RETRY_CODES.has(e.code)) throw e;
-        if (e.code === 'NOT_MEMBER') this.cluster.checkMembership(`an owner refused this member: ${e.message}`);
-        if (caller !== undefined && !caller.alive()) throw e;
-        this.failIfFrozenOut(partitionId);
-        const left = deadline - this.clock.now();
-        if (left <= 0) {
-          throw new GridError('PARTITION_UNAVAILABLE', `${op.name} on partition ${partitionId} gave up after ${this.tuning.callTimeoutMs} ms: ${e.message}`);
-        }
-        const backoffMs = Math.min(left, BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!);
-        if (this.logger.isLevelEnabled('debug')) {
-          this.logger.debug(
-            { op: op.name, partition: partitionId, attempt: attempt + 1, code: e.code, backoffMs },
-            `${op.name} on partition ${partitionId} retried in ${backoffMs} ms: ${e.message}`,
-          );
-        }
-        await sleep(this.clock, backoffMs);
+        await this.backOff(e, attempt, partitionId, op, caller, deadline);
       }
     }
+  }
+
+  /** After a failed attempt: rethrows what is not retried, else waits before the next attempt. */
+  private backOff(e: unknown, attempt: number, partitionId: number, op: Operation<unknown>, caller: Caller | undefined, deadline: number): Promise<void> {
+    if (!isGridError(e) || !RETRY_CODES.has(e.code)) throw e;
+    if (e.code === 'NOT_MEMBER') this.cluster.checkMembership(`an owner refused this member: ${e.message}`);
+    if (caller !== undefined && !caller.alive()) throw e;
+    this.failIfFrozenOut(partitionId);
+    const left = deadline - this.clock.now();
+    if (left <= 0) {
+      throw new GridError('PARTITION_UNAVAILABLE', `${op.name} on partition ${partitionId} gave up after ${this.tuning.callTimeoutMs} ms: ${e.message}`);
+    }
+    const backoffMs = Math.min(left, BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!);
+    if (this.logger.isLevelEnabled('debug')) {
+      this.logger.debug(
+        { op: op.name, partition: partitionId, attempt: attempt + 1, code: e.code, backoffMs },
+        `${op.name} on partition ${partitionId} retried in ${backoffMs} ms: ${e.message}`,
+      );
+    }
+    return sleep(this.clock, backoffMs);
   }
 
   /** A member that may hold a stale view (back from a pause) runs nothing as owner until it knows. */
