@@ -511,6 +511,7 @@ export class Member {
     this.rest = rest;
     let restReady = false;
     const httpSink = rest && {
+      ownReads: rest.ownReads,
       accept: (socket: net.Socket, head: Buffer) => {
         if (!restReady) {
           socket.destroy();

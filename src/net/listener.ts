@@ -14,6 +14,73 @@ const FIRST_BYTE_TIMEOUT_MS = 60_000;
 export interface ConnectionSink {
   /** Take over a socket whose first bytes (already read) are `head`. */
   accept(socket: net.Socket, head: Buffer): void;
+  /**
+   * The sink reads its HTTP connections through setReadSink() (one read buffer shared by all
+   * of them, node's `onread`) when the socket allows it: see takeOverReads().
+   */
+  readonly ownReads?: boolean;
+}
+
+/** Where the reads of a socket taken over by takeOverReads() go (valid only until the call returns). */
+export type ReadSink = (bytes: Buffer) => void;
+const READ_SINK = Symbol('grid.readSink');
+type OwnReadSocket = net.Socket & { [READ_SINK]?: ReadSink | null };
+
+/**
+ * Every taken-over socket reads into this one buffer: a read's bytes are handed to its sink
+ * and must be consumed or copied before it returns (reads run one at a time), so no read
+ * allocates memory of its own (node allocates an ArrayBuffer per read otherwise, which young
+ * collections then sweep one by one).
+ */
+const SHARED_READ_BUFFER = Buffer.allocUnsafeSlow(65_536);
+
+/**
+ * Give the connection of `old` (its TCP handle) a new socket object that reads with node's
+ * `onread` into SHARED_READ_BUFFER; `old` lets go of the handle and is discarded. Undefined
+ * (and `old` untouched) when the socket has no such handle.
+ */
+function takeOverReads(old: net.Socket): net.Socket | undefined {
+  const holder = old as unknown as { _handle?: { useUserBuffer?: unknown } | null };
+  const handle = holder._handle;
+  if (handle === undefined || handle === null || typeof handle.useUserBuffer !== 'function' || old.destroyed) return undefined;
+  old.pause();
+  old.removeAllListeners();
+  holder._handle = null;
+  // Without a handle, destroying only ends the object (the server stops counting it).
+  old.destroy();
+  const socket: OwnReadSocket = new net.Socket({
+    handle,
+    readable: true,
+    writable: true,
+    onread: {
+      buffer: SHARED_READ_BUFFER,
+      callback: (n: number, buf: Uint8Array): void => {
+        const sink = socket[READ_SINK];
+        const bytes = (buf as Buffer).subarray(0, n);
+        // No sink (yet, or any more): the bytes go the ordinary stream way, copied.
+        if (sink === undefined || sink === null) socket.push(Buffer.from(bytes));
+        else sink(bytes);
+      },
+    },
+  } as net.SocketConstructorOpts);
+  socket.setNoDelay(true);
+  return socket;
+}
+
+/**
+ * Send the reads of a socket taken over by the Listener to `sink` (undefined: back to the
+ * socket's 'data' events, copied). False when `socket` was not taken over: read it with 'data'.
+ */
+export function setReadSink(socket: net.Socket, sink: ReadSink | undefined): boolean {
+  const s = socket as OwnReadSocket;
+  if (s[READ_SINK] === undefined) return false;
+  s[READ_SINK] = sink ?? null;
+  return true;
+}
+
+/** Whether the reads of `bytes` are in the shared read buffer (to be copied before they are kept). */
+export function inSharedReadBuffer(bytes: Uint8Array): boolean {
+  return bytes.buffer === SHARED_READ_BUFFER.buffer;
 }
 
 export interface ConnectionCounts {
@@ -24,6 +91,8 @@ export interface ConnectionCounts {
 export class Listener {
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
+  /** Told when the last tracked socket closes (close() waits for it). */
+  private onDrained: (() => void) | undefined;
   readonly counts: ConnectionCounts = { http: 0, member: 0 };
   private boundPort = 0;
 
@@ -67,11 +136,13 @@ export class Listener {
     });
   }
 
-  /** Stop accepting; with `destroy`, close open connections too. */
+  /** Stop accepting; with `destroy`, close open connections too. Resolves once every connection is closed. */
   async close(destroy: boolean): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     if (destroy) for (const s of this.sockets) s.destroy();
     await closed;
+    // Connections taken over for shared-buffer reads are not the server's any more: wait for them too.
+    if (this.sockets.size > 0) await new Promise<void>((resolve) => (this.onDrained = resolve));
   }
 
   private tryListen(port: number): Promise<void> {
@@ -91,8 +162,7 @@ export class Listener {
   }
 
   private onConnection(socket: net.Socket): void {
-    this.sockets.add(socket);
-    socket.once('close', () => this.sockets.delete(socket));
+    this.track(socket);
     socket.on('error', () => {
       // Errors on a connection not yet handed over (resets) only close it.
     });
@@ -113,9 +183,28 @@ export class Listener {
         socket.destroy();
         return;
       }
+      let served = socket;
+      if (kind === 'http' && sink.ownReads === true) {
+        const taken = takeOverReads(socket);
+        if (taken !== undefined) {
+          this.sockets.delete(socket);
+          served = taken;
+          this.track(taken);
+          (taken as OwnReadSocket)[READ_SINK] = null;
+          taken.on('error', () => undefined);
+        }
+      }
       this.counts[kind]++;
-      socket.once('close', () => this.counts[kind]--);
-      sink.accept(socket, head);
+      served.once('close', () => this.counts[kind]--);
+      sink.accept(served, head);
+    });
+  }
+
+  private track(socket: net.Socket): void {
+    this.sockets.add(socket);
+    socket.once('close', () => {
+      this.sockets.delete(socket);
+      if (this.sockets.size === 0) this.onDrained?.();
     });
   }
 }

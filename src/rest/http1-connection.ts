@@ -7,6 +7,7 @@
 
 import { STATUS_CODES } from 'node:http';
 import type net from 'node:net';
+import { inSharedReadBuffer, setReadSink } from '../net/listener.js';
 import type { RestRequest, RestResponse } from './exchange.js';
 import { ChunkedDecoder, FAST_HEAD_LIMIT, parseHead, type RequestHead } from './http1-parser.js';
 
@@ -344,6 +345,8 @@ export class Http1Connection {
   private processing = false;
   private readingPaused = false;
   private handedOff = false;
+  /** Reads come through the listener's shared buffer (setReadSink), not 'data' events. */
+  private readonly sharedReads: boolean;
   private readonly onWritten = (err?: Error | null): void => this.written(err);
 
   constructor(
@@ -353,8 +356,10 @@ export class Http1Connection {
     private readonly maxHeaderBytes: number,
   ) {
     // A client's FIN ends the connection (the socket is not half-open, as with node:http):
-    // what was not answered by then is not answered, and 'close' cleans up.
-    socket.on('data', this.onData);
+    // what was not answered by then is not answered, and 'close' cleans up. A socket the
+    // listener took over reads into its shared buffer: bytes kept past a read are copied.
+    this.sharedReads = setReadSink(socket, this.onSharedRead);
+    if (!this.sharedReads) socket.on('data', this.onData);
     socket.once('close', this.onClose);
     socket.on('drain', this.onDrain);
     this.onData(head);
@@ -369,6 +374,18 @@ export class Http1Connection {
       keepAliveLinesText = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(ms / 1000)}\r\n`;
     }
     return keepAliveLinesText;
+  }
+
+  /** A read in the listener's shared buffer: what is kept afterwards must be a copy. */
+  private readonly onSharedRead = (bytes: Buffer): void => {
+    this.onData(bytes);
+    const input = this.input;
+    if (input !== undefined && inSharedReadBuffer(input)) this.input = Buffer.from(input);
+  };
+
+  /** Bytes that outlive the read they came in (bodies, the rest handed to node:http). */
+  private kept(bytes: Buffer): Buffer {
+    return this.sharedReads && inSharedReadBuffer(bytes) ? Buffer.from(bytes) : bytes;
   }
 
   private readonly onData = (chunk: Buffer): void => {
@@ -478,7 +495,7 @@ export class Http1Connection {
     if (buf.length < head.headBytes + bodyBytes) return false;
     const req = this.request(head);
     const res = this.response(head);
-    if (bodyBytes > 0) req.wholeBody = buf.subarray(head.headBytes, head.headBytes + bodyBytes);
+    if (bodyBytes > 0) req.wholeBody = this.kept(buf.subarray(head.headBytes, head.headBytes + bodyBytes));
     req.complete = true;
     this.consume(head.headBytes + bodyBytes);
     this.queue.push(() => {
@@ -507,7 +524,7 @@ export class Http1Connection {
       const input = this.input;
       if (input !== undefined && input.length >= head.contentLength && !head.expectContinue) {
         // The whole body came with the head: handed over at once, no 'data' events.
-        req.wholeBody = input.subarray(0, head.contentLength);
+        req.wholeBody = this.kept(input.subarray(0, head.contentLength));
         req.complete = true;
         this.consume(head.contentLength);
       } else {
@@ -525,12 +542,12 @@ export class Http1Connection {
     if (body.chunked === undefined) {
       const n = Math.min(body.remaining, buf.length);
       body.remaining -= n;
-      if (n > 0) body.req.push(n === buf.length ? buf : buf.subarray(0, n));
+      if (n > 0) body.req.push(this.kept(n === buf.length ? buf : buf.subarray(0, n)));
       if (body.remaining === 0) this.bodyDone(body);
       return n;
     }
     const decoder = body.chunked;
-    const used = decoder.feed(buf, 0, buf.length, (chunk) => body.req.push(chunk));
+    const used = decoder.feed(buf, 0, buf.length, (chunk) => body.req.push(this.kept(chunk)));
     if (decoder.error !== undefined) {
       this.bodyFailed(body, 400, `malformed HTTP request (${decoder.error})`);
       return used;
@@ -732,12 +749,13 @@ export class Http1Connection {
 
   /** Give the connection to node:http from the buffered request on (nothing is owed before it). */
   private handOff(): void {
-    const rest = this.input ?? NO_BYTES;
+    const rest = this.kept(this.input ?? NO_BYTES);
     this.input = undefined;
     this.stopped = true;
     this.handedOff = true;
     this.flush();
-    this.socket.off('data', this.onData);
+    if (this.sharedReads) setReadSink(this.socket, undefined);
+    else this.socket.off('data', this.onData);
     this.socket.off('close', this.onClose);
     this.socket.off('drain', this.onDrain);
     this.socket.pause();

@@ -91,6 +91,10 @@ export class RestServer implements ConnectionSink, Http1Host {
   private readonly connections = new Set<Connection | Http1Connection>();
   /** Grid's own HTTP/1.1 path takes new connections (grid.rest.http-path). */
   private readonly fastPath: boolean;
+  /** Grid's path reads its connections through the listener's shared read buffer (see listener.ts). */
+  get ownReads(): boolean {
+    return this.fastPath;
+  }
   /** Checks the timeouts of Grid's own connections (node:http checks its own). */
   private sweep: NodeJS.Timeout | undefined;
   /** Connections taken by each path, and those Grid's path handed to node:http (grid_rest_http_*). */
