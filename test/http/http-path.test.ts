@@ -1,11 +1,13 @@
 // Grid's own HTTP/1.1 path (src/rest/http1-connection.ts) beyond what the protocol tests
 // check on either path: its keep-alive timing, that ordinary REST traffic never takes the
 // hand-off to node:http while what it does not parse itself does (answers still in order), a
-// client that stops reading its answers, and the switch back to node:http.
+// client that stops reading its answers, the shared read buffer, and the switch back to
+// node:http.
 
 import { describe, expect, it } from 'vitest';
 import { RawConnection, buildRequest, pollUntil, rawRequest } from '../support/http.js';
 import { restConfig, startMember, type StartedMember } from '../support/member.js';
+import { prng } from '../support/prng.js';
 
 interface RestView {
   pathCounts: { grid: number; node: number; handOffs: number };
@@ -120,6 +122,71 @@ describe("Grid's HTTP path", () => {
       await c.destroy();
     }
   });
+
+  it("reads every connection through the listener's shared buffer: bodies and requests split across reads of several connections arrive intact", async () => {
+    const m = await startMember();
+    const rand = prng(0x5eed);
+    /** One connection's stream: pipelined POSTs (Content-Length and chunked) with distinct bodies, a 200 KiB one among them. */
+    const streamFor = (c: number): { bytes: Buffer; keys: string[]; values: string[] } => {
+      const parts: Buffer[] = [];
+      const keys: string[] = [];
+      const values: string[] = [];
+      for (let i = 0; i < 60; i++) {
+        const key = `c${c}-k${i}`;
+        const size = i === 30 ? 200 * 1024 : 1 + Math.floor(rand() * 3000);
+        const value = Array.from({ length: size }, (_, j) => String.fromCharCode(97 + ((i * 7 + j * 13 + c) % 26))).join('');
+        keys.push(key);
+        values.push(value);
+        if (i % 5 === 4) {
+          // chunked, in two chunks
+          const half = value.length >> 1;
+          const body = `${half.toString(16)}\r\n${value.slice(0, half)}\r\n${(value.length - half).toString(16)}\r\n${value.slice(half)}\r\n0\r\n\r\n`;
+          parts.push(buildRequest('POST', `/grid/rest/maps/shared/${key}`, { body, headers: { 'Transfer-Encoding': 'chunked' } }));
+        } else {
+          parts.push(buildRequest('POST', `/grid/rest/maps/shared/${key}`, { body: value, headers: { 'Content-Type': 'text/plain' } }));
+        }
+      }
+      return { bytes: Buffer.concat(parts), keys, values };
+    };
+    const conns = await Promise.all([0, 1, 2].map(() => RawConnection.connect(m.port)));
+    try {
+      const streams = conns.map((_, c) => streamFor(c));
+      // Every connection writes its stream in pieces of odd sizes, interleaved with the others,
+      // so that a read of one connection lands in the buffer between two reads of another.
+      const offsets = [0, 0, 0];
+      while (offsets.some((o, c) => o < streams[c]!.bytes.length)) {
+        await Promise.all(
+          conns.map(async (conn, c) => {
+            const at = offsets[c]!;
+            const bytes = streams[c]!.bytes;
+            if (at >= bytes.length) return;
+            const n = 1 + Math.floor(rand() * 9000);
+            offsets[c] = Math.min(bytes.length, at + n);
+            await conn.write(bytes.subarray(at, offsets[c]));
+          }),
+        );
+        await pause(1);
+      }
+      for (const conn of conns) {
+        const answers = await conn.readMany(60);
+        expect(answers.map((r) => r.status)).toEqual(new Array(60).fill(200));
+      }
+      // The connections were read through the shared buffer (not 'data' events).
+      const served = [...(m.member as unknown as { rest: { connections: Set<{ sharedReads?: boolean }> } }).rest.connections];
+      expect(served.length).toBeGreaterThanOrEqual(3);
+      expect(served.every((c) => c.sharedReads === true)).toBe(true);
+      for (const [c, s] of streams.entries()) {
+        for (const [i, key] of s.keys.entries()) {
+          const r = await rawRequest(m.port, buildRequest('GET', `/grid/rest/maps/shared/${key}`, { headers: { Connection: 'close' } }));
+          expect(r.status, `connection ${c} key ${key}`).toBe(200);
+          expect(r.body.toString('latin1') === s.values[i], `connection ${c} key ${key}: value intact`).toBe(true);
+        }
+      }
+    } finally {
+      await Promise.all(conns.map((c) => c.destroy()));
+    }
+    expect(restOf(m).pathCounts.handOffs).toBe(0);
+  }, 60_000);
 
   it('serves every connection through node:http with grid.rest.http-path: node', async () => {
     const m = await startMember(restConfig(undefined, { properties: { 'grid.rest.http-path': 'node' } }));
