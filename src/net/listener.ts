@@ -15,8 +15,8 @@ export interface ConnectionSink {
   /** Take over a socket whose first bytes (already read) are `head`. */
   accept(socket: net.Socket, head: Buffer): void;
   /**
-   * The sink reads its connections through setReadSink() (one read buffer shared by all of
-   * them, node's `onread`) when the socket allows it: see takeOverReads().
+   * The sink reads its HTTP connections through setReadSink() (one read buffer shared by all
+   * of them, node's `onread`) when the socket allows it: see takeOverReads().
    */
   readonly ownReads?: boolean;
 }
@@ -52,31 +52,18 @@ function takeOverReads(old: net.Socket): net.Socket | undefined {
     handle,
     readable: true,
     writable: true,
-    onread: { buffer: SHARED_READ_BUFFER, callback: (n: number, buf: Uint8Array): boolean => deliver(socket, n, buf) },
+    onread: {
+      buffer: SHARED_READ_BUFFER,
+      callback: (n: number, buf: Uint8Array): void => {
+        const sink = socket[READ_SINK];
+        const bytes = (buf as Buffer).subarray(0, n);
+        // No sink (yet, or any more): the bytes go the ordinary stream way, copied.
+        if (sink === undefined || sink === null) socket.push(Buffer.from(bytes));
+        else sink(bytes);
+      },
+    },
   } as net.SocketConstructorOpts);
-  socket[READ_SINK] = null;
   socket.setNoDelay(true);
-  return socket;
-}
-
-/** A read of a shared-buffer socket: to its sink, or (none yet, or any more) the ordinary stream way, copied. */
-function deliver(socket: OwnReadSocket, n: number, buf: Uint8Array): boolean {
-  const sink = socket[READ_SINK];
-  const bytes = (buf as Buffer).subarray(0, n);
-  if (sink === undefined || sink === null) socket.push(Buffer.from(bytes));
-  else sink(bytes);
-  return true; // go on reading (pause() still stops it)
-}
-
-/** net.connect() to `host:port` with its reads in the shared buffer (set the sink with setReadSink). */
-export function connectWithSharedReads(host: string, port: number): net.Socket {
-  const socket: OwnReadSocket = net.connect({
-    host,
-    port,
-    noDelay: true,
-    onread: { buffer: SHARED_READ_BUFFER, callback: (n: number, buf: Uint8Array): boolean => deliver(socket, n, buf) },
-  });
-  socket[READ_SINK] = null;
   return socket;
 }
 
@@ -89,11 +76,6 @@ export function setReadSink(socket: net.Socket, sink: ReadSink | undefined): boo
   if (s[READ_SINK] === undefined) return false;
   s[READ_SINK] = sink ?? null;
   return true;
-}
-
-/** Whether `socket` reads into the shared buffer (its sink set with setReadSink). */
-export function isSharedReadSocket(socket: net.Socket): boolean {
-  return (socket as OwnReadSocket)[READ_SINK] !== undefined;
 }
 
 /** Whether the reads of `bytes` are in the shared read buffer (to be copied before they are kept). */
@@ -202,12 +184,13 @@ export class Listener {
         return;
       }
       let served = socket;
-      if (sink.ownReads === true) {
+      if (kind === 'http' && sink.ownReads === true) {
         const taken = takeOverReads(socket);
         if (taken !== undefined) {
           this.sockets.delete(socket);
           served = taken;
           this.track(taken);
+          (taken as OwnReadSocket)[READ_SINK] = null;
           taken.on('error', () => undefined);
         }
       }

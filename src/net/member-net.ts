@@ -14,7 +14,6 @@ import { ValueWriter, type WireValue } from '../protocol/codec.js';
 import { Msg, messageName } from '../protocol/messages.js';
 import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../protocol/preamble.js';
 import { decodeAuth, decodeAuthAnswer, encodeAuth, encodeAuthAnswer } from '../protocol/payloads.js';
-import { connectWithSharedReads, isSharedReadSocket, setReadSink } from './listener.js';
 import { decodeWanAuth, decodeWanAuthAnswer, encodeWanAuth, encodeWanAuthAnswer, type WanAuthPayload } from '../protocol/wan-payloads.js';
 
 export type RequestHandler = (payload: WireValue, from: MemberConnection) => MaybePromise<WireValue>;
@@ -221,8 +220,6 @@ function encodeError(e: unknown): WireValue {
 }
 
 export class MemberNet {
-  /** Inbound member connections read into the listener's shared buffer (see listener.ts). */
-  readonly ownReads = true;
   private readonly handlers = new Map<number, RequestHandler>();
   private readonly wanHandlers = new Map<number, RequestHandler>();
   private wanAcceptor: WanAcceptor | undefined;
@@ -365,8 +362,8 @@ export class MemberNet {
     }
     const conn = new MemberConnection(socket, `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`, false, this);
     this.inbound.add(conn);
-    const read = this.wire(conn, true);
-    read(head);
+    this.wire(conn, true);
+    socket.emit('data', head);
     socket.resume();
   }
 
@@ -381,7 +378,7 @@ export class MemberNet {
   private dial(address: string, handshake?: (conn: MemberConnection) => Promise<PeerIdentity>): Promise<MemberConnection> {
     const { host, port } = splitAddress(address);
     return new Promise<MemberConnection>((resolve, reject) => {
-      const socket = connectWithSharedReads(host, port);
+      const socket = net.connect({ host, port, noDelay: true });
       const conn = new MemberConnection(socket, address, true, this);
       let settled = false;
       const fail = (e: unknown): void => {
@@ -424,21 +421,15 @@ export class MemberNet {
     });
   }
 
-  /** Read `conn`'s socket from now on; returns what takes its bytes (the first ones come from the listener). */
-  private wire(conn: MemberConnection, inbound: boolean): (chunk: Buffer) => void {
-    const socket = conn.socket;
+  private wire(conn: MemberConnection, inbound: boolean): void {
     // Until an inbound connection has authenticated, only small frames (Auth) are accepted.
-    // A socket reading into the shared buffer (listener.ts) has every kept byte copied.
-    const reader = new FrameReader({
-      expectPreamble: inbound,
-      maxFrameBytes: inbound ? PRE_AUTH_MAX_FRAME_BYTES : DEFAULT_MAX_FRAME_BYTES,
-      copyKept: isSharedReadSocket(socket),
-    });
+    const reader = new FrameReader({ expectPreamble: inbound, maxFrameBytes: inbound ? PRE_AUTH_MAX_FRAME_BYTES : DEFAULT_MAX_FRAME_BYTES });
     conn.reader = reader;
+    const socket = conn.socket;
     this.live.add(conn);
     // The connection's error boundary: whatever a peer sends, a failure to decode or dispatch
     // it closes this connection (with a log line) and nothing else.
-    const read = (chunk: Buffer): void => {
+    socket.on('data', (chunk: Buffer) => {
       try {
         const frames = reader.push(chunk);
         for (const frame of frames) {
@@ -449,15 +440,13 @@ export class MemberNet {
         this.deps.logger.warn({ remote: conn.describe() }, `member connection closed: ${describeError(e)}`);
         socket.destroy();
       }
-    };
-    if (!setReadSink(socket, read)) socket.on('data', read);
+    });
     socket.on('error', (e) => this.deps.logger.debug({ remote: conn.describe(), err: e.message }, 'member connection error'));
     socket.on('close', () => {
       this.live.delete(conn);
       this.inbound.delete(conn);
       conn.markClosed();
     });
-    return read;
   }
 
   private onFrame(conn: MemberConnection, frame: Frame): void {

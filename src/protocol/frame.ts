@@ -117,17 +117,13 @@ export class FrameReader {
   private frameBytes = -1;
   private failure: GridError | undefined;
 
-  /** Chunks are reused after push() returns (a shared read buffer): what is kept is copied. */
-  private readonly copyKept: boolean;
-
-  constructor(opts: { maxFrameBytes?: number; expectPreamble?: boolean; copyKept?: boolean } = {}) {
+  constructor(opts: { maxFrameBytes?: number; expectPreamble?: boolean } = {}) {
     const max = opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     if (!(Number.isInteger(max) && max >= HEADER_BYTES)) {
       throw new GridError('INTERNAL', `maxFrameBytes must be an integer of at least ${HEADER_BYTES}, not ${max}`);
     }
     this.maxFrameBytes = max;
     this.preambleSeen = opts.expectPreamble === true ? 0 : MEMBER_PREAMBLE.length;
-    this.copyKept = opts.copyKept === true;
   }
   /** Change the frame size limit (a connection gets the full limit once it has authenticated). */
   setMaxFrameBytes(max: number): void {
@@ -185,16 +181,11 @@ export class FrameReader {
     }
     if (off < end) {
       // The start of the next frame: keep a view (no copy); it is joined once complete.
-      this.pending.push(this.keep(chunk, off, end));
+      this.pending.push(chunk.subarray(off));
       this.pendingBytes = end - off;
       if (this.pendingBytes >= 4) this.frameBytes = readU32(chunk, off); // checked in the loop
     }
     return frames;
-  }
-
-  /** Bytes `from`..`to` of `chunk` to keep past this push: a view, or a copy with copyKept. */
-  private keep(chunk: Uint8Array, from: number, to: number): Uint8Array {
-    return this.copyKept ? Buffer.from(chunk.subarray(from, to)) : chunk.subarray(from, to);
   }
 
   /** Checks preamble bytes at the start of `chunk`; returns the offset after them. */
@@ -221,7 +212,7 @@ export class FrameReader {
     const end = chunk.length;
     if (this.frameBytes < 0) {
       const take = Math.min(4 - this.pendingBytes, end - off);
-      this.pending.push(this.keep(chunk, off, off + take));
+      this.pending.push(chunk.subarray(off, off + take));
       this.pendingBytes += take;
       off += take;
       if (this.pendingBytes < 4) return off;
@@ -230,7 +221,7 @@ export class FrameReader {
     const total = 4 + this.frameBytes;
     const take = Math.min(total - this.pendingBytes, end - off);
     if (take > 0) {
-      this.pending.push(this.keep(chunk, off, off + take));
+      this.pending.push(chunk.subarray(off, off + take));
       this.pendingBytes += take;
       off += take;
     }
