@@ -179,36 +179,24 @@ export class ClusterInvoker implements Invoker {
       }
       return result;
     }
-    if (owner !== undefined && (op.waitMs === undefined || op.waitMs <= 0)) {
-      const first = this.remoteFirst(partitionId, op, owner, caller);
-      if (first !== undefined) return first;
+    if (owner !== undefined && owner !== this.cluster.localMember().uuid && (op.waitMs === undefined || op.waitMs <= 0)) {
+      return this.remoteFirst(partitionId, op, owner, caller);
     }
     return this.retrying(partitionId, op, caller, undefined);
   }
 
   /**
    * The first attempt at a remote owner, without the retry loop's async frames (most calls
-   * succeed at once); a retryable failure goes on in the loop. Undefined when the loop must
-   * decide from the start (owner unknown here, nothing to send with).
+   * succeed at once); a failure goes on in the loop, which retries what is retryable.
    */
-  private remoteFirst<T>(partitionId: number, op: Operation<T>, owner: string, caller: Caller | undefined): Promise<T> | undefined {
-    const member = this.cluster.memberByUuid(owner);
-    const net = this.net;
-    if (member === undefined || net === undefined || op.service === undefined || op.type === undefined || owner === this.cluster.localMember().uuid) return undefined;
-    const handler = this.handlers.get(op.service);
-    if (handler === undefined) return undefined;
-    const type = op.type;
+  private remoteFirst<T>(partitionId: number, op: Operation<T>, owner: string, caller: Caller | undefined): Promise<T> {
     const deadline = this.clock.now() + this.tuning.callTimeoutMs;
-    let sent: Promise<WireValue>;
+    const retry = (e: unknown): Promise<T> => this.retrying(partitionId, op, caller, { error: e, deadline });
     try {
-      sent = net.request(member.address, Msg.Operation, encodeOperation({ service: op.service, type, partitionId, args: op.args ?? [], invocationId: undefined }), Math.max(1_000, this.tuning.callTimeoutMs));
+      return this.runRemote(partitionId, op, owner, caller, deadline).catch(retry);
     } catch (e) {
-      return Promise.reject(e);
+      return retry(e);
     }
-    return sent.then(
-      (answer) => handler.decodeResult(type, answer) as T,
-      (e: unknown) => this.retrying(partitionId, op, caller, { error: e, deadline }),
-    );
   }
 
   /** Refusals that depend on the member asking, not on the owner. */
@@ -298,7 +286,8 @@ export class ClusterInvoker implements Invoker {
     );
   }
 
-  private async runRemote<T>(partitionId: number, op: Operation<T>, owner: string, caller: Caller | undefined, deadline: number): Promise<T> {
+  /** One attempt at `owner`; throws at once when it cannot be sent. */
+  private runRemote<T>(partitionId: number, op: Operation<T>, owner: string, caller: Caller | undefined, deadline: number): Promise<T> {
     const member = this.cluster.memberByUuid(owner);
     if (member === undefined || this.net === undefined || op.service === undefined || op.type === undefined) {
       throw new GridError('MEMBER_UNREACHABLE', `partition ${partitionId} is owned by member ${owner}, which is not reachable`);
@@ -320,8 +309,10 @@ export class ClusterInvoker implements Invoker {
       }
     }
     const timeout = Math.max(1_000, deadline - this.clock.now());
-    const answer = await this.net.request(member.address, Msg.Operation, encodeOperation({ service: op.service, type: op.type, partitionId, args: op.args ?? [], invocationId }), timeout);
-    return handler.decodeResult(op.type, answer) as T;
+    const type = op.type;
+    return this.net
+      .request(member.address, Msg.Operation, encodeOperation({ service: op.service, type, partitionId, args: op.args ?? [], invocationId }), timeout)
+      .then((answer) => handler.decodeResult(type, answer) as T);
   }
 
   /** Writes answer only once persisted (set once at start when persistence is on). */

@@ -63,6 +63,7 @@ function takeOverReads(old: net.Socket): net.Socket | undefined {
       },
     },
   } as net.SocketConstructorOpts);
+  socket[READ_SINK] = null; // marks it taken over (setReadSink)
   socket.setNoDelay(true);
   return socket;
 }
@@ -91,8 +92,8 @@ export interface ConnectionCounts {
 export class Listener {
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
-  /** Told when the last tracked socket closes (close() waits for it). */
-  private onDrained: (() => void) | undefined;
+  /** Told when the last tracked socket closes (every close() call waiting for it). */
+  private readonly drainWaiters: (() => void)[] = [];
   readonly counts: ConnectionCounts = { http: 0, member: 0 };
   private boundPort = 0;
 
@@ -142,7 +143,7 @@ export class Listener {
     if (destroy) for (const s of this.sockets) s.destroy();
     await closed;
     // Connections taken over for shared-buffer reads are not the server's any more: wait for them too.
-    if (this.sockets.size > 0) await new Promise<void>((resolve) => (this.onDrained = resolve));
+    if (this.sockets.size > 0) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
   }
 
   private tryListen(port: number): Promise<void> {
@@ -190,7 +191,6 @@ export class Listener {
           this.sockets.delete(socket);
           served = taken;
           this.track(taken);
-          (taken as OwnReadSocket)[READ_SINK] = null;
           taken.on('error', () => undefined);
         }
       }
@@ -204,7 +204,7 @@ export class Listener {
     this.sockets.add(socket);
     socket.once('close', () => {
       this.sockets.delete(socket);
-      if (this.sockets.size === 0) this.onDrained?.();
+      if (this.sockets.size === 0) for (const resolve of this.drainWaiters.splice(0)) resolve();
     });
   }
 }

@@ -124,8 +124,9 @@ let lineUrl = '';
 let lineMinor = 0;
 
 /**
- * The request line `head[0, end)` in place (the same rules as parseRequestLine, without
- * slicing anything but the target): false when parseHead does not take it.
+ * The request line `head[0, end)` in place, slicing nothing but the target: GET, POST, DELETE,
+ * PUT or HEAD, one space, an origin-form target of visible ASCII, one space, HTTP/1.1 or
+ * HTTP/1.0. False when parseHead does not take it.
  */
 function readRequestLine(head: string, end: number): boolean {
   const sp1 = head.indexOf(' ');
@@ -166,18 +167,11 @@ function readRequestLine(head: string, end: number): boolean {
 
 const METHODS = ['GET', 'POST', 'DELETE', 'PUT', 'HEAD'];
 
-function parseRequestLine(requestLine: string): { method: string; url: string; minor: number } | undefined {
-  const sp1 = requestLine.indexOf(' ');
-  const sp2 = requestLine.indexOf(' ', sp1 + 1);
-  if (sp1 <= 0 || sp2 === -1) return undefined;
-  const method = requestLine.slice(0, sp1);
-  if (method !== 'GET' && method !== 'POST' && method !== 'DELETE' && method !== 'PUT' && method !== 'HEAD') return undefined;
-  const url = requestLine.slice(sp1 + 1, sp2);
-  if (!TARGET.test(url)) return undefined;
-  const version = requestLine.slice(sp2 + 1);
-  if (version === 'HTTP/1.1') return { method, url, minor: 1 };
-  if (version === 'HTTP/1.0') return { method, url, minor: 0 };
-  return undefined;
+/** Whether a whole request line (no CRLF) is one parseHead takes. */
+function requestLineOk(line: string): boolean {
+  const ok = readRequestLine(line, line.length);
+  lineUrl = '';
+  return ok;
 }
 
 /**
@@ -301,7 +295,7 @@ function partialHeadBails(buf: Buffer, start: number, end: number): boolean {
   const text = buf.toString('latin1', start, end);
   const lineEnd = text.indexOf('\r\n');
   if (lineEnd === -1) return !requestLinePrefixOk(text.endsWith('\r') ? text.slice(0, -1) : text, text.endsWith('\r'));
-  if (parseRequestLine(text.slice(0, lineEnd)) === undefined) return true;
+  if (!requestLineOk(text.slice(0, lineEnd))) return true;
   const lastEnd = text.lastIndexOf('\r\n');
   const fields = new HeaderScan();
   if (lastEnd > lineEnd && !fields.scan(text, lineEnd + 2, lastEnd)) return true;
@@ -343,7 +337,7 @@ function partialFieldOk(name: string, value: string, seen: HeaderScan): boolean 
 
 /** Whether `line` (no CR or LF in it) can still grow into a request line parseHead takes; `ended`: it is complete. */
 function requestLinePrefixOk(line: string, ended: boolean): boolean {
-  if (ended) return parseRequestLine(line) !== undefined;
+  if (ended) return requestLineOk(line);
   const sp1 = line.indexOf(' ');
   if (sp1 === -1) return METHODS.some((m) => m.startsWith(line));
   if (!METHODS.includes(line.slice(0, sp1))) return false;
