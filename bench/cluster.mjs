@@ -34,12 +34,15 @@ import {
   summarize,
   tempDirs,
   valueFor,
+  waitReady,
 } from './lib.mjs';
 
 export const CLUSTER_PHASES = ['cluster', 'failover', 'join'];
 /** Issue 12: CPU µs per request of the 3 members summed <= this x the single member's, per workload. */
 export const CLUSTER_CPU_RATIO_TARGET = 1.6;
 const CLUSTER_WORKLOADS = ['get', 'post', 'queue'];
+/** The forwarding floor: plain `net` processes that forward and back up and do nothing else (see the file). */
+const FLOOR_SCRIPT = path.join(ROOT, 'bench', 'bare-net-cluster.mjs');
 const SIZE = 3;
 const PARTITIONS = 271;
 const BACKUP_COUNT = 1;
@@ -345,6 +348,63 @@ async function runClusterThroughput(opts, report, out) {
     }
   } finally {
     await c.destroy();
+  }
+  await runFloor(opts, out.throughput);
+}
+
+/**
+ * The same workloads against the forwarding floor (bench/bare-net-cluster.mjs): one process,
+ * then SIZE processes on the members' CPU, each forwarding 2/3 of the requests and backing up
+ * every write, with nothing else to do. Its CPU ratio is what forwarding itself costs on this
+ * machine, whatever a member does; Grid's ratio is read against it.
+ */
+async function runFloor(opts, throughput) {
+  const ports = await reservePorts(1 + 2 * SIZE);
+  const cpus = opts.loadGen?.pinning?.server;
+  const httpPorts = ports.slice(1, 1 + SIZE);
+  const peerPorts = ports.slice(1 + SIZE);
+  const started = [];
+  try {
+    const single = startChild('floor 1 process', [FLOOR_SCRIPT, '--index', '0', '--ports', String(ports[0])], 'floor-single.log', { cpus });
+    started.push(single);
+    const members = httpPorts.map((_, i) => {
+      const args = [FLOOR_SCRIPT, '--index', String(i), '--ports', httpPorts.join(','), '--peer-ports', peerPorts.join(',')];
+      const child = startChild(`floor member ${i}`, args, `floor-member-${i}.log`, { cpus });
+      started.push(child);
+      return child;
+    });
+    await waitReady(single, ports[0]);
+    for (let i = 0; i < SIZE; i++) await waitReady(members[i], httpPorts[i]);
+    const pre = await pipelinedLoad({ port: ports[0], map: 'bench', count: PRELOAD_KEYS, keyOf: (i) => `key-${i}` });
+    if (pre.ok !== PRELOAD_KEYS) throw new Error(`floor preload: only ${pre.ok}/${PRELOAD_KEYS} answered 200`);
+    await loadSpread(httpPorts, 'bench', PRELOAD_KEYS, (i) => `key-${i}`);
+    const one = { port: ports[0], child: single };
+    const all = { ports: httpPorts, pids: members.map((m) => m.pid) };
+    for (const entry of throughput.workloads) {
+      log(`floor ${entry.name}: ${opts.rounds} round(s) of 1 process + ${SIZE} processes (bench/bare-net-cluster.mjs)`);
+      const ones = [];
+      const alls = [];
+      for (let i = 1; i <= opts.rounds; i++) {
+        const tag = opts.rounds > 1 ? ` ${i}/${opts.rounds}` : '';
+        ones.push(await measureWorkload(`floor 1${tag}`, one, opts, entry.key));
+        alls.push(await measureWorkload(`floor ${SIZE}${tag}`, all, opts, entry.key));
+      }
+      const a = summarize(ones);
+      const b = summarize(alls);
+      entry.floor = {
+        single: { reqPerSec: a.reqPerSec, cpuUsPerReq: a.cpuUsPerReq },
+        cluster: { reqPerSec: b.reqPerSec, cpuUsPerReq: b.cpuUsPerReq },
+        cpuRatio: b.cpuUsPerReq / a.cpuUsPerReq,
+        valid: a.bad + b.bad === 0,
+      };
+      log(`  => floor µs/req ${fmtUs(a.cpuUsPerReq)} / ${fmtUs(b.cpuUsPerReq)}, cpu ratio ${entry.floor.cpuRatio.toFixed(2)}`);
+    }
+  } catch (err) {
+    log(`floor part FAILED: ${err.stack ?? err}`);
+    throughput.floorError = err.message;
+  } finally {
+    for (const child of started) child.kill('SIGKILL');
+    await Promise.all(started.map((child) => child.exited));
   }
 }
 
@@ -656,6 +716,8 @@ export function renderClusterReport(report) {
       ['µs/req 1/cluster', 16],
       ['cpu ratio', 9],
       ['target', 6],
+      ['floor µs/req 1/3', 16],
+      ['floor ratio', 11],
       ['cpu% members/gen/other', 22],
       ['errors', 6],
     ];
@@ -674,6 +736,8 @@ export function renderClusterReport(report) {
           `${w.single ? fmtUs(w.single.cpuUsPerReq) : '-'}/${fmtUs(cl.cpuUsPerReq)}`,
           w.cpuRatio != null ? w.cpuRatio.toFixed(2) : '-',
           w.cpuRatio != null ? (w.cpuTarget.pass ? 'PASS' : 'FAIL') : '-',
+          w.floor ? `${fmtUs(w.floor.single.cpuUsPerReq)}/${fmtUs(w.floor.cluster.cpuUsPerReq)}` : '-',
+          w.floor ? w.floor.cpuRatio.toFixed(2) + (w.floor.valid ? '' : '!') : '-',
           `${Math.round(cl.serverCpuPct)}/${Math.round(cl.loadGenCpuPct)}/${Math.round(cl.otherCpuPct)}`,
           cl.bad,
         ]),
@@ -682,9 +746,19 @@ export function renderClusterReport(report) {
     for (const w of t.workloads) {
       if (w.cpuRatio == null) continue;
       (report.targetSummary ??= []).push(
-        `cluster ${w.name} CPU µs/req ${fmtUs(w.cluster.cpuUsPerReq)} / 1 member ${fmtUs(w.single.cpuUsPerReq)} = ${w.cpuRatio.toFixed(2)} <= ${CLUSTER_CPU_RATIO_TARGET}: ${w.cpuTarget.pass ? 'PASS' : 'FAIL'}`,
+        `cluster ${w.name} CPU µs/req ${fmtUs(w.cluster.cpuUsPerReq)} / 1 member ${fmtUs(w.single.cpuUsPerReq)} = ${w.cpuRatio.toFixed(2)} <= ${CLUSTER_CPU_RATIO_TARGET}: ${w.cpuTarget.pass ? 'PASS' : 'FAIL'}` +
+          (w.floor ? ` (forwarding floor on this machine: ${w.floor.cpuRatio.toFixed(2)})` : ''),
       );
     }
+    if (t.workloads.some((w) => w.floor)) {
+      lines.push(
+        `floor = bench/bare-net-cluster.mjs: plain net processes that parse HTTP by hand, keep values in a Map, forward 2/3 of the ` +
+          `requests to the owner as binary frames batched per turn and back up every write once, nothing else; ` +
+          `floor ratio = its ${t.members}-process µs/req over its 1-process µs/req, on the same CPUs: the part of the cpu ratio no member can avoid here` +
+          (t.workloads.some((w) => w.floor && !w.floor.valid) ? ' (! = non-2xx answers or errors in a floor run)' : ''),
+      );
+    }
+    if (t.floorError) lines.push(`NOTE: the floor part failed: ${t.floorError}`);
     const noisy = t.workloads.flatMap((w) => w.rounds.map((r, i) => [w, r, i]).filter(([, r]) => r.otherCpuPct > 25).map(([w, r, i]) => `${w.name} round ${i + 1} (${Math.round(r.otherCpuPct)}%)`));
     if (noisy.length) lines.push(`NOTE other processes used over 25% of a core during cluster ${noisy.join(', ')}: those runs are noisy`);
     if (t.workloads.some((w) => !w.single)) lines.push('NOTE: no single-member figures for some workloads (run with get,post,queue too to compare)');
