@@ -193,7 +193,7 @@ export class ClusterInvoker implements Invoker {
     const deadline = this.clock.now() + this.tuning.callTimeoutMs;
     const retry = (e: unknown): Promise<T> => this.retrying(partitionId, op, caller, { error: e, deadline });
     try {
-      return this.runRemote(partitionId, op, owner, caller, deadline).catch(retry);
+      return this.runRemote(partitionId, op, owner, caller, deadline, retry);
     } catch (e) {
       return retry(e);
     }
@@ -286,8 +286,19 @@ export class ClusterInvoker implements Invoker {
     );
   }
 
-  /** One attempt at `owner`; throws at once when it cannot be sent. */
-  private runRemote<T>(partitionId: number, op: Operation<T>, owner: string, caller: Caller | undefined, deadline: number): Promise<T> {
+  /**
+   * One attempt at `owner`; throws at once when it cannot be sent. `onFailure` (the first
+   * attempt's way into the retry loop) takes the answer's rejection in the same reaction that
+   * decodes a success, so the common case costs one promise after the request's own.
+   */
+  private runRemote<T>(
+    partitionId: number,
+    op: Operation<T>,
+    owner: string,
+    caller: Caller | undefined,
+    deadline: number,
+    onFailure?: (e: unknown) => Promise<T>,
+  ): Promise<T> {
     const member = this.cluster.memberByUuid(owner);
     if (member === undefined || this.net === undefined || op.service === undefined || op.type === undefined) {
       throw new GridError('MEMBER_UNREACHABLE', `partition ${partitionId} is owned by member ${owner}, which is not reachable`);
@@ -312,7 +323,7 @@ export class ClusterInvoker implements Invoker {
     const type = op.type;
     return this.net
       .request(member.address, Msg.Operation, encodeOperation({ service: op.service, type, partitionId, args: op.args ?? [], invocationId }), timeout)
-      .then((answer) => handler.decodeResult(type, answer) as T);
+      .then((answer) => handler.decodeResult(type, answer) as T, onFailure);
   }
 
   /** Writes answer only once persisted (set once at start when persistence is on). */
@@ -356,6 +367,9 @@ export class ClusterInvoker implements Invoker {
     // Anti-entropy: each replica index counts the backups sent to it; the backup checks the sequence.
     const versions = this.partitions.replicaSync.stampBackup(partitionId, last);
     let acks: Promise<unknown>[] | undefined;
+    // The first sync backup's ack and how its failure is handled, while it is the only one.
+    let only: Promise<unknown> | undefined;
+    let onlyFailed: ((e: unknown) => void | Promise<void>) | undefined;
     for (let i = 1; i <= last; i++) {
       const member = this.cluster.memberByUuid(replicas[i]!);
       if (member === undefined) continue;
@@ -363,22 +377,36 @@ export class ClusterInvoker implements Invoker {
       if (i <= spec.syncCount) {
         const net = this.net;
         const send = (): Promise<unknown> => net.request(member.address, Msg.Backup, payload, this.tuning.backupTimeoutMs);
-        (acks ??= []).push(
-          send()
-            // A connection that closed under the backup (not a slow backup) gets one more try on a new one.
-            .catch((e: unknown) =>
-              spec.idempotent === true && isGridError(e) && e.code === 'MEMBER_UNREACHABLE' && this.cluster.memberByUuid(member.uuid) !== undefined
-                ? send()
-                : Promise.reject(e),
-            )
-            .catch((e: unknown) => this.backupFailed(member.address, op, e, partitionId)),
-        );
+        const failed = (e: unknown): void | Promise<void> =>
+          // A connection that closed under the backup (not a slow backup) gets one more try on a new one.
+          spec.idempotent === true && isGridError(e) && e.code === 'MEMBER_UNREACHABLE' && this.cluster.memberByUuid(member.uuid) !== undefined
+            ? send().then(undefined, (again: unknown) => this.backupFailed(member.address, op, again, partitionId))
+            : this.backupFailed(member.address, op, e, partitionId);
+        const ack = send();
+        if (only === undefined && acks === undefined) {
+          only = ack;
+          onlyFailed = failed;
+        } else {
+          acks ??= [only!.then(undefined, onlyFailed)];
+          only = undefined;
+          acks.push(ack.then(undefined, failed));
+        }
       } else {
         this.net.oneWay(member.address, Msg.Backup, payload);
       }
     }
-    if (acks === undefined) return result;
-    return (acks.length === 1 ? acks[0]! : Promise.all(acks)).then(() => result);
+    if (only !== undefined) {
+      // One sync backup (the usual case): its ack and its failure end in one reaction.
+      const failed = onlyFailed!;
+      return only.then(
+        () => result,
+        (e: unknown) => {
+          const r = failed(e);
+          return r instanceof Promise ? r.then(() => result) : result;
+        },
+      );
+    }
+    return acks === undefined ? result : Promise.all(acks).then(() => result);
   }
 
   /** A sync backup was not acknowledged: whether the write answers anyway (backup-failure.ts). */
