@@ -7,3 +7,11 @@ export type MaybePromise<T> = T | Promise<T>;
 export function andThen<T, R>(value: MaybePromise<T>, next: (v: T) => R): MaybePromise<R> {
   return value instanceof Promise ? value.then(next) : next(value);
 }
+
+/**
+ * andThen for a `next` that needs one more argument: with a module-level `next`, the
+ * synchronous case allocates nothing (no closure per call); a promise gets one closure.
+ */
+export function andThenWith<T, A, R>(value: MaybePromise<T>, arg: A, next: (arg: A, v: T) => R): MaybePromise<R> {
+  return value instanceof Promise ? value.then((v) => next(arg, v)) : next(arg, value);
+}

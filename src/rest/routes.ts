@@ -6,7 +6,7 @@ import type { StoredValue } from '../map/record-store.js';
 import type { EndpointGroupName } from '../config/types.js';
 import { GridError, describeError } from '../core/errors.js';
 import { parseMemberEntry } from '../config/index.js';
-import { andThen, type MaybePromise } from '../core/maybe-promise.js';
+import { andThen, andThenWith, type MaybePromise } from '../core/maybe-promise.js';
 import { parseLogLevel } from '../core/logger.js';
 import { SETTABLE_CLUSTER_STATES, type ClusterState } from '../cluster/types.js';
 import { parseBasicAuth } from '../security/credentials.js';
@@ -145,10 +145,7 @@ class MapKeyRoute implements Route {
     switch (this.method) {
       case 'GET':
       case 'HEAD': {
-        const v = d.maps.get(this.mapName, this.key);
-        if (v instanceof Promise) return v.then((found) => answerFound(r.res, found));
-        answerFound(r.res, v);
-        return;
+        return andThenWith(d.maps.get(this.mapName, this.key), r.res, answerFound);
       }
       case 'POST':
         return answerDone(r.res, d.maps.put(this.mapName, this.key, r.body.toString('latin1'), rawHeader(r.req, 'content-type')));
@@ -166,7 +163,10 @@ function answerFound(res: RestResponse, v: StoredValue | undefined): void {
 
 /** An empty 200 once `work` is done. */
 function answerDone(res: RestResponse, work: MaybePromise<unknown>): MaybePromise<void> {
-  if (work instanceof Promise) return work.then(() => sendEmpty(res, 200));
+  return andThenWith(work, res, send200);
+}
+
+function send200(res: RestResponse): void {
   sendEmpty(res, 200);
 }
 
