@@ -126,6 +126,41 @@ describe('QueueService reservations', () => {
     expect(await drain(owner, 'q')).toEqual(['b']);
   });
 
+  it('answers written in one turn are confirmed by one operation at its end, on owner and backup; one not written is released alone', async () => {
+    const { owner, backup, invoker } = cluster();
+    await offerAll(owner, 'q', ['a', 'b', 'c', 'd']);
+    const clients = [new Client(), new Client(), new Client(), new Client()];
+    const got: string[] = [];
+    for (const c of clients) got.push((await owner.poll('q', 0, c))!.value);
+    expect(got).toEqual(['a', 'b', 'c', 'd']);
+    invoker.names.length = 0;
+    clients[0]!.written();
+    clients[1]!.written();
+    clients[2]!.vanished();
+    clients[3]!.written();
+    // Nothing is confirmed before the turn ends; the release does not wait.
+    expect(invoker.names).toEqual(['queue.release']);
+    await flush();
+    expect(invoker.names).toEqual(['queue.release', 'queue.confirm']);
+    expect(owner.reservationStats()).toMatchObject({ reserved: 4, confirmed: 3, released: 1, lateConfirms: 0 });
+    expect(await counts(owner, backup, 'q')).toEqual([1, 0, 1, 0]);
+    expect(await drain(owner, 'q')).toEqual(['c']);
+  });
+
+  it('a member that stops confirms the answers written in its last turn', async () => {
+    const { owner, invoker } = cluster();
+    await offerAll(owner, 'q', ['a', 'b']);
+    const c = new Client();
+    expect((await owner.poll('q', 0, c))?.value).toBe('a');
+    invoker.names.length = 0;
+    c.written();
+    owner.stop();
+    expect(invoker.names).toEqual(['queue.confirm']);
+    await flush();
+    expect(owner.reservationStats()).toMatchObject({ confirmed: 1, released: 0 });
+    expect(owner.reservedCount('q')).toBe(0);
+  });
+
   it('an answer that was not written puts the item back at the head, in take order, on owner and backup', async () => {
     const { owner, backup } = cluster();
     await offerAll(owner, 'q', ['a', 'b', 'c']);
