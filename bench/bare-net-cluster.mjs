@@ -17,6 +17,7 @@
 //   GET    .../health/...            200 (readiness)
 import net from 'node:net';
 import { parseArgs } from 'node:util';
+import { contentLength, exitWithParent } from './bare-common.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -71,13 +72,6 @@ function ownerOf(key) {
   return (h >>> 0) % N;
 }
 
-function contentLength(head) {
-  const lower = head.toLowerCase();
-  const at = lower.indexOf('\r\ncontent-length:');
-  if (at === -1) return 0;
-  const end = lower.indexOf('\r\n', at + 17);
-  return Number(lower.slice(at + 17, end === -1 ? undefined : end).trim()) || 0;
-}
 
 // ------------------------------------------------------------------ member connections
 /** One peer connection's frames of this turn, written in one go. */
@@ -276,13 +270,4 @@ http.listen(ports[me], values.host, () => {
   process.stdout.write(JSON.stringify({ level: 'info', msg: 'bare net cluster member listening', index: me, members: N, port: ports[me] }) + '\n');
 });
 
-const stop = () => {
-  for (const s of servers) s.close();
-  process.exit(0);
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-const parentPid = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parentPid) process.exit(0);
-}, 1000).unref();
+exitWithParent(servers);

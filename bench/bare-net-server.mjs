@@ -6,6 +6,7 @@
 //   node bench/bare-net-server.mjs --port 5701 [--host 127.0.0.1]
 import net from 'node:net';
 import { parseArgs } from 'node:util';
+import { contentLength, exitWithParent } from './bare-common.mjs';
 
 const { values } = parseArgs({
   options: { port: { type: 'string' }, host: { type: 'string', default: '127.0.0.1' } },
@@ -22,14 +23,6 @@ const RESPONSE = Buffer.from(
 );
 const CRLFCRLF = Buffer.from('\r\n\r\n');
 
-/** Content-Length of a head (latin1 string), 0 when absent. */
-function contentLength(head) {
-  const lower = head.toLowerCase();
-  const at = lower.indexOf('\r\ncontent-length:');
-  if (at === -1) return 0;
-  const end = lower.indexOf('\r\n', at + 17);
-  return Number(lower.slice(at + 17, end === -1 ? undefined : end).trim()) || 0;
-}
 
 const server = net.createServer({ noDelay: true }, (socket) => {
   let pending = null;
@@ -63,10 +56,4 @@ server.listen(port, values.host, () => {
   process.stdout.write(JSON.stringify({ level: 'info', msg: 'bare net server listening', port }) + '\n');
 });
 
-const stop = () => server.close(() => process.exit(0));
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-const parentPid = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parentPid) process.exit(0);
-}, 1000).unref();
+exitWithParent([server]);
