@@ -366,10 +366,9 @@ export class ClusterInvoker implements Invoker {
     const tableVersion = this.partitions.table.version();
     // Anti-entropy: each replica index counts the backups sent to it; the backup checks the sequence.
     const versions = this.partitions.replicaSync.stampBackup(partitionId, last);
+    // The sync backups' acks, and what the failure of each does.
     let acks: Promise<unknown>[] | undefined;
-    // The first sync backup's ack and how its failure is handled, while it is the only one.
-    let only: Promise<unknown> | undefined;
-    let onlyFailed: ((e: unknown) => void | Promise<void>) | undefined;
+    let failures: ((e: unknown) => void | Promise<void>)[] | undefined;
     for (let i = 1; i <= last; i++) {
       const member = this.cluster.memberByUuid(replicas[i]!);
       if (member === undefined) continue;
@@ -382,31 +381,25 @@ export class ClusterInvoker implements Invoker {
           spec.idempotent === true && isGridError(e) && e.code === 'MEMBER_UNREACHABLE' && this.cluster.memberByUuid(member.uuid) !== undefined
             ? send().then(undefined, (again: unknown) => this.backupFailed(member.address, op, again, partitionId))
             : this.backupFailed(member.address, op, e, partitionId);
-        const ack = send();
-        if (only === undefined && acks === undefined) {
-          only = ack;
-          onlyFailed = failed;
-        } else {
-          acks ??= [only!.then(undefined, onlyFailed)];
-          only = undefined;
-          acks.push(ack.then(undefined, failed));
-        }
+        (acks ??= []).push(send());
+        (failures ??= []).push(failed);
       } else {
         this.net.oneWay(member.address, Msg.Backup, payload);
       }
     }
-    if (only !== undefined) {
+    if (acks === undefined) return result;
+    const failed = failures!;
+    if (acks.length === 1) {
       // One sync backup (the usual case): its ack and its failure end in one reaction.
-      const failed = onlyFailed!;
-      return only.then(
+      return acks[0]!.then(
         () => result,
         (e: unknown) => {
-          const r = failed(e);
+          const r = failed[0]!(e);
           return r instanceof Promise ? r.then(() => result) : result;
         },
       );
     }
-    return acks === undefined ? result : Promise.all(acks).then(() => result);
+    return Promise.all(acks.map((ack, i) => ack.then(undefined, failed[i]))).then(() => result);
   }
 
   /** A sync backup was not acknowledged: whether the write answers anyway (backup-failure.ts). */

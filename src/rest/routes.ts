@@ -144,9 +144,8 @@ class MapKeyRoute implements Route {
   run(r: Request, d: RestDeps): MaybePromise<void> {
     switch (this.method) {
       case 'GET':
-      case 'HEAD': {
+      case 'HEAD':
         return andThenWith(d.maps.get(this.mapName, this.key), r.res, answerFound);
-      }
       case 'POST':
         return answerDone(r.res, d.maps.put(this.mapName, this.key, r.body.toString('latin1'), rawHeader(r.req, 'content-type')));
       case 'DELETE':

@@ -9,6 +9,7 @@ import { expect, it } from 'vitest';
 import { partitionIdOf } from '../../src/partition/partitioning.js';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { waitFor } from '../support/process.js';
+import { RawConnection } from '../support/http.js';
 
 interface Stats {
   size: number;
@@ -192,3 +193,35 @@ it('under load through kill -9 cycles, every acknowledged offer is polled at lea
   console.log(`queue kill cycles: ${cycles}, acknowledged offers ${acked.size}, polled ${polled.length}, lost ${lost.length}, duplicates ${duplicates}`);
   expect(lost).toEqual([]);
 }, 600_000);
+
+it('polls answered in one turn are confirmed together, on the owner and its backup: after the owner dies none is reserved or back in the queue', async () => {
+  const c = await startCluster({ size: 2 });
+  const q = await ownedBy(c, 0, 'batch', 1);
+  const values = Array.from({ length: 8 }, (_, i) => `v${i}`);
+  for (const v of values) expect((await c.http(0, 'POST', `/hazelcast/rest/queues/${q}`, v)).status).toBe(200);
+
+  // Eight clients poll the owner at once: their polls' backups go out together, the acks come
+  // back together, the answers are written in one turn and confirmed together, and the
+  // confirm's backup carries them all to member 1.
+  const conns = await Promise.all(values.map(() => RawConnection.connect(c.member(0).port)));
+  try {
+    await Promise.all(conns.map((conn) => conn.write(`GET /hazelcast/rest/queues/${q}/0 HTTP/1.1\r\nHost: test\r\n\r\n`)));
+    const got = await Promise.all(conns.map((conn) => conn.read()));
+    expect(got.map((r) => r.status)).toEqual(values.map(() => 200));
+    expect(got.map((r) => r.body.toString('latin1')).sort()).toEqual(values);
+  } finally {
+    for (const conn of conns) conn.socket.destroy();
+  }
+  await statsBecome(c, 0, q, { size: 0, reserved: 0 });
+  // An offer acknowledged after that: its sync backup follows the confirms' backups on the same
+  // connection, so once it is answered member 1 has applied them too.
+  expect((await c.http(0, 'POST', `/hazelcast/rest/queues/${q}`, 'last')).status).toBe(200);
+
+  // The backup, promoted, holds the confirms: a reservation it still had for the dead member
+  // would now go back to the queue ahead of `last`.
+  await c.kill(0);
+  await c.waitForMembers(1, undefined, 30_000, [1]);
+  await statsBecome(c, 1, q, { size: 1, reserved: 0 });
+  const after = await c.http(1, 'GET', `/hazelcast/rest/queues/${q}/0`);
+  expect({ status: after.status, body: after.body }).toEqual({ status: 200, body: 'last' });
+}, 60_000);
