@@ -43,6 +43,12 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const TARGET = /^\/[\x21-\x7e]*$/;
 const DIGITS = /^[0-9]{1,15}$/;
 
+/** Whether head[from, to) holds an HTAB. */
+function tabIn(head: string, from: number, to: number): boolean {
+  const t = head.indexOf('\t', from);
+  return t !== -1 && t < to;
+}
+
 /**
  * Parse the head of the request that starts at `start` in `buf` (bytes up to `end`). Returns the
  * head, 'incomplete' when its blank line has not arrived yet, or 'bail' when node:http should
@@ -244,13 +250,14 @@ class HeaderScan {
       switch (lower.length) {
         case 14:
           if (lower === 'content-length') {
-            if (this.contentLength !== -1 || !DIGITS.test(value)) return false;
+            // node refuses an HTAB after the value of a framing field (SP is fine): node:http answers it.
+            if (this.contentLength !== -1 || !DIGITS.test(value) || tabIn(head, b, next)) return false;
             this.contentLength = Number(value);
           }
           break;
         case 17:
           if (lower === 'transfer-encoding') {
-            if (this.chunked || value.toLowerCase() !== 'chunked') return false;
+            if (this.chunked || value.toLowerCase() !== 'chunked' || tabIn(head, b, next)) return false;
             this.chunked = true;
           }
           break;
@@ -317,12 +324,13 @@ function partialHeadBails(buf: Buffer, start: number, end: number): boolean {
 
 /** Whether a framing field's partial value (leading OWS gone, lower-cased) may still become one parseHead takes. */
 function partialFieldOk(name: string, value: string, seen: HeaderScan): boolean {
-  const prefixOf = (whole: string): boolean => whole.startsWith(value) || (value.startsWith(whole) && /^[ \t]*$/.test(value.slice(whole.length)));
+  // After the value: SP or HTAB, but only SP after Content-Length and Transfer-Encoding (as node).
+  const prefixOf = (whole: string, after = /^[ \t]*$/): boolean => whole.startsWith(value) || (value.startsWith(whole) && after.test(value.slice(whole.length)));
   switch (name) {
     case 'content-length':
-      return seen.contentLength === -1 && !seen.chunked && /^[0-9]{0,15}[ \t]*$/.test(value) && !/^[ \t]/.test(value);
+      return seen.contentLength === -1 && !seen.chunked && /^[0-9]{0,15} *$/.test(value) && !/^[ \t]/.test(value);
     case 'transfer-encoding':
-      return !seen.chunked && seen.contentLength === -1 && prefixOf('chunked');
+      return !seen.chunked && seen.contentLength === -1 && prefixOf('chunked', /^ *$/);
     case 'connection':
       return seen.connection === undefined && (prefixOf('close') || prefixOf('keep-alive'));
     case 'expect':

@@ -192,6 +192,10 @@ describe('parseHead: bails (node:http answers these)', () => {
     ['Transfer-Encoding: gzip, chunked', 'POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n'],
     ['Transfer-Encoding: identity', 'POST / HTTP/1.1\r\nTransfer-Encoding: identity\r\n\r\n'],
     ['duplicate Transfer-Encoding', 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n'],
+    // node takes SP after a framing field's value but not HTAB (fuzz seed 2627, case 297).
+    ['HTAB after a Content-Length', 'POST / HTTP/1.1\r\nContent-Length: 6\t\r\n\r\nspaced'],
+    ['SP and HTAB after a Content-Length', 'POST / HTTP/1.1\r\nContent-Length:   6  \t\r\n\r\nspaced'],
+    ['HTAB after Transfer-Encoding: chunked', 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\t\r\n\r\n0\r\n\r\n'],
     ['chunked in HTTP/1.0', 'POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n'],
     ['Connection: upgrade', 'GET / HTTP/1.1\r\nConnection: upgrade\r\n\r\n'],
     ['Connection: close, keep-alive', 'GET / HTTP/1.1\r\nConnection: close, keep-alive\r\n\r\n'],
@@ -243,6 +247,8 @@ describe('parseHead: bails (node:http answers these)', () => {
     ['a second Content-Length, partial', 'POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 1'],
     ['Content-Length after chunked, partial', 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 1'],
     ['a Transfer-Encoding other than chunked, partial', 'POST / HTTP/1.1\r\nTransfer-Encoding: gz'],
+    ['HTAB after a partial Content-Length', 'POST / HTTP/1.1\r\nContent-Length: 6\t'],
+    ['HTAB after chunked, partial', 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\t'],
     ['a Connection other than close or keep-alive, partial', 'GET / HTTP/1.1\r\nConnection: up'],
     ['an Expect other than 100-continue, partial', 'POST / HTTP/1.1\r\nExpect: 2'],
     ['Upgrade, partial', 'GET / HTTP/1.1\r\nUpgrade:'],
@@ -259,7 +265,7 @@ describe('parseHead: bails (node:http answers these)', () => {
       '', 'G', 'GE', 'GET', 'GET ', 'GET /', 'GET /a?b', 'GET /a ', 'GET /a H', 'GET /a HTTP/1.', 'GET /a HTTP/1.0', 'GET /a HTTP/1.1\r', 'DELETE /',
       'HEAD / HTTP/1.1\r\nX', 'GET / HTTP/1.1\r\nX-A: b\tc \u00e9', 'GET / HTTP/1.1\r\nX-A: b\r', 'GET / HTTP/1.1\r\nX-A: b\r\n\r',
       'POST / HTTP/1.1\r\nContent-Length:', 'POST / HTTP/1.1\r\nContent-Length: 12', 'POST / HTTP/1.1\r\nContent-Length: 12 \r',
-      'POST / HTTP/1.1\r\nTransfer-Encoding: Chun', 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\t', 'GET / HTTP/1.1\r\nConnection: Keep-', 'GET / HTTP/1.1\r\nConnection: close',
+      'POST / HTTP/1.1\r\nTransfer-Encoding: Chun', 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked ', 'GET / HTTP/1.1\r\nConnection: close\t', 'GET / HTTP/1.1\r\nConnection: Keep-', 'GET / HTTP/1.1\r\nConnection: close',
       'POST / HTTP/1.1\r\nExpect: 100-', 'GET / HTTP/1.1\r\nUpgrad', 'GET / HTTP/1.1\r\nTE',
     ]) {
       expect(head(text), JSON.stringify(text)).toBe('incomplete');
