@@ -29,6 +29,7 @@ interface ConfigFlags {
 
 interface StartFlags extends ConfigFlags {
   logLevel?: string;
+  startEmpty?: boolean;
   logFormat?: 'auto' | 'pretty' | 'json';
 }
 
@@ -153,6 +154,7 @@ async function start(file: string | undefined, flags: StartFlags): Promise<void>
       configWarnings: shownWarnings(loaded, flags, config.source),
       logDestination,
       onCreated: (m) => (created = m),
+      startEmpty: flags.startEmpty === true,
     });
   } catch (e) {
     if (created?.isStopping() === true && signals > 0) process.exit(0);
@@ -252,6 +254,11 @@ export async function main(argv: readonly string[]): Promise<void> {
       new Option('--log-format <format>', 'log lines: json, pretty (one readable line each), auto = pretty on a terminal')
         .choices(['auto', 'pretty', 'json'])
         .default('auto'),
+    )
+    .option(
+      '--start-empty',
+      "with persistence: start without this port's persisted data, in a new directory under base-dir (the data stays there, unused); " +
+        'for when a start is refused because a live process holds that data',
     )
     .action((file: string | undefined, opts: StartFlags) => start(file, opts));
   configOptions(

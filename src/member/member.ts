@@ -55,6 +55,11 @@ export interface MemberOptions {
   readonly configWarnings?: readonly string[];
   /** Called with the member as soon as it exists, before it starts (a start can wait long: a restart from persisted data). */
   readonly onCreated?: (member: Member) => void;
+  /**
+   * Start without this address's persisted data, in a new directory (`grid start --start-empty`):
+   * the operator's choice when the data's directory is held by a live process. The data stays.
+   */
+  readonly startEmpty?: boolean;
 }
 
 /** How long a graceful stop waits for answers in flight before closing their connections. */
@@ -109,7 +114,7 @@ export class Member {
     // Persistence first: a restarting member takes its persisted identity (and its data, below).
     if (opts.config.persistence.enabled) {
       this.persistence = new PersistenceService(opts.config.persistence, this.logger);
-      this.opened = this.persistence.open(`:${this.plan.memberPort.port}`);
+      this.opened = this.persistence.open(`:${this.plan.memberPort.port}`, { startEmpty: opts.startEmpty === true });
       this.uuid = this.opened.state?.uuid ?? randomUUID();
     } else {
       this.uuid = randomUUID();

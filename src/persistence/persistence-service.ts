@@ -10,6 +10,7 @@ import { GridError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { PersistenceConfig } from '../config/types.js';
 import type { LogRecord } from './log-format.js';
+import { bootId, describeHolder, judgeLock, ownLock, parseLock, probeProcess, type LockRecord } from './dir-lock.js';
 import { FSYNC_BUCKETS_SECONDS, MemberLog, type SnapshotSource } from './member-log.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
 
@@ -69,10 +70,12 @@ export class PersistenceService {
   }
 
   /**
-   * Choose and lock this member's directory (the one last used at an address ending in `addressHint` when free,
-   * else any free one with data, else a new one), read its state and replay its log.
+   * Choose and lock this member's directory and replay its log: the directory last used at an
+   * address ending in `addressHint`, else one that never got a state, else a new one. When the
+   * directory of this address is held by a live process the start is refused (never a new empty
+   * directory beside it), unless `startEmpty` asks for a new directory (the data stays, unused).
    */
-  open(addressHint: string): OpenedStore {
+  open(addressHint: string, opts: { readonly startEmpty?: boolean } = {}): OpenedStore {
     const base = resolve(this.config.baseDir);
     mkdirSync(base, { recursive: true });
     const started = Date.now();
@@ -92,19 +95,42 @@ export class PersistenceService {
     // A member takes the directory last used at its own port, or one that never got a state;
     // never another port's data (members started together would take each other's, and a
     // member without data forming the cluster would make the others' data stale).
-    const mine = (c: { state: PersistedState | undefined }): boolean => c.state !== undefined && c.state.address.endsWith(addressHint);
-    const order = [...candidates.filter(mine), ...candidates.filter((c) => c.state === undefined)];
+    const mine = candidates.filter((c) => c.state !== undefined && c.state.address.endsWith(addressHint));
+    const refused: { dir: string; lock: LockRecord | undefined; why: string }[] = [];
     let chosen: { dir: string; state: PersistedState | undefined } | undefined;
-    for (const c of order) {
-      if (this.tryLock(c.dir)) {
-        chosen = c;
-        break;
+    if (opts.startEmpty === true) {
+      for (const c of mine) this.logger.warn({ dir: c.dir }, `persistence: starting empty as asked (--start-empty); the persisted data of this address in ${c.dir} is left there, unused`);
+    } else {
+      for (const c of mine) {
+        const r = this.tryLock(c.dir);
+        if (r === true) {
+          chosen = c;
+          break;
+        }
+        refused.push({ dir: c.dir, ...r });
+      }
+      if (chosen === undefined && refused.length > 0) {
+        const first = refused[0]!;
+        throw new GridError(
+          'CONFIG_INVALID',
+          `persistence: the data of this member's address (*${addressHint}) is in ${first.dir}, which ${describeHolder(first.lock)} holds (${first.why}). ` +
+            'Another member is running on this base-dir and port: stop it first (or give this member its own port or base-dir). ' +
+            'To start this member empty anyway, leaving that data unused, start it with --start-empty.',
+        );
+      }
+    }
+    if (chosen === undefined) {
+      for (const c of candidates) {
+        if (c.state === undefined && this.tryLock(c.dir) === true) {
+          chosen = c;
+          break;
+        }
       }
     }
     if (chosen === undefined) {
       const dir = join(base, randomUUID());
       mkdirSync(dir, { recursive: true });
-      if (!this.tryLock(dir)) throw new GridError('CONFIG_INVALID', `cannot lock the new persistence directory ${dir}`);
+      if (this.tryLock(dir) !== true) throw new GridError('CONFIG_INVALID', `cannot lock the new persistence directory ${dir}`);
       chosen = { dir, state: undefined };
     }
     this.memberDir = chosen.dir;
@@ -227,6 +253,7 @@ export class PersistenceService {
     if (this.lockFd !== undefined && this.memberDir !== undefined) {
       closeSync(this.lockFd);
       this.lockFd = undefined;
+      locksHeldHere.delete(join(this.memberDir, LOCK_FILE));
       try {
         unlinkSync(join(this.memberDir, LOCK_FILE));
       } catch {
@@ -235,39 +262,53 @@ export class PersistenceService {
     }
   }
 
-  /** Take the directory's lock: a lock file with our pid; one left by a dead process is taken over. */
-  private tryLock(dir: string): boolean {
+  /**
+   * Take the directory's lock (dir-lock.ts): created exclusively; one whose holder is not a live
+   * process is taken over. Returns true, or the holder and why it counts as live.
+   */
+  private tryLock(dir: string): true | { lock: LockRecord | undefined; why: string } {
     const file = join(dir, LOCK_FILE);
+    let last: { lock: LockRecord | undefined; why: string } = { lock: undefined, why: 'another member took it a moment ago' };
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = openSync(file, 'wx');
-        writeSync(fd, String(process.pid));
+        writeSync(fd, JSON.stringify(ownLock()));
+        fsyncSync(fd);
         this.lockFd = fd;
+        locksHeldHere.add(file);
         return true;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-        let pid = NaN;
+        let text = '';
+        let mtimeMs = 0;
         try {
-          pid = Number(readFileSync(file, 'utf8').trim());
+          text = readFileSync(file, 'utf8');
+          mtimeMs = statSync(file).mtimeMs;
         } catch {
-          // unreadable: treat as stale
+          continue; // gone: try to create it
         }
-        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) return false;
-        // A lock left by a dead process; taken over only if it is still that one (another
-        // starting member may have taken it over a moment ago).
-        let again = '';
+        const lock = parseLock(text);
+        const verdict = judgeLock(lock, { selfPid: process.pid, heldHere: locksHeldHere.has(file), bootId: bootId(), probe: probeProcess, lockMtimeMs: mtimeMs });
+        if (verdict.held) return { lock, why: verdict.why };
+        last = { lock, why: 'another member took it over a moment ago' };
+        // Taken over only if it is still that lock (another starting member may have taken it a moment ago).
+        let again: string | undefined;
         try {
-          again = readFileSync(file, 'utf8').trim();
+          again = readFileSync(file, 'utf8');
         } catch {
           // gone: try to create it
         }
-        if (again !== '' && again !== String(pid)) return false;
+        if (again !== undefined && again !== text) return last;
+        this.logger.info({ dir, holder: lock?.pid }, `persistence: taking over the lock of ${dir}: ${verdict.why}`);
         rmSync(file, { force: true });
       }
     }
-    return false;
+    return last;
   }
 }
+
+/** Lock files this process holds (members started in one process share it; a test harness does). */
+const locksHeldHere = new Set<string>();
 
 /** A directory a member made: it has segments or a lock (and no state yet: it never saw a table). */
 function isMemberDir(dir: string): boolean {
@@ -275,15 +316,6 @@ function isMemberDir(dir: string): boolean {
     return readdirSync(dir).some((n) => n === LOCK_FILE || /^seg-\d{8}\.log$/.test(n));
   } catch {
     return false;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

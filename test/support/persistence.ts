@@ -60,6 +60,8 @@ export interface PersistentClusterOptions {
   readonly extra?: ConfigFragment;
   /** Ports reserved beyond `size` (default 0). */
   readonly spare?: number;
+  /** A command prefix for member `i`'s process, read at each start (see ClusterOptions.prefixOf). */
+  readonly prefixOf?: (i: number) => readonly string[];
 }
 
 /**
@@ -88,7 +90,7 @@ export async function persistentCluster(opts: PersistentClusterOptions): Promise
       ...((pc.extra.map as ConfigFragment | undefined) ?? {}),
     },
   });
-  (pc as { c: Cluster }).c = await Cluster.create({ size: 0, spare: opts.size + (opts.spare ?? 0), config });
+  (pc as { c: Cluster }).c = await Cluster.create({ size: 0, spare: opts.size + (opts.spare ?? 0), config, ...(opts.prefixOf ? { prefixOf: opts.prefixOf } : {}) });
   return pc;
 }
 
