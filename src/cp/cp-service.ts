@@ -837,11 +837,25 @@ export class CpService implements CpFacade {
     let maybeApplied = false;
     let lastWhy = 'no answer';
     let round = 0;
+    /** Sent to a member at least once: from then on only the group can say whether it was applied. */
+    let sent = false;
     for (;;) {
       const left = deadlineMs - this.now();
       if (left <= 0 || this.stopped) {
         if (maybeApplied && kind === 'cmd') throw new GridError('INDETERMINATE', `CP group ${g.name}: the operation may or may not have been applied (${lastWhy})`);
         throw new GridError('CP_UNAVAILABLE', `CP group ${g.name} did not answer in time: ${lastWhy}`);
+      }
+      // No majority of the group's CP members is in the member list: no leader can exist, so a
+      // call not sent yet (or a read, which applies nothing) fails at once instead of waiting.
+      if (!sent || kind === 'read') {
+        const short = noMajority(g.members, this.addresses, this.deps.cluster.members());
+        if (short !== undefined) {
+          throw new GridError(
+            'CP_UNAVAILABLE',
+            `CP group ${g.name} cannot have a leader: ${short.alive} of its ${g.members.length} CP members are in the member list, ${short.need} needed` +
+              (kind === 'read' ? '' : '; the operation was not applied'),
+          );
+        }
       }
       const address = target === undefined ? undefined : this.addresses.get(target);
       let delayMs = 0;
@@ -851,6 +865,7 @@ export class CpService implements CpFacade {
         lastWhy = 'no address for the group member';
       } else {
         try {
+          sent = true;
           const a = decodeCpInvokeAnswer(await this.deps.net.request(address, Msg.CpInvoke, encodeCpInvoke({ seed: this.seed ?? 0, groupId: g.id, kind, body }), Math.min(left, attemptTimeoutMs)));
           if (a.tag === 'ok') {
             this.leaders.set(g.id, target!);
@@ -1193,6 +1208,25 @@ function nextOf(members: readonly string[], current: string | undefined): string
 function lockAnswer(v: WireValue): Omit<CpLockResult, 'group'> {
   const o = (typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {}) as Record<string, WireValue>;
   return { acquired: o.acquired === true, fence: Number(o.fence ?? 0), sessionId: Number(o.sessionId ?? 0), lockCount: Number(o.lockCount ?? 0) };
+}
+
+/**
+ * The CP members of a group that are in the member list, when they are fewer than a majority
+ * (undefined when a majority is there, or when an address is unknown: then only a call can tell).
+ */
+export function noMajority(
+  groupMembers: readonly string[],
+  addresses: ReadonlyMap<string, string>,
+  members: readonly { readonly address: string }[],
+): { alive: number; need: number } | undefined {
+  const need = Math.floor(groupMembers.length / 2) + 1;
+  let alive = 0;
+  for (const cpUuid of groupMembers) {
+    const address = addresses.get(cpUuid);
+    if (address === undefined) return undefined;
+    if (members.some((m) => m.address === address)) alive++;
+  }
+  return alive < need ? { alive, need } : undefined;
 }
 
 /** Hazelcast shows addresses as `[host]:port`. */

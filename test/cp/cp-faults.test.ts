@@ -142,6 +142,27 @@ describe('CP subsystem under faults', () => {
     for (const i of [0, 1, 2, 3, 4]) expect(await value(c, i, 'm')).toBe(BigInt(after.body));
   }, 90_000);
 
+  it("once a majority of a group's CP members has left the member list, a call answers 503 at once, saying why and that nothing was applied", async () => {
+    // The default call timeout (60 s) stays: the answer must not wait for it.
+    const c = (cluster = await startCluster({ size: 3, config: cpConfig() }));
+    expect((await addAndGet(c, 0, 'q')).body).toBe('1');
+    const survivor = await leaderOf(c, 'default', [0, 1, 2]).then((l) => (l + 1) % 3);
+    for (const i of [0, 1, 2].filter((x) => x !== survivor)) await c.kill(i);
+    await c.waitForMembers(1, undefined, 30_000, [survivor]);
+    const started = Date.now();
+    const r = await addAndGet(c, survivor, 'q', 1, 30_000);
+    expect(r.status).toBe(503);
+    expect(r.error).toMatch(/CP group default cannot have a leader: 1 of its 3 CP members are in the member list, 2 needed; the operation was not applied/);
+    const g = await c.http(survivor, 'GET', '/grid/rest/cp/atomiclongs/q', undefined, { timeoutMs: 30_000 });
+    expect(g.status).toBe(503);
+    expect(String(g.headers['x-grid-error'])).toMatch(/cannot have a leader: 1 of its 3/);
+    const m = await c.http(survivor, 'GET', '/hazelcast/rest/cp-subsystem/members', undefined, { timeoutMs: 30_000 });
+    expect(m.status).toBe(503);
+    expect(String(m.headers['x-grid-error'])).toMatch(/CP group METADATA cannot have a leader: 1 of its 3/);
+    // Well inside the 60 s call timeout the calls used to wait for.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  }, 60_000);
+
   it('lost CP members are removed (by REST, then automatically) and replaced by promoting AP members; the data stays', async () => {
     const c = (cluster = await startCluster({
       size: 5,
