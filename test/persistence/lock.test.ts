@@ -8,7 +8,7 @@
 //   and its data.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -61,15 +61,17 @@ function procState(pid: number): string | undefined {
   }
 }
 
-/** The member directory last used at `port` (its member.json names it). */
-function dirOf(pc: PersistentCluster, port: number): string {
-  const dirs = pc.memberDirs().filter((d) => {
-    try {
-      return (JSON.parse(readFileSync(join(d, 'member.json'), 'utf8')) as { address: string }).address.endsWith(`:${port}`);
-    } catch {
-      return false;
-    }
-  });
+/** The member directory last used at `port` (its member.json names it; saved a moment after the table). */
+async function dirOf(pc: PersistentCluster, port: number): Promise<string> {
+  const mine = (): string[] =>
+    pc.memberDirs().filter((d) => {
+      try {
+        return (JSON.parse(readFileSync(join(d, 'member.json'), 'utf8')) as { address: string }).address.endsWith(`:${port}`);
+      } catch {
+        return false;
+      }
+    });
+  const dirs = await waitFor(`the member.json of port ${port}`, () => (mine().length > 0 ? mine() : undefined), 10_000);
   expect(dirs, `directories of port ${port}`).toHaveLength(1);
   return dirs[0]!;
 }
@@ -99,7 +101,7 @@ describe.runIf(linux)('persistence: the directory lock across real restarts', ()
     );
     const entries = makeEntries('k', 300, 7);
     await writeEntries(ports, MAP, entries);
-    const dirs = ports.map((p) => dirOf(pc, p));
+    const dirs = await Promise.all(ports.map((p) => dirOf(pc, p)));
 
     // ---- kill -9 all at once; restart at once while they are zombies
     for (const m of first) process.kill(m.pid, 'SIGKILL');
@@ -126,8 +128,10 @@ describe.runIf(linux)('persistence: the directory lock across real restarts', ()
     await c.kill(2);
     const unrelated = spawn('sleep', ['600'], { stdio: 'ignore' });
     parents.add(unrelated);
-    const lock1 = lockOf(dirs[1]!);
-    writeFileSync(join(dirs[1]!, 'lock'), JSON.stringify({ ...lock1, pid: unrelated.pid }));
+    // The bare-pid form older Grid versions wrote, from before that process started (its pid reused).
+    writeFileSync(join(dirs[1]!, 'lock'), String(unrelated.pid));
+    const before = new Date(Date.now() - 60_000);
+    utimesSync(join(dirs[1]!, 'lock'), before, before);
     // The member's own pid: the shell writes its pid ($$) as the lock, then execs the member (same pid).
     prefixes.set(2, ['sh', '-c', `printf '%s' "$$" > '${join(dirs[2]!, 'lock')}'; exec "$@"`, 'sh']);
     await c.restart(1, { wait: 'none' });
