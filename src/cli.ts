@@ -145,6 +145,20 @@ async function start(file: string | undefined, flags: StartFlags): Promise<void>
     signals++;
     void created.stop();
   };
+  // Under npm (`npm start`, `npx grid`, `npm exec`) the member is the child of a `sh -c` that npm
+  // starts, and npm forwards SIGTERM to that shell only: the shell dies and the member would run
+  // on, orphaned, after its wrapper was told to stop. A member started by npm therefore stops
+  // gracefully, as on SIGTERM, once the process that started it is gone. Nothing else follows its
+  // parent: `grid start &` from a shell that exits, or under nohup, keeps running.
+  if (startedByNpm(process.env)) {
+    followParent(() => {
+      process.stderr.write('grid: the npm process that started this member is gone; stopping the member gracefully\n');
+      if (created === undefined) process.exit(0);
+      signals++;
+      created.logger.info({ parentPid: process.ppid }, 'parent process gone (npm was stopped), shutting down gracefully');
+      void created.stop();
+    });
+  }
   const logDestination = await logOutput(flags.logFormat, onStdoutClosed);
   let member: Member;
   try {
@@ -167,6 +181,26 @@ async function start(file: string | undefined, flags: StartFlags): Promise<void>
   process.stderr.write(`${banner(member, config)}\n`);
   await member.stopped;
   process.exit(0);
+}
+
+/** npm sets `npm_command` for everything it runs: `npm start`, `npm exec`/`npx`, `npm run`. */
+export function startedByNpm(env: NodeJS.ProcessEnv): boolean {
+  return env.npm_command !== undefined && env.npm_command !== '';
+}
+
+/**
+ * Calls `onGone` once when this process's parent exits. Node has no parent-death signal, so the
+ * parent pid is read every 250 ms (a getppid(2) call); an orphan gets a new parent (init or a
+ * subreaper), whatever its pid.
+ */
+function followParent(onGone: () => void): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    onGone();
+  }, 250);
+  timer.unref();
 }
 
 function banner(member: Member, config: ConfigLoadResult['config']): string {
