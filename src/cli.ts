@@ -160,11 +160,12 @@ async function start(file: string | undefined, flags: StartFlags): Promise<void>
     });
   }
   const logDestination = await logOutput(flags.logFormat, onStdoutClosed);
+  const configWarnings = shownWarnings(loaded, flags, config.source);
   let member: Member;
   try {
     member = await Member.start({
       config,
-      configWarnings: shownWarnings(loaded, flags, config.source),
+      configWarnings,
       logDestination,
       onCreated: (m) => (created = m),
     });
@@ -178,7 +179,7 @@ async function start(file: string | undefined, flags: StartFlags): Promise<void>
     process.exit(0);
   }
   // The banner is for people: it goes to stderr, so stdout carries nothing but log lines (`grid start | jq`).
-  process.stderr.write(`${banner(member, config)}\n`);
+  process.stderr.write(`${banner(member, config, configWarnings.length)}\n`);
   await member.stopped;
   process.exit(0);
 }
@@ -203,7 +204,7 @@ function followParent(onGone: () => void): void {
   timer.unref();
 }
 
-function banner(member: Member, config: ConfigLoadResult['config']): string {
+function banner(member: Member, config: ConfigLoadResult['config'], configWarnings: number): string {
   const bind = config.network.bindHost;
   const host = bind === '0.0.0.0' || bind === '::' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind;
   const prefix = `http://${host}:${member.restPort}/hazelcast`;
@@ -225,6 +226,10 @@ function banner(member: Member, config: ConfigLoadResult['config']): string {
   } else {
     lines.push('REST is disabled (network.rest-api enabled="false").');
   }
+  if (configWarnings > 0) {
+    // They are logged with the member's other warnings (stdout); the banner only points at them.
+    lines.push(`The configuration has ${configWarnings} warning(s): the WARNING "config: ..." lines of the log; \`grid validate\` prints them too.`);
+  }
   lines.push('Stop with Ctrl-C or SIGTERM (a graceful leave).');
   return lines.join('\n');
 }
@@ -243,8 +248,9 @@ function validate(file: string | undefined, flags: ConfigFlags): void {
         ? 'REST disabled'
         : `REST ${plan.restPort !== undefined ? `on port ${plan.restPort.port}` : 'on the member port'}, groups ${[...plan.restGroups].join(', ')}`;
     process.stdout.write(
+      // With auto-increment the member takes the first free port of a range: say the range, in words.
       `${config.source}: valid. cluster-name ${config.clusterName}, member port ${memberPort.port}` +
-        `${memberPort.autoIncrement ? ` (+${memberPort.portCount - 1})` : ''}, ${rest}, ` +
+        `${memberPort.autoIncrement && memberPort.portCount > 1 ? `-${Math.min(65535, memberPort.port + memberPort.portCount - 1)} (the first free one; auto-increment)` : ''}, ${rest}, ` +
         `${config.maps.length} map config(s), ${config.queues.length} queue config(s)\n`,
     );
   } catch (e) {
