@@ -2,7 +2,7 @@
 // REST shutdown, or its stdout reader going away); `grid validate` checks a config file and
 // prints what Grid understood.
 
-import { Command, Option } from 'commander';
+import { Command, Help, Option } from 'commander';
 import { destination as pinoDestination, type DestinationStream } from 'pino';
 import { isGridError } from './core/errors.js';
 import { LOG_LEVEL_NAMES, parseLogLevel, prettyDestination } from './core/logger.js';
@@ -258,6 +258,22 @@ function validate(file: string | undefined, flags: ConfigFlags): void {
   }
 }
 
+/**
+ * A help line: the term, then its description wrapped beside it, as commander does; but where
+ * the terms are so wide that fewer than `minWidthToWrap` columns are left beside them (the `wan`
+ * and `cp` commands: `consistency-check [options] <replication> [publisher]`), commander gives
+ * up wrapping and prints lines past the terminal's edge. Then the description goes under its
+ * term instead, indented and wrapped at the terminal width.
+ */
+function formatHelpItem(this: Help, term: string, termWidth: number, description: string, helper: Help): string {
+  const width = helper.helpWidth ?? 80;
+  const indent = '      ';
+  if (description === '' || width - termWidth - 4 >= helper.minWidthToWrap || width - indent.length < helper.minWidthToWrap) {
+    return Help.prototype.formatItem.call(helper, term, termWidth, description, helper);
+  }
+  return `  ${term}\n${indent}${helper.boxWrap(description, width - indent.length).replace(/\n/g, `\n${indent}`)}`;
+}
+
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /** The options `start` and `validate` share. */
@@ -272,6 +288,8 @@ function configOptions(cmd: Command): Command {
 
 export async function main(argv: readonly string[]): Promise<void> {
   const program = new Command();
+  // Set before any subcommand exists: commander copies it to each one as it is created.
+  program.configureHelp({ formatItem: formatHelpItem });
   program
     .name('grid')
     .description('Grid: a clustered in-memory data grid with a Hazelcast-compatible REST API.')

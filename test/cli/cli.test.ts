@@ -89,6 +89,27 @@ describe('grid --help', () => {
   });
 });
 
+describe('help at the terminal width', () => {
+  it('every line of the wan, cp and admin helps fits 80 columns (the width without a terminal)', async () => {
+    const helps = [['--help'], ['wan', '--help'], ['cp', '--help'], ['map', 'get', '--help'], ['wan', 'consistency-check', '--help']];
+    const outs = await Promise.all(
+      helps.map(async (args) => {
+        const p = spawnGrid(args);
+        expect((await p.exited()).code).toBe(0);
+        return { args, out: p.stdout() };
+      }),
+    );
+    for (const { args, out } of outs) {
+      const long = out.split('\n').filter((l) => l.length > 80);
+      expect(long, `grid ${args.join(' ')}`).toEqual([]);
+    }
+    const wan = outs[1]!.out;
+    // A term too wide to leave room beside it has its description under it.
+    expect(wan).toContain('  consistency-check [options] <replication> [publisher]\n      Compare a map');
+    expect(outs[3]!.out).toMatch(/\nExit codes: 0 ok;[^\n]*\n\S/); // the exit codes are wrapped too
+  });
+});
+
 describe('grid without a valid command', () => {
   it('--version prints the package version', async () => {
     const p = spawnGrid(['--version']);
@@ -254,6 +275,18 @@ describe('grid start', () => {
     expect(change.status).toBe(200);
     // Groups not switched on stay off.
     expect((await sendRequest(rest, 'GET', '/hazelcast/rest/cp-subsystem/groups')).status).toBe(403);
+  });
+
+  it('grid status of a single member says it holds 1 replica of each partition, not the configured 2', async () => {
+    const port = await freePort();
+    const p = spawnGrid(['start', writeYaml(tempDir(), 'single.yaml', memberYaml(port))]);
+    const rest = await restPortOf(p);
+    const s = spawnGrid(['status', '--address', `127.0.0.1:${rest}`, '--cluster-name', 'dev']);
+    expect((await s.exited()).code, s.stderr()).toBe(0);
+    expect(s.stdout().split('\n')[1]).toMatch(/^Partitions: 271, 1 replica each \(1 backup configured; 1 not held: no other data member\) \(table version \d+\)$/);
+    expect(s.stdout()).toMatch(/ master +0\.1\.0 +271 +0\n/);
+    p.child.kill('SIGTERM');
+    expect((await p.exited()).code).toBe(0);
   });
 
   it('applies HZ_NETWORK_PORT_PORT and GRID_CLUSTERNAME over the file', async () => {
