@@ -152,6 +152,7 @@ async function start(file: string | undefined, flags: StartFlags): Promise<void>
   // parent: `grid start &` from a shell that exits, or under nohup, keeps running.
   if (startedByNpm(process.env)) {
     followParent(() => {
+      if (signals > 0) return; // already stopping (Ctrl-C reaches npm, its shell and the member alike)
       process.stderr.write('grid: the npm process that started this member is gone; stopping the member gracefully\n');
       if (created === undefined) process.exit(0);
       signals++;
