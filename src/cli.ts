@@ -2,7 +2,7 @@
 // REST shutdown, or its stdout reader going away); `grid validate` checks a config file and
 // prints what Grid understood.
 
-import { Command, Option } from 'commander';
+import { Command, Help, Option } from 'commander';
 import { destination as pinoDestination, type DestinationStream } from 'pino';
 import { isGridError } from './core/errors.js';
 import { LOG_LEVEL_NAMES, parseLogLevel, prettyDestination } from './core/logger.js';
@@ -146,12 +146,28 @@ async function start(file: string | undefined, flags: StartFlags): Promise<void>
     signals++;
     void created.stop();
   };
+  // Under npm (`npm start`, `npx grid`, `npm exec`) the member is the child of a `sh -c` that npm
+  // starts, and npm forwards SIGTERM to that shell only: the shell dies and the member would run
+  // on, orphaned, after its wrapper was told to stop. A member started by npm therefore stops
+  // gracefully, as on SIGTERM, once the process that started it is gone. Nothing else follows its
+  // parent: `grid start &` from a shell that exits, or under nohup, keeps running.
+  if (startedByNpm(process.env)) {
+    followParent(() => {
+      if (signals > 0) return; // already stopping (Ctrl-C reaches npm, its shell and the member alike)
+      process.stderr.write('grid: the npm process that started this member is gone; stopping the member gracefully\n');
+      if (created === undefined) process.exit(0);
+      signals++;
+      created.logger.info({ parentPid: process.ppid }, 'parent process gone (npm was stopped), shutting down gracefully');
+      void created.stop();
+    });
+  }
   const logDestination = await logOutput(flags.logFormat, onStdoutClosed);
+  const configWarnings = shownWarnings(loaded, flags, config.source);
   let member: Member;
   try {
     member = await Member.start({
       config,
-      configWarnings: shownWarnings(loaded, flags, config.source),
+      configWarnings,
       logDestination,
       onCreated: (m) => (created = m),
       startEmpty: flags.startEmpty === true,
@@ -166,12 +182,32 @@ async function start(file: string | undefined, flags: StartFlags): Promise<void>
     process.exit(0);
   }
   // The banner is for people: it goes to stderr, so stdout carries nothing but log lines (`grid start | jq`).
-  process.stderr.write(`${banner(member, config)}\n`);
+  process.stderr.write(`${banner(member, config, configWarnings.length)}\n`);
   await member.stopped;
   process.exit(0);
 }
 
-function banner(member: Member, config: ConfigLoadResult['config']): string {
+/** npm sets `npm_command` for everything it runs: `npm start`, `npm exec`/`npx`, `npm run`. */
+export function startedByNpm(env: NodeJS.ProcessEnv): boolean {
+  return env.npm_command !== undefined && env.npm_command !== '';
+}
+
+/**
+ * Calls `onGone` once when this process's parent exits. Node has no parent-death signal, so the
+ * parent pid is read every 250 ms (a getppid(2) call); an orphan gets a new parent (init or a
+ * subreaper), whatever its pid.
+ */
+function followParent(onGone: () => void): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    onGone();
+  }, 250);
+  timer.unref();
+}
+
+function banner(member: Member, config: ConfigLoadResult['config'], configWarnings: number): string {
   const bind = config.network.bindHost;
   const host = bind === '0.0.0.0' || bind === '::' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind;
   const prefix = `http://${host}:${member.restPort}/hazelcast`;
@@ -193,6 +229,10 @@ function banner(member: Member, config: ConfigLoadResult['config']): string {
   } else {
     lines.push('REST is disabled (network.rest-api enabled="false").');
   }
+  if (configWarnings > 0) {
+    // They are logged with the member's other warnings (stdout); the banner only points at them.
+    lines.push(`The configuration has ${configWarnings} warning(s): the WARNING "config: ..." lines of the log; \`grid validate\` prints them too.`);
+  }
   lines.push('Stop with Ctrl-C or SIGTERM (a graceful leave).');
   return lines.join('\n');
 }
@@ -211,13 +251,30 @@ function validate(file: string | undefined, flags: ConfigFlags): void {
         ? 'REST disabled'
         : `REST ${plan.restPort !== undefined ? `on port ${plan.restPort.port}` : 'on the member port'}, groups ${[...plan.restGroups].join(', ')}`;
     process.stdout.write(
+      // With auto-increment the member takes the first free port of a range: say the range, in words.
       `${config.source}: valid. cluster-name ${config.clusterName}, member port ${memberPort.port}` +
-        `${memberPort.autoIncrement ? ` (+${memberPort.portCount - 1})` : ''}, ${rest}, ` +
+        `${memberPort.autoIncrement && memberPort.portCount > 1 ? `-${Math.min(65535, memberPort.port + memberPort.portCount - 1)} (the first free one; auto-increment)` : ''}, ${rest}, ` +
         `${config.maps.length} map config(s), ${config.queues.length} queue config(s)\n`,
     );
   } catch (e) {
     fail(e, flags);
   }
+}
+
+/**
+ * A help line: the term, then its description wrapped beside it, as commander does; but where
+ * the terms are so wide that fewer than `minWidthToWrap` columns are left beside them (the `wan`
+ * and `cp` commands: `consistency-check [options] <replication> [publisher]`), commander gives
+ * up wrapping and prints lines past the terminal's edge. Then the description goes under its
+ * term instead, indented and wrapped at the terminal width.
+ */
+function formatHelpItem(this: Help, term: string, termWidth: number, description: string, helper: Help): string {
+  const width = helper.helpWidth ?? 80;
+  const indent = '      ';
+  if (description === '' || width - termWidth - 4 >= helper.minWidthToWrap || width - indent.length < helper.minWidthToWrap) {
+    return Help.prototype.formatItem.call(helper, term, termWidth, description, helper);
+  }
+  return `  ${term}\n${indent}${helper.boxWrap(description, width - indent.length).replace(/\n/g, `\n${indent}`)}`;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -234,6 +291,8 @@ function configOptions(cmd: Command): Command {
 
 export async function main(argv: readonly string[]): Promise<void> {
   const program = new Command();
+  // Set before any subcommand exists: commander copies it to each one as it is created.
+  program.configureHelp({ formatItem: formatHelpItem });
   program
     .name('grid')
     .description('Grid: a clustered in-memory data grid with a Hazelcast-compatible REST API.')

@@ -37,10 +37,27 @@ export function loadConfigFile(path: string, env?: Env, opts: LoadOptions = {}):
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ConfigError([`${path}: cannot read config file (${code ?? (e instanceof Error ? e.message : String(e))})`], { cause: e });
+    throw new ConfigError([`${path}: cannot read config file: ${readFailure(e)}`], { cause: e });
   }
   return parseConfigText(text, format, path, env, opts);
+}
+
+/** Why a file could not be read, in words (`no such file`), the errno code only when it has none. */
+function readFailure(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'ENOTDIR':
+      return 'no such file (a part of the path is not a directory)';
+    case 'EISDIR':
+      return 'it is a directory, not a file';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    default:
+      return code ?? (e instanceof Error ? e.message : String(e));
+  }
 }
 
 /**

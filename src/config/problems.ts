@@ -76,6 +76,49 @@ export class Problems {
   }
 }
 
+/**
+ * The known name a mistyped one most likely meant (`mapp` -> `map`, `cluster_name` ->
+ * `cluster-name`), or undefined when none is close: at most one edit for names of up to 5
+ * characters, two for longer ones (an edit: a character added, removed, changed, or two
+ * neighbours swapped; case is ignored). Ties go to the first candidate.
+ */
+export function didYouMean(name: string, candidates: Iterable<string>): string | undefined {
+  const limit = name.length <= 5 ? 1 : 2;
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  for (const c of candidates) {
+    if (c === name) continue;
+    const d = editDistance(name.toLowerCase(), c.toLowerCase(), bestDistance);
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** Optimal string alignment distance; anything at or above `cap` is returned as `cap`. */
+function editDistance(a: string, b: string, cap: number): number {
+  if (Math.abs(a.length - b.length) >= cap) return cap;
+  let prev2: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2]! + 1);
+      row.push(d);
+      rowMin = Math.min(rowMin, d);
+    }
+    if (rowMin >= cap) return cap;
+    prev2 = prev;
+    prev = row;
+  }
+  return Math.min(prev[b.length]!, cap);
+}
+
 /** `hazelcast.map.default.in-memory-format` -> `in-memory-format`; `a.b[2]` -> `b`. */
 function elementName(path: string): string {
   const last = path.split('.').pop() ?? path;

@@ -43,7 +43,7 @@ import {
   MIN_PERSISTENCE_TIMEOUT_SECONDS,
 } from './defaults.js';
 import { isHost, parseMemberEntry, splitMemberEntries } from './member-list.js';
-import { childPath, isRecord, show, type Problems } from './problems.js';
+import { childPath, didYouMean, isRecord, show, type Problems } from './problems.js';
 import {
   CLUSTER_DATA_RECOVERY_POLICIES,
   ENDPOINT_GROUPS,
@@ -272,7 +272,11 @@ class Section {
       if (ignored.includes(key)) {
         const v = this.obj[key];
         if (!(isRecord(v) && parseBool(v['enabled']) === false)) this.problems.unusedElement(this.at(key));
-      } else this.problems.warn(this.at(key), 'unknown element, ignored');
+      } else {
+        // The keys this section read (present or not) and the ones it accepts unused: the names it knows.
+        const guess = didYouMean(key, [...this.used, ...ignored, ...(opts.silent ?? [])]);
+        this.problems.warn(this.at(key), `unknown element, ignored${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`);
+      }
     }
   }
 }

@@ -169,10 +169,12 @@ describe('grid admin commands against a 3-member cluster', () => {
     expect(await restGet(1, '/grid/rest/maps/cli-m/j')).toEqual({ status: 200, body: '{"qty":3}', contentType: 'application/json' });
     expect(await okJson(['map', 'get', 'cli-m', 'j'])).toEqual({ map: 'cli-m', key: 'j', value: '{"qty":3}', contentType: 'application/json' });
 
-    await Promise.all([
+    const [, absentJson] = await Promise.all([
       fails(['map', 'get', 'cli-m', 'nokey'], 4, /^grid: map cli-m has no entry for key "nokey"\n$/),
-      fails(['map', 'get', 'cli-m', 'nokey', '--json'], 4, /no entry/),
+      grid(['map', 'get', 'cli-m', 'nokey', '--json']),
     ]);
+    // --json: an answer a script can parse on stdout, the same exit code and message.
+    expect(absentJson).toEqual({ code: 4, stdout: '{"map":"cli-m","key":"nokey","value":null,"contentType":null}\n', stderr: 'grid: map cli-m has no entry for key "nokey"\n' });
 
     expect(await ok(['map', 'delete', 'cli-m', key])).toBe(`deleted cli-m/${key}\n`);
     expect((await restGet(0, `/grid/rest/maps/cli-m/${encodeURIComponent(key)}`)).status).toBe(204);
@@ -203,6 +205,11 @@ describe('grid admin commands against a 3-member cluster', () => {
     const started = Date.now();
     await fails(['queue', 'poll', 'cli-q', '--timeout', '1'], 4, /^grid: queue cli-q gave no item within 1 s\n$/);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(await grid(['queue', 'poll', 'cli-q', '--json'])).toEqual({
+      code: 4,
+      stdout: '{"queue":"cli-q","value":null,"contentType":null}\n',
+      stderr: 'grid: queue cli-q gave no item within 0 s\n',
+    });
 
     // A poll that waits gets an item offered meanwhile.
     const waiting = spawnGrid(['queue', 'poll', 'cli-q', '--timeout', '10', '--address', `127.0.0.1:${c.member(2).port}`]);

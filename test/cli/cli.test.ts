@@ -89,6 +89,27 @@ describe('grid --help', () => {
   });
 });
 
+describe('help at the terminal width', () => {
+  it('every line of the wan, cp and admin helps fits 80 columns (the width without a terminal)', async () => {
+    const helps = [['--help'], ['wan', '--help'], ['cp', '--help'], ['map', 'get', '--help'], ['wan', 'consistency-check', '--help']];
+    const outs = await Promise.all(
+      helps.map(async (args) => {
+        const p = spawnGrid(args);
+        expect((await p.exited()).code).toBe(0);
+        return { args, out: p.stdout() };
+      }),
+    );
+    for (const { args, out } of outs) {
+      const long = out.split('\n').filter((l) => l.length > 80);
+      expect(long, `grid ${args.join(' ')}`).toEqual([]);
+    }
+    const wan = outs[1]!.out;
+    // A term too wide to leave room beside it has its description under it.
+    expect(wan).toContain('  consistency-check [options] <replication> [publisher]\n      Compare a map');
+    expect(outs[3]!.out).toMatch(/\nExit codes: 0 ok;[^\n]*\n\S/); // the exit codes are wrapped too
+  });
+});
+
 describe('grid without a valid command', () => {
   it('--version prints the package version', async () => {
     const p = spawnGrid(['--version']);
@@ -256,6 +277,18 @@ describe('grid start', () => {
     expect((await sendRequest(rest, 'GET', '/hazelcast/rest/cp-subsystem/groups')).status).toBe(403);
   });
 
+  it('grid status of a single member says it holds 1 replica of each partition, not the configured 2', async () => {
+    const port = await freePort();
+    const p = spawnGrid(['start', writeYaml(tempDir(), 'single.yaml', memberYaml(port))]);
+    const rest = await restPortOf(p);
+    const s = spawnGrid(['status', '--address', `127.0.0.1:${rest}`, '--cluster-name', 'dev']);
+    expect((await s.exited()).code, s.stderr()).toBe(0);
+    expect(s.stdout().split('\n')[1]).toMatch(/^Partitions: 271, 1 replica each \(1 backup configured; 1 not held: no other data member\) \(table version \d+\)$/);
+    expect(s.stdout()).toMatch(/ master +0\.1\.0 +271 +0\n/);
+    p.child.kill('SIGTERM');
+    expect((await p.exited()).code).toBe(0);
+  });
+
   it('applies HZ_NETWORK_PORT_PORT and GRID_CLUSTERNAME over the file', async () => {
     const dir = tempDir();
     const filePort = await freePort();
@@ -333,8 +366,34 @@ describe('grid start with a bad config', () => {
     // 2 = configuration invalid (not a crash).
     expect(code).toBe(2);
     expect(p.stderr()).not.toMatch(/\n\s+at /);
-    expect(p.stderr()).toContain(missing);
+    expect(p.stderr()).toContain(`grid: ${missing}: cannot read config file: no such file\n`);
+    expect(p.stderr()).not.toContain('ENOENT');
     expect(p.stderr()).not.toMatch(/is running/);
+  });
+
+  it('unknown elements are logged with the other start warnings, with a guess at what was meant', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    const content = memberYaml(port, { mapp: { m: {} }, security: { enabled: true } });
+    (content.network as Record<string, unknown>)['rest-apii'] = {};
+    const p = spawnGrid(['start', writeYaml(dir, 'typo.yaml', content)]);
+    await restPortOf(p);
+    const warnings = p
+      .stdout()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: string; msg: string })
+      .filter((l) => l.level === 'WARNING')
+      .map((l) => l.msg);
+    // The same place as the member's own start warnings (here: security on without users).
+    expect(warnings.some((w) => w.startsWith('security is enabled but'))).toBe(true);
+    expect(warnings).toContain(`config: ${join(dir, 'typo.yaml')}: hazelcast.mapp: unknown element, ignored (did you mean "map"?)`);
+    expect(warnings).toContain(`config: ${join(dir, 'typo.yaml')}: hazelcast.network.rest-apii: unknown element, ignored (did you mean "rest-api"?)`);
+    // stderr holds the banner for people, which points at them, and no warning itself.
+    expect(p.stderr()).toContain('The configuration has 2 warning(s): the WARNING "config: ..." lines of the log');
+    expect(p.stderr()).not.toContain('unknown element');
+    p.child.kill('SIGTERM');
+    expect((await p.exited()).code).toBe(0);
   });
 
   it('a member port that is taken with auto-increment off: non-zero exit naming the port', async () => {
@@ -363,7 +422,31 @@ describe('grid validate', () => {
     expect((await p.exited()).code).toBe(0);
     expect(p.stdout()).toContain(`${file}: valid`);
     expect(p.stdout()).toContain('cluster-name checked');
-    expect(p.stdout()).toContain('port 6100');
+    expect(p.stdout()).toContain('port 6100-6119 (the first free one; auto-increment)');
+  });
+
+  it('says the member port range in words, and a missing file is "no such file"', async () => {
+    const dir = tempDir();
+    const fixed = writeYaml(dir, 'fixed.yaml', { network: { port: { port: 6200, 'auto-increment': false } } });
+    const p = spawnGrid(['validate', fixed]);
+    expect((await p.exited()).code).toBe(0);
+    expect(p.stdout()).toContain('member port 6200, ');
+    const missing = spawnGrid(['validate', join(dir, 'nope.yaml')]);
+    expect((await missing.exited()).code).toBe(2);
+    expect(missing.stderr()).toBe(`grid: ${join(dir, 'nope.yaml')}: cannot read config file: no such file\n`);
+  });
+
+  it('a mistyped element gets a "did you mean"; one far from any name does not', async () => {
+    const file = writeYaml(tempDir(), 'typos.yaml', {
+      'cluster_name': 'x',
+      map: { orders: { 'backupcount': 2 } },
+      frobnicate: 1,
+    });
+    const p = spawnGrid(['validate', file]);
+    expect((await p.exited()).code).toBe(0);
+    expect(p.stdout()).toContain(`warning: ${file}: hazelcast.cluster_name: unknown element, ignored (did you mean "cluster-name"?)\n`);
+    expect(p.stdout()).toContain(`warning: ${file}: hazelcast.map.orders.backupcount: unknown element, ignored (did you mean "backup-count"?)\n`);
+    expect(p.stdout()).toContain(`warning: ${file}: hazelcast.frobnicate: unknown element, ignored\n`);
   });
 
   it('lists every problem of a bad file and exits 2', async () => {

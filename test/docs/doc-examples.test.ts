@@ -103,17 +103,41 @@ async function startMember(config: string): Promise<{ proc: GridProcess; port: n
   return { proc, port };
 }
 
-const files = ['README.md', ...readdirSync(resolve(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+/** Every Markdown file of the checkout (README.md, docs/, bench/, config/examples/, ...), wherever it lives. */
+function markdownFiles(dir = ''): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(resolve(REPO_ROOT, dir), { withFileTypes: true })) {
+    const path = dir === '' ? entry.name : join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!['node_modules', 'dist', 'test-results', 'coverage'].includes(entry.name) && !entry.name.startsWith('.')) found.push(...markdownFiles(path));
+    } else if (entry.name.endsWith('.md')) found.push(path);
+  }
+  return found.sort();
+}
+
+const files = markdownFiles();
 const marked = files
   .map((file) => ({ file, blocks: markedBlocks(readFileSync(resolve(REPO_ROOT, file), 'utf8')) }))
   .filter((f) => f.blocks.length > 0);
 
 describe('the marker', () => {
-  it('is found in README.md, with its modes', () => {
+  it('is found in the README and the tour, with its modes', () => {
     const readme = marked.find((f) => f.file === 'README.md');
-    expect(readme?.blocks.length).toBeGreaterThan(10);
-    expect(readme?.blocks.some((b) => b.mode === 'status')).toBe(true);
-    expect(readme?.blocks.some((b) => b.member !== undefined)).toBe(true);
+    expect(readme?.blocks.length).toBeGreaterThanOrEqual(1);
+    const tour = marked.find((f) => f.file === join('docs', 'tour.md'));
+    expect(tour?.blocks.length).toBeGreaterThan(10);
+    expect(tour?.blocks.some((b) => b.mode === 'status')).toBe(true);
+    expect(tour?.blocks.some((b) => b.member !== undefined)).toBe(true);
+  });
+
+  it('every marker line of every Markdown file is a block that runs (a malformed one would be skipped silently)', () => {
+    expect(files).toContain('README.md');
+    expect(files).toContain(join('docs', 'tour.md'));
+    for (const file of files) {
+      const text = readFileSync(resolve(REPO_ROOT, file), 'utf8');
+      const markers = text.split('\n').filter((l) => l.trimStart().startsWith('<!-- doc-test')).length;
+      expect(markedBlocks(text).length, `${file}: marker lines vs blocks`).toBe(markers);
+    }
   });
 
   it('a block is cut into commands and their outputs', () => {

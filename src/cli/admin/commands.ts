@@ -109,7 +109,11 @@ function registerDataCommands(program: Command, io: AdminEnv): void {
   leaf(map, 'get <map> <key>', 'Print the value of a key, byte for byte (exit 4 when the key has no value).').action(
     runAction(io, async (ctx, name, key) => {
       const reply = await ctx.call(`map get ${name}/${key}`, 'GET', `rest/maps/${seg(name!)}/${seg(key!)}`);
-      if (reply.status === 204) throw new CliError(EXIT.NOT_FOUND, `map ${name} has no entry for key ${JSON.stringify(key)}`);
+      if (reply.status === 204) {
+        // A script reading --json gets an answer it can parse; the exit code still says "absent".
+        if (ctx.json) ctx.printJson({ map: name, key, value: null, contentType: null });
+        throw new CliError(EXIT.NOT_FOUND, `map ${name} has no entry for key ${JSON.stringify(key)}`);
+      }
       if (ctx.json) ctx.printJson({ map: name, key, value: reply.body.toString('utf8'), contentType: contentTypeOf(reply) });
       else printValue(ctx, reply.body);
     }),
@@ -162,7 +166,10 @@ function registerDataCommands(program: Command, io: AdminEnv): void {
         const reply = await ctx.call(`queue poll ${name}`, 'DELETE', `rest/queues/${seg(name!)}/${seconds}`, {
           timeoutMs: ctx.settings.requestTimeoutMs + seconds * 1000,
         });
-        if (reply.status === 204) throw new CliError(EXIT.NOT_FOUND, `queue ${name} gave no item within ${seconds} s`);
+        if (reply.status === 204) {
+          if (ctx.json) ctx.printJson({ queue: name, value: null, contentType: null });
+          throw new CliError(EXIT.NOT_FOUND, `queue ${name} gave no item within ${seconds} s`);
+        }
         if (ctx.json) ctx.printJson({ queue: name, value: reply.body.toString('utf8'), contentType: contentTypeOf(reply) });
         else printValue(ctx, reply.body);
       }),

@@ -163,10 +163,15 @@ export function runAction(io: AdminEnv, fn: (ctx: Ctx, ...args: string[]) => Pro
 
 // ---------------------------------------------------------------- commands
 
-export const EXIT_CODES_HELP = `
-Exit codes: 0 ok; 1 usage error; 2 no connection to the member; 3 refused (403: credentials or
-endpoint group); 4 not found or empty (absent key, empty queue, 404, CAS not applied, lock not
-acquired); 5 any other error answer of the member (its X-Grid-Error is printed).`;
+export const EXIT_CODES_HELP =
+  'Exit codes: 0 ok; 1 usage error; 2 no connection to the member; 3 refused (403: credentials or ' +
+  'endpoint group); 4 not found or empty (absent key, empty queue, 404, CAS not applied, lock not ' +
+  'acquired); 5 any other error answer of the member (its X-Grid-Error is printed).';
+
+/** The width commander's help is written at: the terminal's columns, else 80. */
+function helpWidthOf(cmd: Command): number {
+  return cmd.configureOutput().getOutHelpWidth?.() ?? 80;
+}
 
 /** Adds the flags every admin command takes. */
 export function withCommonOptions(cmd: Command): Command {
@@ -178,7 +183,8 @@ export function withCommonOptions(cmd: Command): Command {
     .option('--json', "print the member's JSON answer as it is (text answers as a JSON object), for scripts")
     .addOption(new Option('--prefix <prefix>', 'path prefix of the REST API').choices(['grid', 'hazelcast']).default('grid'))
     .option('--request-timeout <seconds>', `how long to wait for an answer (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`)
-    .addHelpText('after', EXIT_CODES_HELP);
+    // Wrapped at the help's width (the terminal's, else 80), as commander wraps the rest.
+    .addHelpText('after', () => `\n${cmd.createHelp().boxWrap(EXIT_CODES_HELP, helpWidthOf(cmd))}`);
 }
 
 /** A subcommand of `parent` with the common flags. */

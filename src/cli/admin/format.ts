@@ -139,6 +139,22 @@ export function table(columns: readonly Column[], rows: readonly (readonly strin
 
 // ---------------------------------------------------------------- status
 
+/**
+ * How many copies of each partition there are: the configured count (owner + backups), but
+ * never more than there are data members to hold them; then it says what is missing.
+ */
+export function replicasText(configured: number, dataMembers: number): string {
+  const held = Math.max(1, Math.min(configured, dataMembers));
+  const each = `${held} replica${held === 1 ? '' : 's'} each`;
+  if (held >= configured) return each;
+  const backups = configured - 1;
+  const missing = configured - held;
+  return (
+    `${each} (${backups} backup${backups === 1 ? '' : 's'} configured; ${missing} not held: ` +
+    `${dataMembers === 1 ? 'no other data member' : `only ${dataMembers} data members`})`
+  );
+}
+
 /** `grid status`: the cluster as the asked member sees it, one row per member. */
 export function formatStatus(health: HealthAnswer, cluster: ClusterAnswer, partitions: PartitionsAnswer): string {
   const counts = new Map(partitions.members.map((m) => [m.uuid, m]));
@@ -156,7 +172,7 @@ export function formatStatus(health: HealthAnswer, cluster: ClusterAnswer, parti
   const size = cluster.members.length;
   const lines = [
     `Cluster state: ${health.clusterState}   members: ${size}   safe: ${safe}`,
-    `Partitions: ${partitions.partitionCount}, ${partitions.replicaCount} replica${partitions.replicaCount === 1 ? '' : 's'} each (table version ${partitions.version})`,
+    `Partitions: ${partitions.partitionCount}, ${replicasText(partitions.replicaCount, cluster.members.filter((m) => !m.liteMember).length)} (table version ${partitions.version})`,
     `Asked: ${local?.address ?? '?'} (node state ${health.nodeState})`,
     '',
     table(

@@ -13,6 +13,7 @@ import {
   formatLock,
   formatLockInfo,
   formatStatus,
+  replicasText,
   formatWanStatus,
   progressBar,
   syncProgressLine,
@@ -123,6 +124,16 @@ describe('output', () => {
     expect(table([{ title: 'NAME' }, { title: 'N', right: true }, { title: 'NOTE' }], [['a', '1', ''], ['long name', '100', 'x']])).toBe(
       ['NAME         N  NOTE', 'a            1', 'long name  100  x'].join('\n'),
     );
+  });
+
+  it('status: the replicas each partition has, never more than the data members; what is missing is said', () => {
+    expect(replicasText(2, 3)).toBe('2 replicas each');
+    expect(replicasText(2, 2)).toBe('2 replicas each');
+    expect(replicasText(1, 1)).toBe('1 replica each');
+    expect(replicasText(2, 1)).toBe('1 replica each (1 backup configured; 1 not held: no other data member)');
+    expect(replicasText(4, 2)).toBe('2 replicas each (3 backups configured; 2 not held: only 2 data members)');
+    // Only lite members (no data member): the table is empty; said as the owner's single copy.
+    expect(replicasText(2, 0)).toBe('1 replica each (1 backup configured; 1 not held: only 0 data members)');
   });
 
   it('status: a row per member with role, owned and backups; the asked member starred; a departed uuid shown', () => {

@@ -457,7 +457,7 @@ describe('cp-subsystem: warnings', () => {
     });
     expect(warnings).toEqual([
       `${P}.raft-algorithm.election-timeout: unknown element, ignored`,
-      `${P}.locks.l.lock-acquire-limt: unknown element, ignored`,
+      `${P}.locks.l.lock-acquire-limt: unknown element, ignored (did you mean "lock-acquire-limit"?)`,
       `${P}.fenced-locks: not a Hazelcast element: fenced lock settings go under locks (ignored)`,
       `${P}.colour: unknown element, ignored`,
     ]);

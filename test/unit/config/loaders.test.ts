@@ -384,7 +384,7 @@ describe('YAML parsing', () => {
 describe('loadConfigFile', () => {
   it('names an unreadable file', () => {
     const e = configErrorOf(() => loadConfigFile('/nonexistent/grid.yaml'));
-    expect(e.message).toBe('/nonexistent/grid.yaml: cannot read config file (ENOENT)');
+    expect(e.message).toBe('/nonexistent/grid.yaml: cannot read config file: no such file');
   });
 
   it('rejects an unknown extension', () => {

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { configFromObject, parseConfigText } from '../../../src/config/index.js';
+import { didYouMean } from '../../../src/config/problems.js';
 
 describe('unknown elements are warnings with their path; unused ones are summed up in one line', () => {
   it('XML', () => {
@@ -86,6 +87,37 @@ grid-extra: 1
     expect(config.network.bindHost).toBe('0.0.0.0');
     expect(warnings).toEqual([
       'inline: hazelcast.network.interfaces.interfaces[0]: Grid binds one literal address and does not expand patterns; binding 0.0.0.0',
+    ]);
+  });
+});
+
+describe('didYouMean', () => {
+  it('guesses the known name within one edit for short names, two for longer ones', () => {
+    const names = ['map', 'queue', 'network', 'cluster-name', 'backup-count', 'async-backup-count', 'port', 'rest-api'];
+    expect(didYouMean('mapp', names)).toBe('map');
+    expect(didYouMean('Map', names)).toBe('map'); // case only
+    expect(didYouMean('queeu', names)).toBe('queue'); // two neighbours swapped: one edit
+    expect(didYouMean('cluster_name', names)).toBe('cluster-name');
+    expect(didYouMean('backupcount', names)).toBe('backup-count');
+    expect(didYouMean('netwrok', names)).toBe('network');
+    expect(didYouMean('ntwrk', names)).toBeUndefined(); // 2 edits for a 5-character name
+    expect(didYouMean('colour', names)).toBeUndefined();
+    expect(didYouMean('', names)).toBeUndefined();
+    expect(didYouMean('map', names)).toBeUndefined(); // itself is no guess
+    expect(didYouMean('x', [])).toBeUndefined();
+  });
+
+  it('ties go to the first candidate; the closest wins over the first', () => {
+    expect(didYouMean('pot', ['pit', 'put'])).toBe('pit');
+    expect(didYouMean('ports', ['post', 'port'])).toBe('port');
+  });
+
+  it('a mistyped element of a config says what it likely meant', () => {
+    const { warnings } = configFromObject({ mapp: {}, network: { portt: 5701 }, map: { m: { 'backup-cout': 1 } } });
+    expect(warnings).toEqual([
+      'inline: hazelcast.network.portt: unknown element, ignored (did you mean "port"?)',
+      'inline: hazelcast.map.m.backup-cout: unknown element, ignored (did you mean "backup-count"?)',
+      'inline: hazelcast.mapp: unknown element, ignored (did you mean "map"?)',
     ]);
   });
 });
