@@ -26,9 +26,11 @@ const MAP = 'persisted-rejoin';
 function diskProblems(pc: PersistentCluster, expected: ReadonlyMap<string, Entry>): string[] {
   const problems: string[] = [];
   const versions = new Set<number>();
+  const owners = new Set<string>();
   for (const dir of pc.memberDirs()) {
-    const state = JSON.parse(readFileSync(join(dir, 'member.json'), 'utf8')) as { uuid: string; partitionTableVersion: number; partitions: string[][] };
+    const state = JSON.parse(readFileSync(join(dir, 'member.json'), 'utf8')) as { uuid: string; address: string; partitionTableVersion: number; partitions: string[][] };
     versions.add(state.partitionTableVersion);
+    owners.add(state.uuid);
     const held = new Map<number, Map<string, { value: string; contentType: string | undefined }>>();
     const segments = readdirSync(dir)
       .filter((n) => /^seg-\d{8}\.log$/.test(n))
@@ -64,6 +66,8 @@ function diskProblems(pc: PersistentCluster, expected: ReadonlyMap<string, Entry
     }
     if (missing > 0) problems.push(`${dir}: member.json names it a replica of ${claimed} of the entries, ${missing} of them are not in its log, e.g. ${example}`);
   }
+  // One directory per member (members that started together once shared one: one log for two).
+  if (owners.size !== 3 || pc.memberDirs().length !== 3) problems.push(`${pc.memberDirs().length} member directories for ${owners.size} members`);
   if (versions.size !== 1) problems.push(`the members' persisted partition tables differ: versions ${[...versions].join(', ')}`);
   return problems;
 }
