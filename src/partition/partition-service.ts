@@ -501,6 +501,10 @@ export class PartitionService implements PartitionView {
       });
       if (refusal !== undefined) throw refusal;
       if (this.cluster.fenced()) throw new GridError('STALE_VIEW', `partition copy for partition ${pid} refused: this member is checking its membership`);
+      // A restarting member takes no copy before its first table: that table may find its data
+      // stale, and the wipe would delete the copy after it was acknowledged (the master would
+      // commit a replica whose data is nowhere here, on disk or in memory). The master retries.
+      if (this.recovery !== undefined) throw new GridError('RECOVERING', `partition copy for partition ${pid} refused: this member is restarting from persisted data and has no partition table yet`);
       const { replicaIndex: index, versions, data: perService } = t;
       this.incoming.set(pid, this.clock.now());
       this.forEachService((s) => s.install(pid, perService[s.name]));

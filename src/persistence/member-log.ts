@@ -6,8 +6,8 @@
 // snapshot and then every later segment gives the current content, because each record is
 // a whole-value overwrite of one key (or a remove, a clear, a partition drop).
 
-import { closeSync, fdatasync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, write } from 'node:fs';
-import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, write } from 'node:fs';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GridError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -177,6 +177,7 @@ export class MemberLog {
       .then(() => {
         // Idle before the waiters hear of it: one that asks pending() right away gets undefined.
         this.flushing = undefined;
+        this.closeFdIfDropped();
         for (const w of waiters) {
           if (this.failure === undefined) w.resolve();
           else w.reject(this.failure);
@@ -201,6 +202,8 @@ export class MemberLog {
     if (this.fd === undefined) throw new GridError('INTERNAL', 'member log is not open');
     const data = bufs.length === 1 ? (bufs[0] as Buffer) : Buffer.concat(bufs);
     await writeAll(this.fd, data);
+    // closeNow() came while it was written: no sync and no new segment in a wiped directory.
+    if (this.closed) return;
     this.segmentBytes += data.length;
     this.appendedSinceCompaction += data.length;
     this.stats.bytesWritten += data.length;
@@ -251,15 +254,21 @@ export class MemberLog {
     try {
       let oldSegments: number[] = [];
       let snapshotSegment = 0;
+      // After closeNow() (the data is being deleted: a stale member's wipe) a compaction stops
+      // at its next step and changes nothing in the directory: the new log's segments have the
+      // same numbers as the ones it would delete. Each change of the directory is made in the
+      // same turn as that check (synchronously), so a wipe cannot come between them.
       await this.withWritesHeld(async () => {
         oldSegments = this.segments();
         // Segment numbers: the snapshot takes the next number, live appends the one after it.
         snapshotSegment = this.segment + 1;
         if (this.fd !== undefined) await datasync(this.fd);
+        if (this.closed) return;
         this.segment = snapshotSegment;
         this.roll();
         await syncDir(this.dir);
       });
+      if (this.closed) return;
       const tmp = join(this.dir, `${segmentName(snapshotSegment)}.tmp`);
       const fh = await open(tmp, 'w');
       let bytes = 0;
@@ -267,6 +276,7 @@ export class MemberLog {
         let chunk: Buffer[] = [];
         let chunkBytes = 0;
         for (const r of source()) {
+          if (this.closed) return;
           const b = encodeRecord(r);
           chunk.push(b);
           chunkBytes += b.length;
@@ -283,10 +293,18 @@ export class MemberLog {
       } finally {
         await fh.close();
       }
-      await rename(tmp, join(this.dir, segmentName(snapshotSegment)));
+      if (this.closed) return;
+      renameSync(tmp, join(this.dir, segmentName(snapshotSegment)));
       // The snapshot's name is on disk before the segments it replaces go.
       await syncDir(this.dir);
-      for (const n of oldSegments) await unlink(join(this.dir, segmentName(n))).catch(() => undefined);
+      if (this.closed) return;
+      for (const n of oldSegments) {
+        try {
+          unlinkSync(join(this.dir, segmentName(n)));
+        } catch {
+          // gone already
+        }
+      }
       this.snapshotBytes = bytes;
       this.appendedSinceCompaction = bytes + this.segmentBytes;
       this.stats.compactions++;
@@ -310,6 +328,7 @@ export class MemberLog {
     } finally {
       this.flushing = undefined;
       done();
+      this.closeFdIfDropped();
       if (this.pendingBytes > 0) this.flush();
       else this.release();
     }
@@ -341,6 +360,7 @@ export class MemberLog {
   private async copySegments(target: string, interrupted: () => boolean): Promise<{ bytes: number; segments: number }> {
     await this.withWritesHeld(async () => {
       if (this.fd !== undefined) await datasync(this.fd);
+      if (this.closed) throw new GridError('CONFLICT', `the persisted data in ${this.dir} was deleted while the backup started`);
       this.roll();
       await syncDir(this.dir);
     });
@@ -379,16 +399,28 @@ export class MemberLog {
     }
   }
 
-  /** Close at once, dropping what is not written yet (the data is about to be deleted). */
+  /**
+   * Close at once, dropping what is not written yet (the data is about to be deleted: a stale
+   * member's wipe, which opens a new log in the same directory right after). Whoever waits for
+   * a record of this log is refused: it was discarded, not persisted. A write, fdatasync or
+   * compaction step under way keeps the descriptor until it ends: closed now, its number would
+   * go to the next file opened (the new log's segment) and the write would land there.
+   */
   closeNow(): void {
     this.closed = true;
+    this.failure ??= new GridError('CONFLICT', `the persisted data in ${this.dir} was deleted (stale data) before these records were written`);
     this.pendingBufs = [];
     this.pendingBytes = 0;
+    this.pendingSync = false;
     this.release();
-    if (this.fd !== undefined) {
-      closeSync(this.fd);
-      this.fd = undefined;
-    }
+    this.closeFdIfDropped();
+  }
+
+  /** After closeNow(): the descriptor goes once nothing under way uses it. */
+  private closeFdIfDropped(): void {
+    if (!this.closed || this.flushing !== undefined || this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
   }
 
   /** Delete every segment (forceStart, stale data): the member starts empty. */

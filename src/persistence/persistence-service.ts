@@ -4,7 +4,7 @@
 // is acknowledged once `pending()` settles (see invocation's Durability).
 
 import { randomUUID } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GridError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -271,9 +271,7 @@ export class PersistenceService {
     let last: { lock: LockRecord | undefined; why: string } = { lock: undefined, why: 'another member took it a moment ago' };
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        const fd = openSync(file, 'wx');
-        writeSync(fd, JSON.stringify(ownLock()));
-        fsyncSync(fd);
+        const fd = createLockFile(file);
         this.lockFd = fd;
         locksHeldHere.add(file);
         return true;
@@ -305,6 +303,28 @@ export class PersistenceService {
     }
     return last;
   }
+}
+
+/**
+ * Create the lock file with its content in one step: written and synced under a temporary name
+ * of its own, then linked to `lock` (which fails with EEXIST when a lock is there). Created empty
+ * and written after, a member starting at that moment read it empty, took it for a crashed
+ * holder's and took the directory over: two members in one directory, writing one log.
+ */
+function createLockFile(file: string): number {
+  const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
+  const fd = openSync(tmp, 'wx');
+  try {
+    writeSync(fd, JSON.stringify(ownLock()));
+    fsyncSync(fd);
+    linkSync(tmp, file);
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  return fd;
 }
 
 /** Lock files this process holds (members started in one process share it; a test harness does). */

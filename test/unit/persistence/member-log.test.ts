@@ -10,8 +10,17 @@ import { captureLogs } from '../core/fakes.js';
 import type { LogSink } from '../core/fakes.js';
 
 // The writes and fdatasyncs the log makes, counted (they go through to the real calls), and
-// write errors on demand: the next `failWrites` writes fail with EIO without writing.
-const io = vi.hoisted(() => ({ writes: 0, datasyncs: 0, failWrites: 0 }));
+// write errors on demand: the next `failWrites` writes fail with EIO without writing. The next
+// `holdWrites` writes wait in `held` until the test lets them go (a write under way on a
+// thread); `afterDatasync` runs once an fdatasync is done, before the log hears of it.
+const io = vi.hoisted(() => ({
+  writes: 0,
+  datasyncs: 0,
+  failWrites: 0,
+  holdWrites: 0,
+  held: [] as (() => void)[],
+  afterDatasync: undefined as (() => void) | undefined,
+}));
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof Fs>();
   const write = (fd: number, buf: Buffer, off: number, len: number, pos: null, cb: (err: NodeJS.ErrnoException | null, n: number) => void): void => {
@@ -22,11 +31,21 @@ vi.mock('node:fs', async (importOriginal) => {
       setImmediate(() => cb(err, 0));
       return;
     }
+    if (io.holdWrites > 0) {
+      io.holdWrites--;
+      io.held.push(() => fs.write(fd, buf, off, len, pos, cb));
+      return;
+    }
     fs.write(fd, buf, off, len, pos, cb);
   };
   const fdatasync = (fd: number, cb: Fs.NoParamCallback): void => {
     io.datasyncs++;
-    fs.fdatasync(fd, cb);
+    fs.fdatasync(fd, (err) => {
+      const hook = io.afterDatasync;
+      io.afterDatasync = undefined;
+      hook?.();
+      cb(err);
+    });
   };
   return { ...fs, write, fdatasync };
 });
@@ -39,6 +58,9 @@ beforeEach(() => {
   io.writes = 0;
   io.datasyncs = 0;
   io.failWrites = 0;
+  io.holdWrites = 0;
+  io.held = [];
+  io.afterDatasync = undefined;
 });
 
 afterEach(async () => {
@@ -387,6 +409,96 @@ describe('MemberLog: backups and wipe', () => {
     expect(readdirSync(dir)).toEqual(['member.json']);
     expect(newLog().log.load().records).toEqual([]);
     expect(() => MemberLog.wipe(join(dir, 'nope'))).not.toThrow();
+  });
+});
+
+describe('MemberLog: closeNow() and wipe while the log is busy', () => {
+  // A stale member's wipe (PersistenceService.wipe): the old log is closed at once, its files
+  // deleted and a new log opened in the same directory, in one synchronous step.
+  function wipeAndReopen(old: MemberLog): MemberLog {
+    old.closeNow();
+    MemberLog.wipe(dir);
+    const fresh = newLog().log;
+    fresh.load();
+    return fresh;
+  }
+
+  it('a write under way when closeNow() runs does not land in the new log (its descriptor is not reused under it)', async () => {
+    const { log: old } = newLog();
+    old.load();
+    io.holdWrites = 1;
+    old.append(put(1, 'stale'), false);
+    const waited = old.pending();
+    await vi.waitFor(() => expect(io.held.length).toBe(1));
+
+    const fresh = wipeAndReopen(old);
+    fresh.append(put(2, 'fresh'), false);
+    await fresh.pending();
+    // The old write goes ahead now, on the descriptor it was given.
+    for (const go of io.held.splice(0)) go();
+    const outcome = await waited?.then(
+      () => 'told it was persisted',
+      (e: unknown) => e,
+    );
+    await fresh.close();
+
+    expect(plain(onDisk())).toEqual(plain([put(2, 'fresh')]));
+    expect(plain(newLog().log.load().records)).toEqual(plain([put(2, 'fresh')]));
+    // Its waiter is refused: what it waited for was discarded, not persisted.
+    expect(outcome).toBeInstanceOf(GridError);
+    expect((outcome as GridError).message).toContain('deleted');
+  });
+
+  it('waiters of records not written yet are refused by closeNow(), not told they are persisted', async () => {
+    const { log: old } = newLog();
+    old.load();
+    old.append(put(1), false);
+    const waited = old.pending();
+    old.closeNow();
+    expect((await rejection(waited)).message).toContain('deleted');
+    await nextTurn();
+    expect(io.writes).toBe(0);
+  });
+
+  it('a compaction under way when the log is wiped touches no file of the new log (no segment deleted, no old snapshot renamed in)', async () => {
+    const { log: old } = newLog();
+    old.load();
+    await appendInTurns(old, [[put(1, 'old'), put(2, 'old')]]);
+    let fresh: MemberLog | undefined;
+    // The wipe comes while the compaction waits for its first fdatasync.
+    io.afterDatasync = () => {
+      fresh = wipeAndReopen(old);
+      fresh.append(put(3, 'fresh'), false);
+    };
+    await old.compact(() => [put(1, 'old snapshot'), put(2, 'old snapshot')]).catch(() => undefined);
+    expect(fresh).toBeDefined();
+    await fresh!.pending();
+    fresh!.append(put(4, 'fresh'), false);
+    await fresh!.close();
+
+    expect(segmentFiles()).toEqual(['seg-00000001.log']);
+    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect(plain(newLog().log.load().records)).toEqual(plain([put(3, 'fresh'), put(4, 'fresh')]));
+  });
+
+  it('a compaction wiped while it writes its snapshot neither renames it in nor deletes the new segment', async () => {
+    const { log: old } = newLog();
+    old.load();
+    await appendInTurns(old, [[put(1, 'old')]]);
+    let fresh: MemberLog | undefined;
+    function* source(): Generator<LogRecord> {
+      yield put(1, 'old snapshot '.padEnd(2_000_000, '.'));
+      // The first chunk is being written: the member turns out stale now.
+      fresh = wipeAndReopen(old);
+      fresh.append(put(5, 'fresh'), false);
+      yield put(2, 'old snapshot');
+    }
+    await old.compact(source).catch(() => undefined);
+    await fresh!.pending();
+    await fresh!.close();
+
+    expect(segmentFiles()).toEqual(['seg-00000001.log']);
+    expect(plain(newLog().log.load().records)).toEqual(plain([put(5, 'fresh')]));
   });
 });
 
