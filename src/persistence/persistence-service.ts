@@ -268,40 +268,70 @@ export class PersistenceService {
    */
   private tryLock(dir: string): true | { lock: LockRecord | undefined; why: string } {
     const file = join(dir, LOCK_FILE);
+    const token = `${file}.takeover`;
     let last: { lock: LockRecord | undefined; why: string } = { lock: undefined, why: 'another member took it a moment ago' };
-    for (let attempt = 0; attempt < 2; attempt++) {
+    for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        const fd = createLockFile(file);
-        this.lockFd = fd;
-        locksHeldHere.add(file);
+        this.holdLock(file, createLockFile(file));
         return true;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-        let text = '';
-        let mtimeMs = 0;
-        try {
-          text = readFileSync(file, 'utf8');
-          mtimeMs = statSync(file).mtimeMs;
-        } catch {
-          continue; // gone: try to create it
-        }
-        const lock = parseLock(text);
-        const verdict = judgeLock(lock, { selfPid: process.pid, heldHere: locksHeldHere.has(file), bootId: bootId(), probe: probeProcess, lockMtimeMs: mtimeMs });
-        if (verdict.held) return { lock, why: verdict.why };
-        last = { lock, why: 'another member took it over a moment ago' };
-        // Taken over only if it is still that lock (another starting member may have taken it a moment ago).
+      }
+      const found = this.judge(file);
+      if (found === undefined) continue; // gone: try to create it
+      if (found.verdict.held) return { lock: found.lock, why: found.verdict.why };
+      last = { lock: found.lock, why: 'another member took it over a moment ago' };
+      // One member at a time takes a stale lock over: the one that creates the takeover token
+      // (two that both removed the stale lock could each remove the other's new one).
+      let tokenFd: number;
+      try {
+        tokenFd = createLockFile(token);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        const other = this.judge(token);
+        if (other?.verdict.held === true) return { lock: other.lock, why: 'another member is taking it over' };
+        rmSync(token, { force: true }); // left by a member that died taking it over
+        continue;
+      }
+      try {
+        // Still the lock judged stale? (another member may have taken it over a moment ago)
         let again: string | undefined;
         try {
           again = readFileSync(file, 'utf8');
         } catch {
-          // gone: try to create it
+          // gone
         }
-        if (again !== undefined && again !== text) return last;
-        this.logger.info({ dir, holder: lock?.pid }, `persistence: taking over the lock of ${dir}: ${verdict.why}`);
+        if (again !== undefined && again !== found.text) return last;
+        this.logger.info({ dir, holder: found.lock?.pid }, `persistence: taking over the lock of ${dir}: ${found.verdict.why}`);
         rmSync(file, { force: true });
+        this.holdLock(file, createLockFile(file));
+        return true;
+      } finally {
+        closeSync(tokenFd);
+        rmSync(token, { force: true });
       }
     }
     return last;
+  }
+
+  private holdLock(file: string, fd: number): void {
+    this.lockFd = fd;
+    locksHeldHere.add(file);
+  }
+
+  /** The lock file's holder and whether it is live; undefined when there is no such file. */
+  private judge(file: string): { text: string; lock: LockRecord | undefined; verdict: { held: boolean; why: string } } | undefined {
+    let text: string;
+    let mtimeMs: number;
+    try {
+      text = readFileSync(file, 'utf8');
+      mtimeMs = statSync(file).mtimeMs;
+    } catch {
+      return undefined;
+    }
+    const lock = parseLock(text);
+    const verdict = judgeLock(lock, { selfPid: process.pid, heldHere: locksHeldHere.has(file), bootId: bootId(), probe: probeProcess, lockMtimeMs: mtimeMs });
+    return { text, lock, verdict };
   }
 }
 

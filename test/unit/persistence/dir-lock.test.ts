@@ -164,6 +164,26 @@ describe.runIf(linux)('PersistenceService.open and the lock', () => {
     }
   });
 
+  it('a stale lock is taken over by one member at a time: a live takeover token refuses, a dead one is cleared', () => {
+    const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const gone = spawnSync('true').pid!;
+      const live = JSON.stringify({ ...ownLock(), pid: sleeper.pid, startTicks: (probeProcess(sleeper.pid!) as { startTicks: string }).startTicks });
+      const dead = JSON.stringify({ ...ownLock(), pid: gone });
+      // Another process is taking the stale lock over right now: this member leaves it to it.
+      const a = baseWithData(dead);
+      writeFileSync(join(a.dir, 'lock.takeover'), live);
+      expect(() => service(a.base).open(':5701')).toThrow(/another member is taking it over/);
+      // The token of a member that died taking it over is cleared, and the stale lock taken over.
+      const b = baseWithData(dead);
+      writeFileSync(join(b.dir, 'lock.takeover'), dead);
+      expect(service(b.base).open(':5701').dir).toBe(b.dir);
+      expect(readdirSync(b.dir).sort()).toEqual(['lock', 'member.json', 'seg-00000001.log']);
+    } finally {
+      sleeper.kill('SIGKILL');
+    }
+  });
+
   it('two members of one process: the second refuses the directory the first holds', () => {
     const { base, dir } = baseWithData(undefined);
     expect(service(base).open(':5701').dir).toBe(dir);
