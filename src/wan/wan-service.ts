@@ -22,6 +22,7 @@ import {
   decodeWanJobPart,
   decodeWanMerkle,
   decodeWanMerkleAnswer,
+  decodeWanPing,
   decodeWanSyncStart,
   encodeWanAddAnswer,
   encodeWanBackupAck,
@@ -29,6 +30,7 @@ import {
   encodeWanJobPart,
   encodeWanMerkle,
   encodeWanMerkleAnswer,
+  encodeWanPing,
   encodeWanSyncStart,
   type WanAuthPayload,
   type WanJobKind,
@@ -41,6 +43,7 @@ import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
 import { WanBatcher, type WanBatch, type WanBatcherOutput } from './batcher.js';
 import { WanEventQueue, placeEvent, type WanEvent, type WanEventPayload, type WanTicket } from './event-queue.js';
 import { MerkleTree, hashValue } from './merkle-tree.js';
+import { WanLiveness } from './wan-liveness.js';
 import type { WanAddResult, WanConsistencyResult, WanFacade, WanPublisherStatus, WanSyncProgress, WanSyncStage } from './wan-facade.js';
 import { parseWanConfigJson, wanConfigToJson } from './wan-config-json.js';
 
@@ -84,6 +87,32 @@ const CHECK_PARALLELISM = 8;
 export const MAX_COMPARE_LEVEL = 16;
 /** Repeated connection failures to one endpoint are logged once per this many attempts. */
 const CONNECT_LOG_EVERY = 20;
+/** The shortest dial (TCP connect + WAN handshake) timeout the liveness settings give. */
+const MIN_WAN_DIAL_TIMEOUT_MS = 1_000;
+
+/** One WAN connection's liveness watch (heartbeat-timeout-millis > 0). */
+interface Watch {
+  readonly liveness: WanLiveness;
+  timer: TimerHandle | undefined;
+  /** The socket's figures at the last sample: bytes read, bytes handed to the kernel, bytes not yet handed. */
+  bytesRead: number;
+  handed: number;
+  backlog: number;
+  /** Set when the watch gave the connection up: why. */
+  deadReason: string | undefined;
+}
+
+/**
+ * What the socket has moved so far. `backlog` is what Node and libuv still hold (the kernel's
+ * send buffer was full); while it is non-zero, bytes passing into the kernel mean the peer's
+ * TCP is acknowledging — progress on a large batch even before anything comes back.
+ */
+function socketProgress(conn: MemberConnection): { bytesRead: number; handed: number; backlog: number } {
+  const s = conn.socket;
+  const queued = (s as unknown as { _handle?: { writeQueueSize?: number } | null })._handle?.writeQueueSize ?? 0;
+  const backlog = s.writableLength + queued;
+  return { bytesRead: s.bytesRead, handed: s.bytesWritten - backlog, backlog };
+}
 
 /** A map's Merkle tree, kept by its record store of one partition. */
 class MerkleObserver implements StoreObserver {
@@ -207,6 +236,11 @@ export class WanService implements WanFacade, MapWanSink {
     });
     net.handleWan(Msg.WanBatch, (p) => this.onBatch(p));
     net.handleWan(Msg.WanMerkle, (p) => this.onMerkle(p));
+    // A liveness probe: answered at once, on the connection it came in on, whatever is being applied.
+    net.handleWan(Msg.WanPing, (p) => {
+      decodeWanPing(p);
+      return null;
+    });
     net.handle(Msg.WanSyncStart, (p) => {
       this.startJobPart(decodeWanSyncStart(p));
       return null;
@@ -363,7 +397,11 @@ export class WanService implements WanFacade, MapWanSink {
       password: this.deps.identity?.password,
       version: this.deps.version,
     };
-    this.deps.net.dialWan(endpoint, hello).then(
+    const cfg = p.cfg;
+    // With liveness on, a dial gets about two probe intervals: a SYN into a dead link is given
+    // up (and tried again after the backoff) well before TCP's own retries would space out.
+    const dialTimeoutMs = cfg.heartbeatTimeoutMillis === 0 ? undefined : Math.min(cfg.heartbeatTimeoutMillis, Math.max(MIN_WAN_DIAL_TIMEOUT_MS, 2 * cfg.heartbeatIntervalMillis));
+    this.deps.net.dialWan(endpoint, hello, dialTimeoutMs).then(
       (conn) => {
         if (p.stopped) {
           conn.close();
@@ -371,12 +409,16 @@ export class WanService implements WanFacade, MapWanSink {
         }
         p.conns.get(endpoint)?.close();
         p.conns.set(endpoint, conn);
+        const downFor = p.connectFailures.has(endpoint) ? ` after ${p.connectFailures.get(endpoint)} failed attempts` : '';
         p.connectFailures.delete(endpoint);
-        this.deps.logger.info({ publisher: `${p.wanRepName}/${p.id}`, endpoint }, `WAN publisher ${p.wanRepName}/${p.id} connected to ${endpoint} (cluster "${p.cfg.clusterName}")`);
+        this.deps.logger.info({ publisher: `${p.wanRepName}/${p.id}`, endpoint }, `WAN publisher ${p.wanRepName}/${p.id} connected to ${endpoint} (cluster "${p.cfg.clusterName}")${downFor}`);
+        const watch = this.watch(p, endpoint, conn);
         conn.onClose(() => {
+          watch?.timer?.cancel();
           if (p.conns.get(endpoint) !== conn) return;
           p.conns.delete(endpoint);
-          if (!p.stopped) this.act(p, p.batcher.endpointDown(endpoint, this.deps.clock.now(), 'connection lost'));
+          const dead = watch?.deadReason;
+          if (!p.stopped) this.act(p, p.batcher.endpointDown(endpoint, this.deps.clock.now(), dead ?? 'connection lost', dead === undefined ? 'connection-lost' : 'heartbeat-timeout'));
         });
         this.act(p, p.batcher.endpointUp(endpoint, this.deps.clock.now()));
       },
@@ -390,6 +432,52 @@ export class WanService implements WanFacade, MapWanSink {
         this.act(p, p.batcher.endpointDown(endpoint, this.deps.clock.now(), describeError(e)));
       },
     );
+  }
+
+  /**
+   * Watch a new WAN connection (idle or with a batch in flight alike): probe it when it has been
+   * silent for heartbeat-interval-millis, and reset it when nothing at all has come back for
+   * heartbeat-timeout-millis — its close then fails the batch in flight, which the batcher sends
+   * again, from each partition's oldest event, on the next connection (the rules: wan-liveness.ts).
+   */
+  private watch(p: Publisher, endpoint: string, conn: MemberConnection): Watch | undefined {
+    const cfg = p.cfg;
+    if (cfg.heartbeatTimeoutMillis === 0) return undefined;
+    const clock = this.deps.clock;
+    const w: Watch = {
+      liveness: new WanLiveness({ intervalMs: cfg.heartbeatIntervalMillis, timeoutMs: cfg.heartbeatTimeoutMillis }, clock.now()),
+      timer: undefined,
+      ...socketProgress(conn),
+      deadReason: undefined,
+    };
+    const ping = encodeWanPing({ heartbeatTimeoutMs: cfg.heartbeatTimeoutMillis });
+    const tick = (): void => {
+      w.timer = undefined;
+      if (conn.closed || p.stopped) return;
+      const now = clock.now();
+      const seen = socketProgress(conn);
+      if (seen.bytesRead !== w.bytesRead || (w.backlog > 0 && seen.handed > w.handed)) w.liveness.heard(now);
+      Object.assign(w, seen);
+      const v = w.liveness.check(now);
+      if (v.type === 'dead') {
+        w.deadReason = `nothing came back from ${endpoint} for ${v.silentForMs} ms (heartbeat-timeout-millis ${cfg.heartbeatTimeoutMillis})`;
+        this.deps.logger.warn(
+          { publisher: `${p.wanRepName}/${p.id}`, endpoint, silentMs: v.silentForMs },
+          `WAN connection of ${p.wanRepName}/${p.id} to ${endpoint} is dead: ${w.deadReason}; closing it and reconnecting (a batch in flight is sent again)`,
+        );
+        conn.reset();
+        return;
+      }
+      if (v.probe) {
+        conn.request(Msg.WanPing, ping, cfg.heartbeatTimeoutMillis).then(
+          () => w.liveness.heard(clock.now()),
+          () => undefined, // an unanswered probe is what the timeout counts
+        );
+      }
+      w.timer = clock.setTimeout(tick, Math.max(1, v.wakeAtMs - now));
+    };
+    tick();
+    return w;
   }
 
   private send(p: Publisher, batch: WanBatch): void {
@@ -700,7 +788,10 @@ export class WanService implements WanFacade, MapWanSink {
         publisherId: p.id,
         targetClusterName: p.cfg.clusterName,
         state: q.state,
-        endpoints: p.cfg.targetEndpoints.map((address) => ({ address, status: p.batcher.endpointStatus(normaliseEndpoint(address)) ?? 'down' })),
+        endpoints: p.cfg.targetEndpoints.map((address) => {
+          const h = p.batcher.endpointHealth(normaliseEndpoint(address), now);
+          return { address, status: h?.status ?? 'down', since: h?.sinceMs ?? now, reason: h?.reason ?? null, cause: h?.cause ?? null, failedAttempts: h?.failedAttempts ?? 0 };
+        }),
         queueCapacity: p.queue.capacity,
         primaryQueueSize: q.primarySize,
         backupQueueSize: q.backupSize,
