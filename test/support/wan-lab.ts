@@ -10,7 +10,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 
 const PREFIX = 'gw';
 
@@ -70,10 +70,16 @@ export function netemUnavailable(): string | undefined {
 
 export type CutMode = 'port' | 'netem';
 
-const labs = new Set<WanLab>();
+/** Labs of scope `test` go after each test; those of scope `file` after the file. */
+const testLabs = new Set<WanLab>();
+const fileLabs = new Set<WanLab>();
 afterEach(() => {
-  for (const l of labs) l.destroy();
-  labs.clear();
+  for (const l of testLabs) l.destroy();
+  testLabs.clear();
+});
+afterAll(() => {
+  for (const l of fileLabs) l.destroy();
+  fileLabs.clear();
 });
 
 export class WanLab {
@@ -88,8 +94,8 @@ export class WanLab {
     this.bridgeNs = `${PREFIX}${id}br`;
   }
 
-  /** `sides` data centres on one bridge. */
-  static create(sides: number): WanLab {
+  /** `sides` data centres on one bridge; removed after the test (or, with scope `file`, after the file). */
+  static create(sides: number, scope: 'test' | 'file' = 'test'): WanLab {
     const id = randomBytes(2).toString('hex');
     // 10.<net>.x.y, a /16 no route of this namespace uses (other labs of this run included).
     const used = ip('-4', 'route');
@@ -100,7 +106,7 @@ export class WanLab {
     }
     if (net === 0) throw new Error('no free 10.x.0.0/16 for a WAN lab');
     const lab = new WanLab(id);
-    labs.add(lab);
+    (scope === 'file' ? fileLabs : testLabs).add(lab);
     try {
       const br = lab.bridgeNs;
       ip('netns', 'add', br);

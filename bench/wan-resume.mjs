@@ -1,0 +1,245 @@
+// WAN part of the Grid benchmark, last step (bench/README.md, "WAN"): how soon replication
+// resumes after a link that drops packets heals (issue 29). A 1-member source A and a 1-member
+// target B in two network namespaces joined by a bridge; under a steady write rate on A, the
+// bridge port of A's namespace goes down for each of --wan-cuts seconds (the packets vanish, no
+// error reaches either side), then up. Measured per cut: how soon A's GET /rest/wan says the
+// endpoint is down, the first entry written during the cut readable on B after the heal
+// (time to resume), and A's queue drained (all replicated); every acknowledged write of the cut
+// is then read back on B. Needs root and iproute2; skipped with the reason otherwise.
+// Namespaces are named `${GRID_BENCH_NETNS_PREFIX:-gridbench}<id>...` and removed at the end.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { stringify } from 'yaml';
+import { PREFIX, RESULTS_DIR, ROOT, children, log, reservePorts, stopChild, tempDirs } from './lib.mjs';
+
+/** The issue's goal: the first entry of the cut on the target at most this long after the heal. */
+export const RESUME_GOAL_MS = 5_000;
+const WRITERS = 4;
+/** Writes per second on A during the runs (about; paced by sleeps). */
+const RATE = 200;
+const NS_PREFIX = process.env.GRID_BENCH_NETNS_PREFIX ?? 'gridbench';
+
+function ip(...args) {
+  return execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Why the namespaces cannot be made here, or undefined. */
+function unavailable() {
+  if (process.platform !== 'linux') return 'network namespaces need Linux';
+  if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'network namespaces need root';
+  try {
+    ip('-V');
+  } catch (e) {
+    return `iproute2 is missing: ${e.message}`;
+  }
+  return undefined;
+}
+
+/** Sides 0 (A) and 1 (B), each with its host address on lo, a veth to this namespace, and a port on one bridge. */
+function buildLab() {
+  const id = randomBytes(2).toString('hex');
+  const used = ip('-4', 'route');
+  let net = 0;
+  for (let t = 0; t < 50 && net === 0; t++) {
+    const n = 100 + Math.floor(Math.random() * 150);
+    if (!used.includes(`10.${n}.`)) net = n;
+  }
+  if (net === 0) throw new Error('no free 10.x.0.0/16 for the WAN resume lab');
+  const p = `${NS_PREFIX}${id}`;
+  const lab = { ns: [`${p}s0`, `${p}s1`], br: `${p}br`, hosts: [`10.${net}.100.1`, `10.${net}.100.2`], port: (i) => `${p}p${i}`, root: (i) => `${p}r${i}` };
+  lab.destroy = () => {
+    for (const ns of [...lab.ns, lab.br]) {
+      try {
+        ip('netns', 'del', ns);
+      } catch {
+        // not created
+      }
+    }
+    for (let i = 0; i < 2; i++) {
+      try {
+        ip('link', 'del', lab.root(i));
+      } catch {
+        // gone with its peer
+      }
+    }
+  };
+  try {
+    ip('netns', 'add', lab.br);
+    ip('-n', lab.br, 'link', 'add', 'br0', 'type', 'bridge');
+    ip('-n', lab.br, 'link', 'set', 'br0', 'up');
+    for (let i = 0; i < 2; i++) {
+      const ns = lab.ns[i];
+      ip('netns', 'add', ns);
+      ip('-n', ns, 'link', 'set', 'lo', 'up');
+      ip('-n', ns, 'addr', 'add', `${lab.hosts[i]}/32`, 'dev', 'lo');
+      ip('link', 'add', lab.root(i), 'type', 'veth', 'peer', 'name', `${p}t${i}`);
+      ip('link', 'set', `${p}t${i}`, 'netns', ns);
+      ip('addr', 'add', `10.${net}.${i}.1/24`, 'dev', lab.root(i));
+      ip('link', 'set', lab.root(i), 'up');
+      ip('-n', ns, 'addr', 'add', `10.${net}.${i}.2/24`, 'dev', `${p}t${i}`);
+      ip('-n', ns, 'link', 'set', `${p}t${i}`, 'up');
+      ip('route', 'add', `${lab.hosts[i]}/32`, 'via', `10.${net}.${i}.2`);
+      ip('link', 'add', `${p}w${i}`, 'type', 'veth', 'peer', 'name', lab.port(i));
+      ip('link', 'set', `${p}w${i}`, 'netns', ns);
+      ip('link', 'set', lab.port(i), 'netns', lab.br);
+      ip('-n', lab.br, 'link', 'set', lab.port(i), 'master', 'br0');
+      ip('-n', lab.br, 'link', 'set', lab.port(i), 'up');
+      ip('-n', ns, 'addr', 'add', `10.${net}.250.${i + 1}/24`, 'dev', `${p}w${i}`);
+      ip('-n', ns, 'link', 'set', `${p}w${i}`, 'up');
+    }
+    ip('-n', lab.ns[0], 'route', 'add', `${lab.hosts[1]}/32`, 'via', `10.${net}.250.2`, 'dev', `${p}w0`);
+    ip('-n', lab.ns[1], 'route', 'add', `${lab.hosts[0]}/32`, 'via', `10.${net}.250.1`, 'dev', `${p}w1`);
+  } catch (e) {
+    lab.destroy();
+    throw e;
+  }
+  lab.cut = () => ip('-n', lab.br, 'link', 'set', lab.port(0), 'down');
+  lab.heal = () => ip('-n', lab.br, 'link', 'set', lab.port(0), 'up');
+  return lab;
+}
+
+function request(host, port, method, urlPath, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host, port, method, path: urlPath, agent: false, timeout: 5000, headers: body === undefined ? {} : { 'Content-Type': 'text/plain' } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function memberConfig(name, host, port, extra) {
+  return {
+    hazelcast: {
+      'cluster-name': name,
+      'instance-name': `${name.toLowerCase()}1`,
+      network: {
+        port: { port, 'auto-increment': false },
+        interfaces: { enabled: true, interfaces: [host] },
+        join: { multicast: { enabled: false }, 'tcp-ip': { enabled: true, 'member-list': [`${host}:${port}`] } },
+        'rest-api': { enabled: true, 'endpoint-groups': { DATA: { enabled: true }, CLUSTER_READ: { enabled: true } } },
+      },
+      ...extra,
+    },
+  };
+}
+
+function startIn(ns, name, config, dir) {
+  const file = path.join(dir, `${name}.yaml`);
+  writeFileSync(file, stringify(config));
+  const logFile = path.join(RESULTS_DIR, `wan-resume-${name}.log`);
+  const fd = openSync(logFile, 'w');
+  // `ip netns exec` execs node in the namespace: the child's pid is the member's.
+  const child = spawn('ip', ['netns', 'exec', ns, process.execPath, path.join(ROOT, 'bin', 'grid.js'), 'start', '--config', file], { cwd: ROOT, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  children.add(child);
+  child.benchName = `WAN resume ${name}`;
+  child.logFile = logFile;
+  child.exited = new Promise((resolve) => child.once('exit', (code, signal) => (children.delete(child), resolve({ code, signal }))));
+  return child;
+}
+
+async function until(what, probe, deadlineMs, everyMs = 50) {
+  const t0 = performance.now();
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v) return v;
+    if (performance.now() - t0 > deadlineMs) throw new Error(`${what}: not within ${deadlineMs / 1000} s`);
+    await sleep(everyMs);
+  }
+}
+
+/** Runs the cuts; fills out.resume (errors recorded in out.errors by the caller). */
+export async function runResume(opts, out) {
+  const why = unavailable();
+  if (why !== undefined) {
+    out.resume = { skipped: why };
+    log(`wan resume: skipped (${why})`);
+    return;
+  }
+  const lab = buildLab();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'grid-bench-wan-resume-'));
+  tempDirs.push(dir);
+  const [aPort, bPort] = await reservePorts(2);
+  const [aHost, bHost] = lab.hosts;
+  const res = (out.resume = { rate: RATE, goalMs: RESUME_GOAL_MS, cuts: [] });
+  let a;
+  let b;
+  let writing = true;
+  try {
+    b = startIn(lab.ns[1], 'target', memberConfig('B', bHost, bPort, {}), dir);
+    a = startIn(
+      lab.ns[0],
+      'source',
+      memberConfig('A', aHost, aPort, {
+        'wan-replication': { 'to-b': { 'batch-publisher': { B: { 'cluster-name': 'B', 'target-endpoints': `${bHost}:${bPort}`, 'queue-capacity': 200_000 } } } },
+        map: { cut: { 'wan-replication-ref': { 'to-b': {} } } },
+      }),
+      dir,
+    );
+    const status = async () => JSON.parse((await request(aHost, aPort, 'GET', '/grid/rest/wan')).body).publishers[0];
+    await until('the source connected to the target', async () => (await status()).endpoints[0].status === 'up', 60_000, 200);
+
+    // The writers: a new key per write, its value its number; what was acknowledged and when.
+    const acked = [];
+    let n = 0;
+    const writers = Array.from({ length: WRITERS }, async () => {
+      while (writing) {
+        const k = n++;
+        const r = await request(aHost, aPort, 'POST', `${PREFIX}/rest/maps/cut/r${k}`, String(k)).catch(() => ({ status: 0 }));
+        if (r.status === 200) acked.push({ k, at: performance.now() });
+        await sleep((1000 * WRITERS) / RATE);
+      }
+    });
+    const onB = async (k) => (await request(bHost, bPort, 'GET', `${PREFIX}/rest/maps/cut/r${k}`)).status === 200;
+
+    for (const cutSeconds of opts.wanCuts) {
+      await sleep(2000);
+      const cutAt = performance.now();
+      lab.cut();
+      const down = await until('the endpoint down', async () => (await status()).endpoints[0].status === 'down', cutSeconds * 1000 + 30_000, 100);
+      const detectedMs = performance.now() - cutAt;
+      await sleep(Math.max(0, cutAt + cutSeconds * 1000 - performance.now()));
+      const during = acked.filter((x) => x.at > cutAt + 500).map((x) => x.k);
+      const markers = during.filter((_, i) => i % Math.max(1, Math.floor(during.length / 20)) === 0);
+      const healAt = performance.now();
+      lab.heal();
+      await until('a write of the cut on the target', async () => (await Promise.all(markers.map(onB))).some(Boolean), 120_000, 25);
+      const firstEntryMs = performance.now() - healAt;
+      await until('the source queue drained', async () => (await status()).primaryQueueSize === 0, 300_000, 50);
+      const allReplicatedMs = performance.now() - healAt;
+      const missing = [];
+      const cutWrites = acked.filter((x) => x.at >= cutAt && x.at <= healAt).map((x) => x.k);
+      for (let i = 0; i < cutWrites.length; i += 32) {
+        const part = cutWrites.slice(i, i + 32);
+        const there = await Promise.all(part.map(onB));
+        part.forEach((k, j) => there[j] || missing.push(k));
+      }
+      const r = { cutSeconds, detectedMs, cause: down.endpoints[0].cause ?? null, firstEntryMs, allReplicatedMs, writesDuringCut: cutWrites.length, missing: missing.length, pass: firstEntryMs <= RESUME_GOAL_MS && missing.length === 0 };
+      res.cuts.push(r);
+      log(
+        `wan resume: ${cutSeconds} s cut: down after ${(detectedMs / 1000).toFixed(1)} s (${r.cause}); first entry ${(firstEntryMs / 1000).toFixed(2)} s, ` +
+          `all ${(allReplicatedMs / 1000).toFixed(2)} s after the heal; ${cutWrites.length} writes during the cut, ${missing.length} missing`,
+      );
+    }
+    writing = false;
+    await Promise.all(writers);
+  } finally {
+    writing = false;
+    try {
+      lab.heal();
+    } catch {
+      // gone
+    }
+    await Promise.all([stopChild(a), stopChild(b)]);
+    lab.destroy();
+  }
+}
