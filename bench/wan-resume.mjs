@@ -1,8 +1,9 @@
 // WAN part of the Grid benchmark, last step (bench/README.md, "WAN"): how soon replication
 // resumes after a link that drops packets heals (issue 29). A 1-member source A and a 1-member
 // target B in two network namespaces joined by a bridge; under a steady write rate on A, the
-// bridge port of A's namespace goes down for each of --wan-cuts seconds (the packets vanish, no
-// error reaches either side), then up. Measured per cut: how soon A's GET /rest/wan says the
+// bridge drops every frame for each of --wan-cuts seconds (a tbf qdisc that passes nothing on
+// its ports: the packets vanish and neither kernel learns anything, so TCP backs off as across a
+// WAN whose router drops), then forwards again. Measured per cut: how soon A's GET /rest/wan says the
 // endpoint is down, the first entry written during the cut readable on B after the heal
 // (time to resume), and A's queue drained (all replicated); every acknowledged write of the cut
 // is then read back on B. Needs root and iproute2; skipped with the reason otherwise.
@@ -92,14 +93,30 @@ function buildLab() {
       ip('-n', ns, 'addr', 'add', `10.${net}.250.${i + 1}/24`, 'dev', `${p}w${i}`);
       ip('-n', ns, 'link', 'set', `${p}w${i}`, 'up');
     }
-    ip('-n', lab.ns[0], 'route', 'add', `${lab.hosts[1]}/32`, 'via', `10.${net}.250.2`, 'dev', `${p}w0`);
-    ip('-n', lab.ns[1], 'route', 'add', `${lab.hosts[0]}/32`, 'via', `10.${net}.250.1`, 'dev', `${p}w1`);
+    const mac = (i) => JSON.parse(ip('-j', '-n', lab.ns[i], 'link', 'show', `${p}w${i}`))[0].address;
+    for (const [i, j] of [[0, 1], [1, 0]]) {
+      ip('-n', lab.ns[i], 'route', 'add', `${lab.hosts[j]}/32`, 'via', `10.${net}.250.${j + 1}`, 'dev', `${p}w${i}`);
+      // As a gateway stays resolvable: no ARP failure tells either side anything during a cut.
+      ip('-n', lab.ns[i], 'neigh', 'replace', `10.${net}.250.${j + 1}`, 'lladdr', mac(j), 'dev', `${p}w${i}`, 'nud', 'permanent');
+    }
   } catch (e) {
     lab.destroy();
     throw e;
   }
-  lab.cut = () => ip('-n', lab.br, 'link', 'set', lab.port(0), 'down');
-  lab.heal = () => ip('-n', lab.br, 'link', 'set', lab.port(0), 'up');
+  // burst 10 bytes: every frame is larger, and tbf drops what it could never send.
+  const tc = (...args) => execFileSync('ip', ['netns', 'exec', lab.br, 'tc', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  lab.cut = () => {
+    for (let i = 0; i < 2; i++) tc('qdisc', 'replace', 'dev', lab.port(i), 'root', 'tbf', 'rate', '8bit', 'burst', '10', 'limit', '1');
+  };
+  lab.heal = () => {
+    for (let i = 0; i < 2; i++) {
+      try {
+        tc('qdisc', 'del', 'dev', lab.port(i), 'root');
+      } catch {
+        // not cut
+      }
+    }
+  };
   return lab;
 }
 

@@ -124,6 +124,8 @@ interface Endpoint {
   connectFailures: number;
   /** up: no batch before this (backoff); down: next connection attempt. */
   notBeforeMs: number;
+  /** When the current (or last) connection attempt started. */
+  connectStartedMs: number;
   /** Round-robin position over partitions, so no partition starves others. */
   cursor: number;
   /** What is reported (WanEndpointHealth). */
@@ -194,6 +196,7 @@ export class WanBatcher {
       failures: 0,
       connectFailures: 0,
       notBeforeMs: -Infinity,
+      connectStartedMs: -Infinity,
       cursor: -1,
       health: 'connecting' as WanEndpointStatus,
       healthSinceMs: undefined,
@@ -276,7 +279,10 @@ export class WanBatcher {
       else {
         ep.status = 'down';
         ep.connectFailures++;
-        ep.notBeforeMs = nowMs + this.backoff(ep.connectFailures);
+        // The pause runs from the attempt's start: a dial that timed out (a SYN lost in a dead
+        // link) is followed by the next at once once the backoff has passed, so a link that
+        // heals is tried again within one backoff, not a dial timeout plus a backoff.
+        ep.notBeforeMs = Math.max(nowMs, ep.connectStartedMs + this.backoff(ep.connectFailures));
         ep.failedAttempts++;
         this.report(ep, 'down', nowMs, reason, cause ?? 'connect-failed');
       }
@@ -328,6 +334,7 @@ export class WanBatcher {
     for (const ep of this.endpoints) {
       if (ep.status === 'down' && ep.notBeforeMs <= nowMs) {
         ep.status = 'connecting';
+        ep.connectStartedMs = nowMs;
         out.push({ type: 'connect', endpoint: ep.name });
       }
     }

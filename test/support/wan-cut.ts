@@ -1,6 +1,6 @@
 // WAN link cuts under write load (issue 29): two clusters of two members in two namespaces of a
 // WanLab, A replicating map `cut-m` to B with the publisher's default liveness settings. A cut
-// drops every packet between A's data centre and the bridge while writers keep writing on A;
+// drops every packet between the data centres (wan-lab.ts) while writers keep writing on A;
 // the heal brings the link back. Measured: how soon A's status says the endpoints are down,
 // the first entry written during the cut to reach B after the heal, and when everything
 // acknowledged is on B. Checked: A answers every write 200, no acknowledged write is missing on

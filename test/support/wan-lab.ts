@@ -1,12 +1,17 @@
 // Data centres in Linux network namespaces joined by one bridge, for WAN links that drop
 // packets rather than refuse them. Each side is a namespace whose members share one address
 // on its loopback; every side has a port on a bridge (in a namespace of its own) and reaches
-// the others' members through it, and this process reaches every member through a veth of its
-// own. A cut drops every packet between a side and the bridge without telling the sender: the
-// bridge's port of that side goes down (`port`), or `tc netem loss 100%` on both ends of the
-// side's link (`netem`, where the kernel has sch_netem). Names start with `gw` (this worktree's
-// prefix); afterEach removes every lab. `bridgeLabUnavailable()` / `netemUnavailable()` say why
-// not, for a clear skip.
+// the others' members through it (with permanent neighbour entries, as a gateway would stay
+// resolvable), and this process reaches every member through a veth of its own. Cuts:
+// - `drop`: the bridge discards every frame it forwards (a tbf qdisc that passes nothing on its
+//   ports' egress), so neither side's kernel learns anything: TCP backs off its retransmissions
+//   exponentially, as across a WAN whose router drops (issue 29). In a lab of two sides this
+//   cuts the two from each other.
+// - `port`: the bridge port of that side goes down. The side's own veth loses its carrier, so
+//   its kernel fails the sends locally and TCP retries every 0.5 s: a cable pulled next door.
+// - `netem`: `tc netem loss 100%` on both ends of the side's link, where the kernel has sch_netem.
+// Names start with `gw` (this worktree's prefix); labs are removed after their test (or file).
+// `bridgeLabUnavailable()` / `netemUnavailable()` say why not, for a clear skip.
 
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -68,7 +73,7 @@ export function netemUnavailable(): string | undefined {
   return netemAnswer;
 }
 
-export type CutMode = 'port' | 'netem';
+export type CutMode = 'drop' | 'port' | 'netem';
 
 /** Labs of scope `test` go after each test; those of scope `file` after the file. */
 const testLabs = new Set<WanLab>();
@@ -89,6 +94,8 @@ export class WanLab {
   readonly hosts: string[] = [];
   private readonly bridgeNs: string;
   private readonly cuts = new Map<number, CutMode>();
+
+  private sides = 0;
 
   private constructor(private readonly id: string) {
     this.bridgeNs = `${PREFIX}${id}br`;
@@ -141,9 +148,14 @@ export class WanLab {
         ip('-n', ns, 'addr', 'add', `10.${net}.250.${i + 1}/24`, 'dev', wanDev);
         ip('-n', ns, 'link', 'set', wanDev, 'up');
       }
+      lab.sides = sides;
+      const macs = lab.ns.map((ns, i) => (JSON.parse(ip('-j', '-n', ns, 'link', 'show', `${PREFIX}${id}w${i}`)) as { address: string }[])[0]!.address);
       for (let i = 0; i < sides; i++) {
         for (let j = 0; j < sides; j++) {
-          if (i !== j) ip('-n', lab.ns[i]!, 'route', 'add', `${lab.hosts[j]!}/32`, 'via', `10.${net}.250.${j + 1}`, 'dev', `${PREFIX}${id}w${i}`);
+          if (i === j) continue;
+          ip('-n', lab.ns[i]!, 'route', 'add', `${lab.hosts[j]!}/32`, 'via', `10.${net}.250.${j + 1}`, 'dev', `${PREFIX}${id}w${i}`);
+          // A neighbour that never needs resolving: no ARP failure tells a sender anything during a cut.
+          ip('-n', lab.ns[i]!, 'neigh', 'replace', `10.${net}.250.${j + 1}`, 'lladdr', macs[j]!, 'dev', `${PREFIX}${id}w${i}`, 'nud', 'permanent');
         }
       }
     } catch (e) {
@@ -156,7 +168,10 @@ export class WanLab {
   /** Drop every packet between side `i` and the others, silently, until `heal(i)`. */
   cut(i: number, mode: CutMode): void {
     if (this.cuts.has(i)) throw new Error(`side ${i} is already cut`);
-    if (mode === 'port') ip('-n', this.bridgeNs, 'link', 'set', `${PREFIX}${this.id}p${i}`, 'down');
+    if (mode === 'drop') {
+      // burst 10 bytes: every frame is larger, and tbf drops what it could never send.
+      for (let k = 0; k < this.sides; k++) tc(this.bridgeNs, 'qdisc', 'replace', 'dev', `${PREFIX}${this.id}p${k}`, 'root', 'tbf', 'rate', '8bit', 'burst', '10', 'limit', '1');
+    } else if (mode === 'port') ip('-n', this.bridgeNs, 'link', 'set', `${PREFIX}${this.id}p${i}`, 'down');
     else {
       tc(this.ns[i]!, 'qdisc', 'add', 'dev', `${PREFIX}${this.id}w${i}`, 'root', 'netem', 'loss', '100%');
       tc(this.bridgeNs, 'qdisc', 'add', 'dev', `${PREFIX}${this.id}p${i}`, 'root', 'netem', 'loss', '100%');
@@ -167,7 +182,9 @@ export class WanLab {
   heal(i: number): void {
     const mode = this.cuts.get(i);
     if (mode === undefined) return;
-    if (mode === 'port') ip('-n', this.bridgeNs, 'link', 'set', `${PREFIX}${this.id}p${i}`, 'up');
+    if (mode === 'drop') {
+      for (let k = 0; k < this.sides; k++) tc(this.bridgeNs, 'qdisc', 'del', 'dev', `${PREFIX}${this.id}p${k}`, 'root');
+    } else if (mode === 'port') ip('-n', this.bridgeNs, 'link', 'set', `${PREFIX}${this.id}p${i}`, 'up');
     else {
       tc(this.ns[i]!, 'qdisc', 'del', 'dev', `${PREFIX}${this.id}w${i}`, 'root');
       tc(this.bridgeNs, 'qdisc', 'del', 'dev', `${PREFIX}${this.id}p${i}`, 'root');

@@ -599,6 +599,30 @@ describe('WanBatcher: the status reported per endpoint (since when, why)', () =>
     expect(seqs(h.lastSend()).map(([, s]) => s)).toEqual([5, 6]);
   });
 
+  it('the reconnect pause runs from the attempt start: a dial that timed out is followed at once, a refused one after the backoff', () => {
+    const h = new Harness({ retryInitialMs: 500, retryMaxMs: 2000 });
+    h.start(['b:5701', 'c:5701']);
+    h.apply(h.b.endpointDown('a:5701', h.now, 'refused'));
+    const attempts: number[] = [];
+    // Refused at once: attempts 0.5, 1, 2, 2 s apart.
+    for (let k = 0; k < 4; k++) {
+      const before = h.connects.length;
+      while (h.connects.length === before) h.clock.advance(10);
+      attempts.push(h.now);
+      h.apply(h.b.endpointDown('a:5701', h.now, 'refused'));
+    }
+    expect(attempts.slice(1).map((t, i) => t - (attempts[i] as number))).toEqual([1000, 2000, 2000]);
+    // Timed out after 2 s (a SYN into a dead link): the next attempt starts right away.
+    const before = h.connects.length;
+    while (h.connects.length === before) h.clock.advance(10);
+    const started = h.now;
+    h.clock.advance(2000);
+    h.apply(h.b.endpointDown('a:5701', h.now, 'connect timed out'));
+    expect(h.connects.length).toBe(before + 2);
+    expect(h.now - started).toBe(2000);
+    expect(h.b.endpointHealth('a:5701', h.now)?.failedAttempts).toBe(6);
+  });
+
   it('dropped after batch failures: cause batch-failures', () => {
     const h = new Harness();
     h.start(['a:5701']);
