@@ -5,8 +5,9 @@
 // its ports: the packets vanish and neither kernel learns anything, so TCP backs off as across a
 // WAN whose router drops), then forwards again. Measured per cut: how soon A's GET /rest/wan says the
 // endpoint is down, the first entry written during the cut readable on B after the heal
-// (time to resume), and A's queue drained (all replicated); every acknowledged write of the cut
-// is then read back on B. Needs root and iproute2; skipped with the reason otherwise.
+// (time to resume), and every write acknowledged during the cut readable on B (all replicated).
+// The same writes also go to a second map whose publisher has heartbeat-timeout-millis 0 (TCP
+// alone, as before issue 29), measured on the same cuts for comparison. Needs root and iproute2; skipped with the reason otherwise.
 // Namespaces are named `${GRID_BENCH_NETNS_PREFIX:-gridbench}<id>...` and removed at the end.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,8 +22,8 @@ import { PREFIX, RESULTS_DIR, ROOT, children, log, reservePorts, stopChild, temp
 /** The issue's goal: the first entry of the cut on the target at most this long after the heal. */
 export const RESUME_GOAL_MS = 5_000;
 const WRITERS = 4;
-/** Writes per second on A during the runs (about; paced by sleeps). */
-const RATE = 200;
+/** Writes per second on A during the runs, to each of the two maps (about; paced by sleeps). */
+const RATE = 100;
 const NS_PREFIX = process.env.GRID_BENCH_NETNS_PREFIX ?? 'gridbench';
 
 function ip(...args) {
@@ -193,58 +194,88 @@ export async function runResume(opts, out) {
   let writing = true;
   try {
     b = startIn(lab.ns[1], 'target', memberConfig('B', bHost, bPort, {}), dir);
+    const publisher = (extra) => ({ 'batch-publisher': { B: { 'cluster-name': 'B', 'target-endpoints': `${bHost}:${bPort}`, 'queue-capacity': 200_000, ...extra } } });
     a = startIn(
       lab.ns[0],
       'source',
       memberConfig('A', aHost, aPort, {
-        'wan-replication': { 'to-b': { 'batch-publisher': { B: { 'cluster-name': 'B', 'target-endpoints': `${bHost}:${bPort}`, 'queue-capacity': 200_000 } } } },
-        map: { cut: { 'wan-replication-ref': { 'to-b': {} } } },
+        // The defaults (liveness on), and for comparison the same publisher with TCP alone.
+        'wan-replication': { 'to-b': publisher({}), 'to-b-tcp': publisher({ 'heartbeat-timeout-millis': 0 }) },
+        map: { cut: { 'wan-replication-ref': { 'to-b': {} } }, 'cut-tcp': { 'wan-replication-ref': { 'to-b-tcp': {} } } },
       }),
       dir,
     );
-    const status = async () => JSON.parse((await request(aHost, aPort, 'GET', '/grid/rest/wan')).body).publishers[0];
-    await until('the source connected to the target', async () => (await status()).endpoints[0].status === 'up', 60_000, 200);
+    const endpointOf = async (rep) => JSON.parse((await request(aHost, aPort, 'GET', '/grid/rest/wan')).body).publishers.find((p) => p.wanReplicationName === rep).endpoints[0];
+    await until('the source connected to the target', async () => (await endpointOf('to-b')).status === 'up' && (await endpointOf('to-b-tcp')).status === 'up', 60_000, 200);
 
-    // The writers: a new key per write, its value its number; what was acknowledged and when.
+    // The writers: a new key per write to both maps, its value its number; what was acknowledged (by both) and when.
     const acked = [];
     let n = 0;
     const writers = Array.from({ length: WRITERS }, async () => {
       while (writing) {
         const k = n++;
-        const r = await request(aHost, aPort, 'POST', `${PREFIX}/rest/maps/cut/r${k}`, String(k)).catch(() => ({ status: 0 }));
-        if (r.status === 200) acked.push({ k, at: performance.now() });
+        const rs = await Promise.all(['cut', 'cut-tcp'].map((m) => request(aHost, aPort, 'POST', `${PREFIX}/rest/maps/${m}/r${k}`, String(k)).catch(() => ({ status: 0 }))));
+        if (rs.every((r) => r.status === 200)) acked.push({ k, at: performance.now() });
         await sleep((1000 * WRITERS) / RATE);
       }
     });
-    const onB = async (k) => (await request(bHost, bPort, 'GET', `${PREFIX}/rest/maps/cut/r${k}`)).status === 200;
+    const onB = async (map, k) => (await request(bHost, bPort, 'GET', `${PREFIX}/rest/maps/${map}/r${k}`)).status === 200;
+
+    /** From the heal: the first marker on B, then every write of the cut on B (NaN: not within 180 s). */
+    const resumeOf = async (map, healAt, markers, cutWrites) => {
+      const first = await until(`a write of the cut on the target (${map})`, async () => ((await Promise.all(markers.map((k) => onB(map, k)))).some(Boolean) ? performance.now() - healAt : undefined), 180_000, 25).catch(() => NaN);
+      let pending = cutWrites;
+      const all = await until(
+        `every write of the cut on the target (${map})`,
+        async () => {
+          const still = [];
+          for (let i = 0; i < pending.length; i += 32) {
+            const part = pending.slice(i, i + 32);
+            const there = await Promise.all(part.map((k) => onB(map, k)));
+            part.forEach((k, j) => there[j] || still.push(k));
+          }
+          pending = still;
+          return still.length === 0 ? performance.now() - healAt : undefined;
+        },
+        180_000,
+        50,
+      ).catch(() => NaN);
+      return { firstEntryMs: first, allReplicatedMs: all, missing: pending.length };
+    };
 
     for (const cutSeconds of opts.wanCuts) {
       await sleep(2000);
       const cutAt = performance.now();
       lab.cut();
-      const down = await until('the endpoint down', async () => (await status()).endpoints[0].status === 'down', cutSeconds * 1000 + 30_000, 100);
+      const down = await until('the endpoint down', async () => {
+        const e = await endpointOf('to-b');
+        return e.status === 'down' ? e : undefined;
+      }, cutSeconds * 1000 + 30_000, 100);
       const detectedMs = performance.now() - cutAt;
       await sleep(Math.max(0, cutAt + cutSeconds * 1000 - performance.now()));
+      // What the TCP-only publisher says at the end of the cut (issue 29: "up" all along).
+      const tcpStatusAtHeal = (await endpointOf('to-b-tcp')).status;
       const during = acked.filter((x) => x.at > cutAt + 500).map((x) => x.k);
       const markers = during.filter((_, i) => i % Math.max(1, Math.floor(during.length / 20)) === 0);
       const healAt = performance.now();
-      lab.heal();
-      await until('a write of the cut on the target', async () => (await Promise.all(markers.map(onB))).some(Boolean), 120_000, 25);
-      const firstEntryMs = performance.now() - healAt;
-      await until('the source queue drained', async () => (await status()).primaryQueueSize === 0, 300_000, 50);
-      const allReplicatedMs = performance.now() - healAt;
-      const missing = [];
       const cutWrites = acked.filter((x) => x.at >= cutAt && x.at <= healAt).map((x) => x.k);
-      for (let i = 0; i < cutWrites.length; i += 32) {
-        const part = cutWrites.slice(i, i + 32);
-        const there = await Promise.all(part.map(onB));
-        part.forEach((k, j) => there[j] || missing.push(k));
-      }
-      const r = { cutSeconds, detectedMs, cause: down.endpoints[0].cause ?? null, firstEntryMs, allReplicatedMs, writesDuringCut: cutWrites.length, missing: missing.length, pass: firstEntryMs <= RESUME_GOAL_MS && missing.length === 0 };
+      lab.heal();
+      const [live, tcp] = await Promise.all([resumeOf('cut', healAt, markers, cutWrites), resumeOf('cut-tcp', healAt, markers, cutWrites)]);
+      const r = {
+        cutSeconds,
+        detectedMs,
+        cause: down.cause ?? null,
+        ...live,
+        writesDuringCut: cutWrites.length,
+        pass: live.firstEntryMs <= RESUME_GOAL_MS && live.missing === 0,
+        tcpOnly: { ...tcp, statusAtHeal: tcpStatusAtHeal },
+      };
       res.cuts.push(r);
+      const s2 = (ms) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : 'not within 180 s');
       log(
-        `wan resume: ${cutSeconds} s cut: down after ${(detectedMs / 1000).toFixed(1)} s (${r.cause}); first entry ${(firstEntryMs / 1000).toFixed(2)} s, ` +
-          `all ${(allReplicatedMs / 1000).toFixed(2)} s after the heal; ${cutWrites.length} writes during the cut, ${missing.length} missing`,
+        `wan resume: ${cutSeconds} s cut: down after ${s2(detectedMs)} (${r.cause}); first entry ${s2(live.firstEntryMs)}, all ${s2(live.allReplicatedMs)} after the heal; ` +
+          `${cutWrites.length} writes during the cut, ${live.missing} missing. TCP alone (heartbeat-timeout-millis 0): endpoint "${tcpStatusAtHeal}" at the heal, ` +
+          `first entry ${s2(tcp.firstEntryMs)}, all ${s2(tcp.allReplicatedMs)}, ${tcp.missing} missing`,
       );
     }
     writing = false;

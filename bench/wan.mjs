@@ -886,6 +886,13 @@ export function renderWanReport(report) {
         `all replicated ${sec(c.allReplicatedMs)}; ${fmtInt(c.writesDuringCut)} writes during the cut, ${c.missing} missing; ` +
         `goal first entry <= ${RESUME_GOAL_MS / 1000} s ${mark(c.firstEntryMs <= RESUME_GOAL_MS)}`,
     ]);
+    if (c.tcpOnly) {
+      rows.push([
+        '',
+        `the same with heartbeat-timeout-millis 0 (TCP alone): endpoint "${c.tcpOnly.statusAtHeal}" at the heal, first entry ${sec(c.tcpOnly.firstEntryMs)}, ` +
+          `all replicated ${sec(c.tcpOnly.allReplicatedMs)}, ${c.tcpOnly.missing} missing`,
+      ]);
+    }
   }
   if (w.rss) rows.push(['RSS at the end', `source ${(w.rss.source.rss / 1e6).toFixed(0)} MB, target ${(w.rss.target.rss / 1e6).toFixed(0)} MB`]);
   const width = Math.max(...rows.map((r) => r[0].length));
