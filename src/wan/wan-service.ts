@@ -87,6 +87,10 @@ const CHECK_PARALLELISM = 8;
 export const MAX_COMPARE_LEVEL = 16;
 /** Repeated connection failures to one endpoint are logged once per this many attempts. */
 const CONNECT_LOG_EVERY = 20;
+/** Target side: an inbound WAN connection is reset after twice its source's heartbeat timeout of silence, this timeout clamped to these bounds. */
+const INBOUND_MIN_TIMEOUT_MS = 1_000;
+const INBOUND_MAX_TIMEOUT_MS = 10 * 60_000;
+const INBOUND_SWEEP_MS = 1_000;
 /** The shortest dial (TCP connect + WAN handshake) timeout the liveness settings give. */
 const MIN_WAN_DIAL_TIMEOUT_MS = 1_000;
 
@@ -217,6 +221,9 @@ export class WanService implements WanFacade, MapWanSink {
   private readonly jobs = new Map<string, JobPart>();
   private readonly deltas = new Map<string, DeltaPlan>();
   private jobTimer: TimerHandle | undefined;
+  /** Inbound WAN connections whose source probes them (target side), with their silence watch. */
+  private readonly inbound = new Map<MemberConnection, { readonly liveness: WanLiveness; bytesRead: number; readonly timeoutMs: number }>();
+  private inboundTimer: TimerHandle | undefined;
   private readonly clusterName: string;
   private stopped = false;
   private started = false;
@@ -237,8 +244,8 @@ export class WanService implements WanFacade, MapWanSink {
     net.handleWan(Msg.WanBatch, (p) => this.onBatch(p));
     net.handleWan(Msg.WanMerkle, (p) => this.onMerkle(p));
     // A liveness probe: answered at once, on the connection it came in on, whatever is being applied.
-    net.handleWan(Msg.WanPing, (p) => {
-      decodeWanPing(p);
+    net.handleWan(Msg.WanPing, (p, from) => {
+      this.watchInbound(from, decodeWanPing(p).heartbeatTimeoutMs);
       return null;
     });
     net.handle(Msg.WanSyncStart, (p) => {
@@ -265,6 +272,8 @@ export class WanService implements WanFacade, MapWanSink {
   stop(): void {
     this.stopped = true;
     this.jobTimer?.cancel();
+    this.inboundTimer?.cancel();
+    this.inbound.clear();
     for (const p of this.allPublishers()) {
       p.stopped = true;
       p.timer?.cancel();
@@ -451,6 +460,15 @@ export class WanService implements WanFacade, MapWanSink {
       deadReason: undefined,
     };
     const ping = encodeWanPing({ heartbeatTimeoutMs: cfg.heartbeatTimeoutMillis });
+    const probe = (): void => {
+      conn.request(Msg.WanPing, ping, cfg.heartbeatTimeoutMillis).then(
+        () => w.liveness.heard(clock.now()),
+        () => undefined, // an unanswered probe is what the timeout counts
+      );
+    };
+    // One probe at once: it tells the target this connection's timeout (it then resets the
+    // connection if it goes silent), even when batches keep it busy and no probe would be due.
+    probe();
     const tick = (): void => {
       w.timer = undefined;
       if (conn.closed || p.stopped) return;
@@ -468,16 +486,53 @@ export class WanService implements WanFacade, MapWanSink {
         conn.reset();
         return;
       }
-      if (v.probe) {
-        conn.request(Msg.WanPing, ping, cfg.heartbeatTimeoutMillis).then(
-          () => w.liveness.heard(clock.now()),
-          () => undefined, // an unanswered probe is what the timeout counts
-        );
-      }
+      if (v.probe) probe();
       w.timer = clock.setTimeout(tick, Math.max(1, v.wakeAtMs - now));
     };
     tick();
     return w;
+  }
+
+  /**
+   * Target side: a source that probes its connection has told its heartbeat timeout; a
+   * connection from it silent for twice that is half-open (the source gave it up and its reset
+   * was lost on the cut link), so it is reset here too rather than held until the operating
+   * system gives it up. Connections whose source never probes are left alone.
+   */
+  private watchInbound(conn: MemberConnection, heartbeatTimeoutMs: number): void {
+    if (this.inbound.has(conn) || conn.closed || !(heartbeatTimeoutMs > 0)) return;
+    const t = Math.min(Math.max(heartbeatTimeoutMs, INBOUND_MIN_TIMEOUT_MS), INBOUND_MAX_TIMEOUT_MS);
+    this.inbound.set(conn, { liveness: new WanLiveness({ intervalMs: t, timeoutMs: 2 * t }, this.deps.clock.now()), bytesRead: conn.socket.bytesRead, timeoutMs: 2 * t });
+    conn.onClose(() => this.inbound.delete(conn));
+    this.inboundTimer ??= this.deps.clock.setInterval(() => this.sweepInbound(), INBOUND_SWEEP_MS);
+  }
+
+  private sweepInbound(): void {
+    const now = this.deps.clock.now();
+    for (const [conn, w] of this.inbound) {
+      if (conn.closed) {
+        this.inbound.delete(conn);
+        continue;
+      }
+      const read = conn.socket.bytesRead;
+      if (read !== w.bytesRead) {
+        w.bytesRead = read;
+        w.liveness.heard(now);
+      }
+      const v = w.liveness.check(now); // its probe flag means nothing here: the target never probes
+      if (v.type === 'dead') {
+        this.inbound.delete(conn);
+        this.deps.logger.info(
+          { remote: conn.describe(), source: conn.wanCluster },
+          `WAN connection from cluster "${conn.wanCluster ?? '?'}" (${conn.describe()}) closed: nothing received for ${v.silentForMs} ms (twice its heartbeat timeout)`,
+        );
+        conn.reset();
+      }
+    }
+    if (this.inbound.size === 0 && this.inboundTimer !== undefined) {
+      this.inboundTimer.cancel();
+      this.inboundTimer = undefined;
+    }
   }
 
   private send(p: Publisher, batch: WanBatch): void {

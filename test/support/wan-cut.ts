@@ -125,6 +125,8 @@ export async function cutUnderLoad(env: CutEnv, cutMs: number, mode: CutMode, lo
 
   try {
     await sleep(1500); // replication under load before the cut
+    const memberConnections = async (c: Cluster, i: number): Promise<number> => sampleValue(parsePrometheus((await c.http(i, 'GET', '/metrics')).body), 'grid_member_connections') ?? NaN;
+    const bConnectionsBefore = await memberConnections(b, 0);
     const cutAt = Date.now();
     lab.cut(0, mode);
     log(`cut (${mode}) for ${cutMs / 1000} s`);
@@ -179,6 +181,12 @@ export async function cutUnderLoad(env: CutEnv, cutMs: number, mode: CutMode, lo
       await sleep(Math.min(2000, Math.max(0, until - 300 - Date.now())));
     }
     await sleep(Math.max(0, until - Date.now()));
+    if (cutMs >= 20_000) {
+      // B reset the WAN connections whose source went silent (twice the 5 s heartbeat timeout):
+      // each A member had one to each B member, and A's resets were lost on the cut link.
+      const bConnections = await memberConnections(b, 0);
+      expect(bConnectionsBefore - bConnections, `B member 0's member connections: ${bConnectionsBefore} before the cut, ${bConnections} at its end`).toBeGreaterThanOrEqual(2);
+    }
     const markers = [...acked].filter(([k, x]) => k.startsWith('u') && x.atMs >= markersFrom).map(([k, x]) => [k, x.value] as const);
     expect(markers.length, 'writes were acknowledged during the cut').toBeGreaterThan(10);
     const probeKeys = markers.filter((_, n) => n % Math.max(1, Math.floor(markers.length / 12)) === 0).slice(0, 12);
