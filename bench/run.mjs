@@ -66,6 +66,7 @@ function parseOptions() {
       'wan-entries': { type: 'string', default: '1000000' },
       'wan-rate': { type: 'string', default: '5000' },
       'wan-seconds': { type: 'string', default: '10' },
+      'wan-cuts': { type: 'string', default: '10,30' },
       'persistence-entries': { type: 'string', default: '1000000' },
       'persistence-cluster-entries': { type: 'string' },
       'persistence-parts': { type: 'string', default: PERSISTENCE_PARTS.join(',') },
@@ -113,6 +114,7 @@ function parseOptions() {
         '  --wan-entries N   entries of the WAN full/delta sync (default 1000000; 1% of them diverged for the delta)',
         '  --wan-rate N      writes/s of the WAN lag measurement (default 5000)',
         '  --wan-seconds N   measured seconds of each WAN lag run (default 10, after 2 s warm-up)',
+        '  --wan-cuts S,..   seconds of each WAN link cut of the time-to-resume part (default 10,30; needs root and network namespaces)',
         '  --persistence-entries N          entries of the 1-member restart (default 1000000)',
         '  --persistence-cluster-entries N  entries of the 3-member restart (default 3 x --persistence-entries)',
         '  --persistence-parts LIST         throughput,single,cluster (default all three)',
@@ -149,6 +151,8 @@ function parseOptions() {
   const cpConnections = values['cp-connections'].split(',').map((s) => Number(s.trim()));
   const cpParts = values['cp-parts'].split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of cpParts) if (!CP_PARTS.includes(p)) throw new Error(`--cp-parts: unknown part '${p}' (use ${CP_PARTS})`);
+  const wanCuts = values['wan-cuts'].split(',').map((s) => Number(s.trim()));
+  if (wanCuts.length === 0 || !wanCuts.every((n) => Number.isFinite(n) && n > 0)) throw new Error('--wan-cuts must be a comma list of positive numbers of seconds');
   if (cpConnections.length === 0 || !cpConnections.every((n) => Number.isInteger(n) && n >= 1)) throw new Error('--cp-connections must be a comma list of integers >= 1');
   return {
     duration: int('duration', 1),
@@ -161,6 +165,7 @@ function parseOptions() {
     wanEntries: int('wan-entries', 100),
     wanRate: int('wan-rate', 1),
     wanSeconds: int('wan-seconds', 1),
+    wanCuts,
     persistenceEntries,
     persistenceClusterEntries: values['persistence-cluster-entries'] === undefined ? 3 * persistenceEntries : int('persistence-cluster-entries', 1),
     persistenceParts,

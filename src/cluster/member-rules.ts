@@ -35,7 +35,7 @@ export const AUTHORITY: Readonly<Record<number, Authority>> = {
   [Msg.ReplicaVersions]: 'member',
   [Msg.ReplicaSyncRequest]: 'member',
   [Msg.ReplicaSyncData]: 'member',
-  // WAN inside a cluster. (WanAuth/WanBatch/WanMerkle come on WAN connections, which never reach the gate.)
+  // WAN inside a cluster. (WanAuth/WanBatch/WanMerkle/WanPing come on WAN connections, which never reach the gate.)
   [Msg.WanSyncStart]: 'member',
   [Msg.WanSyncStatus]: 'member',
   [Msg.WanAddConfig]: 'member',
@@ -44,6 +44,7 @@ export const AUTHORITY: Readonly<Record<number, Authority>> = {
   [Msg.WanAuth]: 'member',
   [Msg.WanBatch]: 'member',
   [Msg.WanMerkle]: 'member',
+  [Msg.WanPing]: 'member',
   [Msg.PersistenceCommand]: 'member',
   [Msg.RecoveryState]: 'member',
   [Msg.RecoveryDrop]: 'master',

@@ -241,6 +241,18 @@ export const DEFAULT_WAN_PUBLISHER = {
   acknowledgeType: 'ACK_ON_OPERATION_COMPLETE',
   /** `sync/consistency-check-strategy`. */
   consistencyCheckStrategy: 'NONE',
+  /**
+   * Grid's own `heartbeat-interval-millis`: a WAN connection from which nothing has come back for
+   * this long is sent a probe (the target answers it at once), and again every this long.
+   */
+  heartbeatIntervalMillis: 1000,
+  /**
+   * Grid's own `heartbeat-timeout-millis`: nothing back for this long (probes unanswered, no
+   * acknowledgement, no bytes) and the connection is declared dead, closed and redialled, its
+   * batch in flight sent again on the new one. A few round trips of a slow WAN, well under TCP's
+   * retransmission back-off (issue 29). 0 turns the probes off.
+   */
+  heartbeatTimeoutMillis: 5000,
 } as const;
 
 /** Typed settings read from `properties` (`grid.X` wins over `hazelcast.X`). */

@@ -310,6 +310,10 @@ export interface WanBatchPublisherConfig {
   readonly initialPublisherState: 'REPLICATING' | 'PAUSED' | 'STOPPED';
   readonly acknowledgeType: 'ACK_ON_RECEIPT' | 'ACK_ON_OPERATION_COMPLETE';
   readonly consistencyCheckStrategy: 'NONE' | 'MERKLE_TREES';
+  /** Grid's own `heartbeat-interval-millis`: a WAN connection silent this long is sent a probe. */
+  readonly heartbeatIntervalMillis: number;
+  /** Grid's own `heartbeat-timeout-millis`: a WAN connection silent this long is closed and redialled; 0 = off (TCP alone). */
+  readonly heartbeatTimeoutMillis: number;
 }
 
 export interface WanReplicationConfig {

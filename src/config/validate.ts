@@ -1043,6 +1043,16 @@ function readSecurity(problems: Problems, s: Section): SecurityConfig {
   return { enabled, realms, memberAuthenticationRealm, clientAuthenticationRealm };
 }
 
+/** Grid's own WAN liveness settings of a batch-publisher: the timeout is 0 (off) or longer than the interval. */
+function readWanHeartbeat(problems: Problems, p: Section): { heartbeatIntervalMillis: number; heartbeatTimeoutMillis: number } {
+  const heartbeatIntervalMillis = p.int('heartbeat-interval-millis', DEFAULT_WAN_PUBLISHER.heartbeatIntervalMillis, 1);
+  const heartbeatTimeoutMillis = p.int('heartbeat-timeout-millis', DEFAULT_WAN_PUBLISHER.heartbeatTimeoutMillis, 0);
+  if (heartbeatTimeoutMillis !== 0 && heartbeatTimeoutMillis <= heartbeatIntervalMillis) {
+    problems.error(p.at('heartbeat-timeout-millis'), `must be 0 (off) or greater than heartbeat-interval-millis (${heartbeatIntervalMillis}), got ${heartbeatTimeoutMillis}`);
+  }
+  return { heartbeatIntervalMillis, heartbeatTimeoutMillis };
+}
+
 function readWan(problems: Problems, s: Section): WanReplicationConfig[] {
   const out: WanReplicationConfig[] = [];
   for (const name of Object.keys(s.obj)) {
@@ -1107,6 +1117,7 @@ function readWan(problems: Problems, s: Section): WanReplicationConfig[] {
           'ACK_ON_OPERATION_COMPLETE',
         ] as const),
         consistencyCheckStrategy,
+        ...readWanHeartbeat(problems, p),
       });
       p.unsupported(UNSUPPORTED_PUBLISHER, { silentWhenDisabled: WAN_DISCOVERY_PLUGINS });
       p.finish();

@@ -114,6 +114,17 @@ export class MemberConnection {
     this.socket.destroy();
   }
 
+  /**
+   * Close with a TCP reset, discarding what the kernel still holds for the peer: a connection
+   * given up as dead (WAN liveness) must not deliver its old frames after the link heals,
+   * behind the ones a new connection has already sent (a plain close would keep retransmitting
+   * them as an orphan). The peer learns of it only if the reset gets through.
+   */
+  reset(): void {
+    if (this.socket.destroyed) return;
+    this.socket.resetAndDestroy();
+  }
+
   /** Send the frames of this turn now, then end the connection (after a refusal's answer). */
   end(): void {
     this.flush();
@@ -275,12 +286,14 @@ export class MemberNet {
 
   /**
    * A new WAN connection to another cluster's member (not shared, not a member connection):
-   * the caller owns it and closes it. Rejects when the target refuses the handshake.
+   * the caller owns it and closes it. Rejects when the target refuses the handshake, or when
+   * the TCP connect or the handshake takes longer than `timeoutMs` (default: the member
+   * connection timeout).
    */
-  dialWan(address: string, hello: WanAuthPayload): Promise<MemberConnection> {
+  dialWan(address: string, hello: WanAuthPayload, timeoutMs = this.deps.connectTimeoutMs): Promise<MemberConnection> {
     if (this.stopped) return Promise.reject(unreachable(address, 'this member is stopping'));
-    return this.dial(address, (conn) =>
-      conn.request(Msg.WanAuth, encodeWanAuth(hello), this.deps.connectTimeoutMs).then((answer) => {
+    return this.dial(address, timeoutMs, (conn) =>
+      conn.request(Msg.WanAuth, encodeWanAuth(hello), timeoutMs).then((answer) => {
         const a = decodeWanAuthAnswer(answer);
         conn.wanCluster = a.clusterName;
         return { uuid: a.uuid, address };
@@ -313,7 +326,7 @@ export class MemberNet {
     if (this.stopped) return Promise.reject(unreachable(address, 'this member is stopping'));
     let c = this.outbound.get(address);
     if (c === undefined) {
-      const p = this.dial(address);
+      const p = this.dial(address, this.deps.connectTimeoutMs);
       this.outbound.set(address, p);
       p.then(
         (conn) => {
@@ -375,7 +388,7 @@ export class MemberNet {
     return Promise.all([...all].map((c) => c.closeGracefully(STOP_FLUSH_MS))).then(() => undefined);
   }
 
-  private dial(address: string, handshake?: (conn: MemberConnection) => Promise<PeerIdentity>): Promise<MemberConnection> {
+  private dial(address: string, timeoutMs: number, handshake?: (conn: MemberConnection) => Promise<PeerIdentity>): Promise<MemberConnection> {
     const { host, port } = splitAddress(address);
     return new Promise<MemberConnection>((resolve, reject) => {
       const socket = net.connect({ host, port, noDelay: true });
@@ -387,7 +400,7 @@ export class MemberNet {
         socket.destroy();
         reject(isGridError(e) ? e : unreachable(address, describeError(e)));
       };
-      socket.setTimeout(this.deps.connectTimeoutMs, () => fail(new Error('connect timed out')));
+      socket.setTimeout(timeoutMs, () => fail(new Error('connect timed out')));
       socket.once('error', fail);
       socket.once('connect', () => {
         socket.setTimeout(0);

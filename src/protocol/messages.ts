@@ -58,7 +58,7 @@ export const Msg = {
   ReplicaSyncData: 32,
   /** Master -> members of its cluster: [targetMasterAddress] -> null: a split brain healed and this cluster is the smaller: merge into the other one. */
   MergeTo: 40,
-  // WAN replication (payloads in wan-payloads.ts). 50-52 travel between clusters on a WAN connection.
+  // WAN replication (payloads in wan-payloads.ts). 50-52 and 58 travel between clusters on a WAN connection.
   /** First request on a WAN connection (instead of Auth): [sourceCluster, targetCluster, uuid, address, username|null, password|null, version] -> [clusterName, uuid]. */
   WanAuth: 50,
   /** Source -> target, WAN connection: [sourceCluster, ackOnReceipt, events[]] -> number applied. */
@@ -75,6 +75,8 @@ export const Msg = {
   WanConfigs: 56,
   /** Owner -> backups, one-way: [wanRepName, publisherId, [partitionId, throughSequence, ...]]: events acknowledged by the target. */
   WanBackupAck: 57,
+  /** Source -> target, WAN connection: [heartbeatTimeoutMs] -> null: a liveness probe, answered at once (whatever batches are being applied). */
+  WanPing: 58,
   /** Any member -> every member: [command ('partialStart'|'forceStart'|'backup'|'backupInterrupt'), sequence] -> [accepted, message]: the PERSISTENCE endpoints. */
   PersistenceCommand: 60,
   /** Restarting master -> members: [withRows] -> [persistedTableVersion (0: not restarting), fingerprint, table|null]. */

@@ -282,6 +282,23 @@ export function decodeWanAddAnswer(v: WireValue): { added: string[]; ignored: st
   return { added: f.strings(t, 0, 'added'), ignored: f.strings(t, 1, 'ignored') };
 }
 
+/**
+ * Source -> target on a WAN connection: [heartbeatTimeoutMs] -> null. A liveness probe; the
+ * source's timeout travels so the target may tell how long a silent source can be.
+ */
+export interface WanPingPayload {
+  readonly heartbeatTimeoutMs: number;
+}
+
+export function encodeWanPing(p: WanPingPayload): WireValue {
+  return [p.heartbeatTimeoutMs];
+}
+
+export function decodeWanPing(v: WireValue): WanPingPayload {
+  const t = f.tuple(v, 'wan ping');
+  return { heartbeatTimeoutMs: f.int(t, 0, 'heartbeat timeout') };
+}
+
 /** One-way, owner -> backups: [wanRepName, publisherId, [partitionId, throughSequence, ...]]. */
 export interface WanBackupAckPayload {
   readonly wanRepName: string;

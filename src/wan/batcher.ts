@@ -59,12 +59,38 @@ export interface WanBatcherOptions {
   readonly maxConsecutiveFailures?: number;
 }
 
-/** Retry defaults (Grid's own: Hazelcast retries failed endpoints every discovery-period-seconds, 10 s). */
+/**
+ * Retry defaults (Grid's own; Hazelcast retries failed endpoints every discovery-period-seconds,
+ * 10 s). The pause between connection attempts stops doubling at 2 s so that a link that heals
+ * is used within about 2 s plus one dial, whatever the length of the cut (issue 29); an attempt
+ * costs one TCP handshake, or one SYN into a dead link.
+ */
 export const DEFAULT_WAN_RETRY_INITIAL_MS = 500;
-export const DEFAULT_WAN_RETRY_MAX_MS = 10_000;
+export const DEFAULT_WAN_RETRY_MAX_MS = 2_000;
 export const DEFAULT_WAN_MAX_CONSECUTIVE_FAILURES = 3;
 
 export type WanEndpointStatus = 'down' | 'connecting' | 'up';
+
+/** Why an endpoint is down: a bounded set (a metric label), the reason's text says more. */
+export const WAN_DOWN_CAUSES = ['heartbeat-timeout', 'connection-lost', 'connect-failed', 'batch-failures'] as const;
+export type WanDownCause = (typeof WAN_DOWN_CAUSES)[number];
+
+/**
+ * What an operator is told about an endpoint: `connecting` only until its first connection
+ * attempt ends; once it has been up or has failed, it is `down` (since the moment it stopped
+ * being up, or its first failure) until a connection is up again, however many attempts it
+ * takes — so an alert on "not up" does not flicker while the endpoint is retried.
+ */
+export interface WanEndpointHealth {
+  readonly status: WanEndpointStatus;
+  /** Clock time the endpoint entered `status`. */
+  readonly sinceMs: number;
+  /** While down: why (the last failure's text, e.g. the heartbeat timeout or the connect error). */
+  readonly reason: string | undefined;
+  readonly cause: WanDownCause | undefined;
+  /** While down: connection attempts that failed since it went down. */
+  readonly failedAttempts: number;
+}
 
 export interface WanBatcherStats {
   readonly batchesSent: number;
@@ -98,8 +124,16 @@ interface Endpoint {
   connectFailures: number;
   /** up: no batch before this (backoff); down: next connection attempt. */
   notBeforeMs: number;
+  /** When the current (or last) connection attempt started. */
+  connectStartedMs: number;
   /** Round-robin position over partitions, so no partition starves others. */
   cursor: number;
+  /** What is reported (WanEndpointHealth). */
+  health: WanEndpointStatus;
+  healthSinceMs: number | undefined;
+  reason: string | undefined;
+  cause: WanDownCause | undefined;
+  failedAttempts: number;
 }
 
 interface Candidate {
@@ -162,7 +196,13 @@ export class WanBatcher {
       failures: 0,
       connectFailures: 0,
       notBeforeMs: -Infinity,
+      connectStartedMs: -Infinity,
       cursor: -1,
+      health: 'connecting' as WanEndpointStatus,
+      healthSinceMs: undefined,
+      reason: undefined,
+      cause: undefined,
+      failedAttempts: 0,
     }));
     for (const e of this.endpoints) this.byName.set(e.name, e);
   }
@@ -222,20 +262,29 @@ export class WanBatcher {
       ep.failures = 0;
       ep.connectFailures = 0;
       ep.notBeforeMs = nowMs;
+      this.report(ep, 'up', nowMs, undefined, undefined);
     }
     return this.step(nowMs, []);
   }
 
-  /** The connection attempt failed or the connection was lost: the batch in flight (if any) failed. */
-  endpointDown(endpoint: string, nowMs: number, reason = 'connection lost'): WanBatcherOutput[] {
+  /**
+   * The connection attempt failed or the connection was lost (`cause` says which kind, for the
+   * status): the batch in flight (if any) failed.
+   */
+  endpointDown(endpoint: string, nowMs: number, reason = 'connection lost', cause?: WanDownCause): WanBatcherOutput[] {
     const out: WanBatcherOutput[] = [];
     const ep = this.byName.get(endpoint);
     if (ep && ep.status !== 'down') {
-      if (ep.status === 'up') this.drop(ep, nowMs, reason, out);
+      if (ep.status === 'up') this.drop(ep, nowMs, reason, out, cause ?? 'connection-lost');
       else {
         ep.status = 'down';
         ep.connectFailures++;
-        ep.notBeforeMs = nowMs + this.backoff(ep.connectFailures);
+        // The pause runs from the attempt's start: a dial that timed out (a SYN lost in a dead
+        // link) is followed by the next at once once the backoff has passed, so a link that
+        // heals is tried again within one backoff, not a dial timeout plus a backoff.
+        ep.notBeforeMs = Math.max(nowMs, ep.connectStartedMs + this.backoff(ep.connectFailures));
+        ep.failedAttempts++;
+        this.report(ep, 'down', nowMs, reason, cause ?? 'connect-failed');
       }
     }
     return this.step(nowMs, out);
@@ -258,6 +307,13 @@ export class WanBatcher {
     return this.byName.get(endpoint)?.status;
   }
 
+  /** What to report about the endpoint (undefined: unknown endpoint). */
+  endpointHealth(endpoint: string, nowMs: number): WanEndpointHealth | undefined {
+    const ep = this.byName.get(endpoint);
+    if (ep === undefined) return undefined;
+    return { status: ep.health, sinceMs: ep.healthSinceMs ?? nowMs, reason: ep.reason, cause: ep.cause, failedAttempts: ep.health === 'down' ? ep.failedAttempts : 0 };
+  }
+
   inFlight(): readonly { readonly batch: WanBatch; readonly deadlineMs: number }[] {
     const out: { batch: WanBatch; deadlineMs: number }[] = [];
     for (const e of this.endpoints) if (e.inFlight) out.push({ batch: e.inFlight.batch, deadlineMs: e.inFlight.deadlineMs });
@@ -272,11 +328,13 @@ export class WanBatcher {
 
   private step(nowMs: number, out: WanBatcherOutput[]): WanBatcherOutput[] {
     for (const ep of this.endpoints) {
+      ep.healthSinceMs ??= nowMs;
       if (ep.inFlight && ep.inFlight.deadlineMs <= nowMs) this.fail(ep, nowMs, `no answer within response-timeout-millis (${this.timeoutMs} ms)`, out);
     }
     for (const ep of this.endpoints) {
       if (ep.status === 'down' && ep.notBeforeMs <= nowMs) {
         ep.status = 'connecting';
+        ep.connectStartedMs = nowMs;
         out.push({ type: 'connect', endpoint: ep.name });
       }
     }
@@ -367,11 +425,11 @@ export class WanBatcher {
     this.settle(ep);
     this.counters.batchesFailed++;
     ep.failures++;
-    if (ep.failures >= this.maxFailures) this.drop(ep, nowMs, `${reason} (${ep.failures} failures in a row)`, out);
+    if (ep.failures >= this.maxFailures) this.drop(ep, nowMs, `${reason} (${ep.failures} failures in a row)`, out, 'batch-failures');
     else ep.notBeforeMs = nowMs + this.backoff(ep.failures);
   }
 
-  private drop(ep: Endpoint, nowMs: number, reason: string, out: WanBatcherOutput[]): void {
+  private drop(ep: Endpoint, nowMs: number, reason: string, out: WanBatcherOutput[], cause: WanDownCause): void {
     if (ep.inFlight) {
       this.settle(ep);
       this.counters.batchesFailed++;
@@ -380,7 +438,20 @@ export class WanBatcher {
     ep.failures = 0;
     ep.connectFailures = 1;
     ep.notBeforeMs = nowMs + this.backoff(1);
+    ep.failedAttempts = 0;
+    this.report(ep, 'down', nowMs, reason, cause);
     out.push({ type: 'endpoint-dropped', endpoint: ep.name, reason });
+  }
+
+  /** The reported status: `since` moves only when the status changes; a down endpoint's reason is its latest failure. */
+  private report(ep: Endpoint, health: WanEndpointStatus, nowMs: number, reason: string | undefined, cause: WanDownCause | undefined): void {
+    if (ep.health !== health) {
+      ep.health = health;
+      ep.healthSinceMs = nowMs;
+    }
+    if (health === 'up') ep.failedAttempts = 0;
+    ep.reason = reason;
+    ep.cause = cause;
   }
 
   private backoff(failures: number): number {

@@ -183,7 +183,18 @@ function publisher(v: Json, path: string): WanBatchPublisherConfig {
     initialPublisherState: enumField(v, path, 'initialPublisherState', DEFAULT_WAN_PUBLISHER.initialPublisherState, PUBLISHER_STATES),
     acknowledgeType: enumField(v, path, 'acknowledgeType', DEFAULT_WAN_PUBLISHER.acknowledgeType, ACKNOWLEDGE_TYPES),
     consistencyCheckStrategy,
+    ...heartbeat(v, path),
   });
+}
+
+/** Grid's own liveness fields (absent from Hazelcast's DTO: the defaults). */
+function heartbeat(v: { readonly [k: string]: Json }, path: string): { heartbeatIntervalMillis: number; heartbeatTimeoutMillis: number } {
+  const heartbeatIntervalMillis = int(v, path, 'heartbeatIntervalMillis', DEFAULT_WAN_PUBLISHER.heartbeatIntervalMillis, 1);
+  const heartbeatTimeoutMillis = int(v, path, 'heartbeatTimeoutMillis', DEFAULT_WAN_PUBLISHER.heartbeatTimeoutMillis, 0);
+  if (heartbeatTimeoutMillis !== 0 && heartbeatTimeoutMillis <= heartbeatIntervalMillis) {
+    bad(childPath(path, 'heartbeatTimeoutMillis'), `must be 0 (off) or greater than heartbeatIntervalMillis (${heartbeatIntervalMillis}), got ${heartbeatTimeoutMillis}`);
+  }
+  return { heartbeatIntervalMillis, heartbeatTimeoutMillis };
 }
 
 /**
@@ -251,6 +262,8 @@ export function wanConfigToJson(cfg: WanReplicationConfig): string {
       initialPublisherState: PUBLISHER_STATES.indexOf(p.initialPublisherState),
       acknowledgeType: ACKNOWLEDGE_TYPES.indexOf(p.acknowledgeType),
       sync: { consistencyCheckStrategy: CONSISTENCY_CHECK_STRATEGIES.indexOf(p.consistencyCheckStrategy) },
+      heartbeatIntervalMillis: p.heartbeatIntervalMillis,
+      heartbeatTimeoutMillis: p.heartbeatTimeoutMillis,
     })),
   });
 }

@@ -2,6 +2,8 @@
 // GridErrors (BAD_REQUEST for an unknown replication or publisher, NOT_FOUND for an unknown
 // sync uuid); rest/ maps them to statuses.
 
+import type { WanDownCause } from './batcher.js';
+
 export type WanSyncStage = 'STARTED' | 'IN_PROGRESS' | 'FINISHED' | 'FAILED';
 
 /** The contract's WAN sync progress result (`result` of GET wan/sync/progress/<uuid>). */
@@ -32,13 +34,30 @@ export interface WanConsistencyResult {
   readonly failure?: string;
 }
 
+/** Why an endpoint is down: a bounded set (WAN_DOWN_CAUSES). */
+export type WanDownCauseName = WanDownCause;
+
+/** One target endpoint of a publisher, as this member sees it. */
+export interface WanEndpointStatusView {
+  readonly address: string;
+  /** `connecting` until the first attempt ends; then `up`, or `down` until a connection is up again. */
+  readonly status: 'down' | 'connecting' | 'up';
+  /** Epoch ms the endpoint entered `status` (a down endpoint stays down, with this time, while it is retried). */
+  readonly since: number;
+  /** While down: why (the latest failure), else null. */
+  readonly reason: string | null;
+  readonly cause: WanDownCauseName | null;
+  /** While down: connection attempts that failed since. */
+  readonly failedAttempts: number;
+}
+
 /** One publisher on this member, for GET /rest/wan. */
 export interface WanPublisherStatus {
   readonly wanReplicationName: string;
   readonly publisherId: string;
   readonly targetClusterName: string;
   readonly state: 'REPLICATING' | 'PAUSED' | 'STOPPED';
-  readonly endpoints: readonly { readonly address: string; readonly status: 'down' | 'connecting' | 'up' }[];
+  readonly endpoints: readonly WanEndpointStatusView[];
   readonly queueCapacity: number;
   readonly primaryQueueSize: number;
   readonly backupQueueSize: number;

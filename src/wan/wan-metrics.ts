@@ -5,6 +5,7 @@
 import type { MetricsRegistrar } from '../core/metrics.js';
 import type { WanPublisherStatus } from './wan-facade.js';
 import { PUBLISHER_STATES } from './wan-config-json.js';
+import { WAN_DOWN_CAUSES } from './batcher.js';
 
 export function reportWanMetrics(r: MetricsRegistrar, status: () => readonly WanPublisherStatus[]): void {
   let publishers: readonly WanPublisherStatus[] = [];
@@ -30,6 +31,18 @@ export function reportWanMetrics(r: MetricsRegistrar, status: () => readonly Wan
   r.gauge({ name: 'grid_wan_endpoint_up', help: '1 when the WAN connection to the target endpoint is up, else 0', labelNames: [...labelNames, 'endpoint'] }, (report) => {
     for (const p of publishers) for (const e of p.endpoints) report(e.status === 'up' ? 1 : 0, { ...labels(p), endpoint: e.address });
   });
+  r.gauge(
+    { name: 'grid_wan_endpoint_status_since_seconds', help: 'When the endpoint entered its current status (up, down, connecting), epoch seconds: how long it has been down', labelNames: [...labelNames, 'endpoint'] },
+    (report) => {
+      for (const p of publishers) for (const e of p.endpoints) report(e.since / 1000, { ...labels(p), endpoint: e.address });
+    },
+  );
+  r.gauge(
+    { name: 'grid_wan_endpoint_down_cause', help: 'While the endpoint is down: 1 for why (heartbeat-timeout, connection-lost, connect-failed, batch-failures), 0 for the others', labelNames: [...labelNames, 'endpoint', 'cause'] },
+    (report) => {
+      for (const p of publishers) for (const e of p.endpoints) for (const cause of WAN_DOWN_CAUSES) report(e.status === 'down' && e.cause === cause ? 1 : 0, { ...labels(p), endpoint: e.address, cause });
+    },
+  );
   const counter = (name: string, help: string, read: (p: WanPublisherStatus) => number): void => r.counter({ name, help, labelNames }, each(read));
   counter('grid_wan_events_queued_total', 'Map events queued for the publisher on this member', (p) => p.eventsQueued);
   counter('grid_wan_events_sent_total', 'Events sent to the target cluster in batches', (p) => p.eventsSent);

@@ -22,6 +22,7 @@ import {
   decodeWanJobPart,
   decodeWanMerkle,
   decodeWanMerkleAnswer,
+  decodeWanPing,
   decodeWanSyncStart,
   encodeWanAddAnswer,
   encodeWanBackupAck,
@@ -29,6 +30,7 @@ import {
   encodeWanJobPart,
   encodeWanMerkle,
   encodeWanMerkleAnswer,
+  encodeWanPing,
   encodeWanSyncStart,
   type WanAuthPayload,
   type WanJobKind,
@@ -41,6 +43,7 @@ import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
 import { WanBatcher, type WanBatch, type WanBatcherOutput } from './batcher.js';
 import { WanEventQueue, placeEvent, type WanEvent, type WanEventPayload, type WanTicket } from './event-queue.js';
 import { MerkleTree, hashValue } from './merkle-tree.js';
+import { WanLiveness } from './wan-liveness.js';
 import type { WanAddResult, WanConsistencyResult, WanFacade, WanPublisherStatus, WanSyncProgress, WanSyncStage } from './wan-facade.js';
 import { parseWanConfigJson, wanConfigToJson } from './wan-config-json.js';
 
@@ -84,6 +87,36 @@ const CHECK_PARALLELISM = 8;
 export const MAX_COMPARE_LEVEL = 16;
 /** Repeated connection failures to one endpoint are logged once per this many attempts. */
 const CONNECT_LOG_EVERY = 20;
+/** Target side: an inbound WAN connection is reset after twice its source's heartbeat timeout of silence, this timeout clamped to these bounds. */
+const INBOUND_MIN_TIMEOUT_MS = 1_000;
+const INBOUND_MAX_TIMEOUT_MS = 10 * 60_000;
+const INBOUND_SWEEP_MS = 1_000;
+/** The shortest dial (TCP connect + WAN handshake) timeout the liveness settings give. */
+const MIN_WAN_DIAL_TIMEOUT_MS = 1_000;
+
+/** One WAN connection's liveness watch (heartbeat-timeout-millis > 0). */
+interface Watch {
+  readonly liveness: WanLiveness;
+  timer: TimerHandle | undefined;
+  /** The socket's figures at the last sample: bytes read, bytes handed to the kernel, bytes not yet handed. */
+  bytesRead: number;
+  handed: number;
+  backlog: number;
+  /** Set when the watch gave the connection up: why. */
+  deadReason: string | undefined;
+}
+
+/**
+ * What the socket has moved so far. `backlog` is what Node and libuv still hold (the kernel's
+ * send buffer was full); while it is non-zero, bytes passing into the kernel mean the peer's
+ * TCP is acknowledging — progress on a large batch even before anything comes back.
+ */
+function socketProgress(conn: MemberConnection): { bytesRead: number; handed: number; backlog: number } {
+  const s = conn.socket;
+  const queued = (s as unknown as { _handle?: { writeQueueSize?: number } | null })._handle?.writeQueueSize ?? 0;
+  const backlog = s.writableLength + queued;
+  return { bytesRead: s.bytesRead, handed: s.bytesWritten - backlog, backlog };
+}
 
 /** A map's Merkle tree, kept by its record store of one partition. */
 class MerkleObserver implements StoreObserver {
@@ -188,6 +221,9 @@ export class WanService implements WanFacade, MapWanSink {
   private readonly jobs = new Map<string, JobPart>();
   private readonly deltas = new Map<string, DeltaPlan>();
   private jobTimer: TimerHandle | undefined;
+  /** Inbound WAN connections whose source probes them (target side), with their silence watch. */
+  private readonly inbound = new Map<MemberConnection, { readonly liveness: WanLiveness; bytesRead: number; readonly timeoutMs: number }>();
+  private inboundTimer: TimerHandle | undefined;
   private readonly clusterName: string;
   private stopped = false;
   private started = false;
@@ -207,6 +243,11 @@ export class WanService implements WanFacade, MapWanSink {
     });
     net.handleWan(Msg.WanBatch, (p) => this.onBatch(p));
     net.handleWan(Msg.WanMerkle, (p) => this.onMerkle(p));
+    // A liveness probe: answered at once, on the connection it came in on, whatever is being applied.
+    net.handleWan(Msg.WanPing, (p, from) => {
+      this.watchInbound(from, decodeWanPing(p).heartbeatTimeoutMs);
+      return null;
+    });
     net.handle(Msg.WanSyncStart, (p) => {
       this.startJobPart(decodeWanSyncStart(p));
       return null;
@@ -231,6 +272,8 @@ export class WanService implements WanFacade, MapWanSink {
   stop(): void {
     this.stopped = true;
     this.jobTimer?.cancel();
+    this.inboundTimer?.cancel();
+    this.inbound.clear();
     for (const p of this.allPublishers()) {
       p.stopped = true;
       p.timer?.cancel();
@@ -363,7 +406,11 @@ export class WanService implements WanFacade, MapWanSink {
       password: this.deps.identity?.password,
       version: this.deps.version,
     };
-    this.deps.net.dialWan(endpoint, hello).then(
+    const cfg = p.cfg;
+    // With liveness on, a dial gets about two probe intervals: a SYN into a dead link is given
+    // up (and tried again after the backoff) well before TCP's own retries would space out.
+    const dialTimeoutMs = cfg.heartbeatTimeoutMillis === 0 ? undefined : Math.min(cfg.heartbeatTimeoutMillis, Math.max(MIN_WAN_DIAL_TIMEOUT_MS, 2 * cfg.heartbeatIntervalMillis));
+    this.deps.net.dialWan(endpoint, hello, dialTimeoutMs).then(
       (conn) => {
         if (p.stopped) {
           conn.close();
@@ -371,12 +418,16 @@ export class WanService implements WanFacade, MapWanSink {
         }
         p.conns.get(endpoint)?.close();
         p.conns.set(endpoint, conn);
+        const downFor = p.connectFailures.has(endpoint) ? ` after ${p.connectFailures.get(endpoint)} failed attempts` : '';
         p.connectFailures.delete(endpoint);
-        this.deps.logger.info({ publisher: `${p.wanRepName}/${p.id}`, endpoint }, `WAN publisher ${p.wanRepName}/${p.id} connected to ${endpoint} (cluster "${p.cfg.clusterName}")`);
+        this.deps.logger.info({ publisher: `${p.wanRepName}/${p.id}`, endpoint }, `WAN publisher ${p.wanRepName}/${p.id} connected to ${endpoint} (cluster "${p.cfg.clusterName}")${downFor}`);
+        const watch = this.watch(p, endpoint, conn);
         conn.onClose(() => {
+          watch?.timer?.cancel();
           if (p.conns.get(endpoint) !== conn) return;
           p.conns.delete(endpoint);
-          if (!p.stopped) this.act(p, p.batcher.endpointDown(endpoint, this.deps.clock.now(), 'connection lost'));
+          const dead = watch?.deadReason;
+          if (!p.stopped) this.act(p, p.batcher.endpointDown(endpoint, this.deps.clock.now(), dead ?? 'connection lost', dead === undefined ? 'connection-lost' : 'heartbeat-timeout'));
         });
         this.act(p, p.batcher.endpointUp(endpoint, this.deps.clock.now()));
       },
@@ -390,6 +441,98 @@ export class WanService implements WanFacade, MapWanSink {
         this.act(p, p.batcher.endpointDown(endpoint, this.deps.clock.now(), describeError(e)));
       },
     );
+  }
+
+  /**
+   * Watch a new WAN connection (idle or with a batch in flight alike): probe it when it has been
+   * silent for heartbeat-interval-millis, and reset it when nothing at all has come back for
+   * heartbeat-timeout-millis — its close then fails the batch in flight, which the batcher sends
+   * again, from each partition's oldest event, on the next connection (the rules: wan-liveness.ts).
+   */
+  private watch(p: Publisher, endpoint: string, conn: MemberConnection): Watch | undefined {
+    const cfg = p.cfg;
+    if (cfg.heartbeatTimeoutMillis === 0) return undefined;
+    const clock = this.deps.clock;
+    const w: Watch = {
+      liveness: new WanLiveness({ intervalMs: cfg.heartbeatIntervalMillis, timeoutMs: cfg.heartbeatTimeoutMillis }, clock.now()),
+      timer: undefined,
+      ...socketProgress(conn),
+      deadReason: undefined,
+    };
+    const ping = encodeWanPing({ heartbeatTimeoutMs: cfg.heartbeatTimeoutMillis });
+    const probe = (): void => {
+      conn.request(Msg.WanPing, ping, cfg.heartbeatTimeoutMillis).then(
+        () => w.liveness.heard(clock.now()),
+        () => undefined, // an unanswered probe is what the timeout counts
+      );
+    };
+    // One probe at once: it tells the target this connection's timeout (it then resets the
+    // connection if it goes silent), even when batches keep it busy and no probe would be due.
+    probe();
+    const tick = (): void => {
+      w.timer = undefined;
+      if (conn.closed || p.stopped) return;
+      const now = clock.now();
+      const seen = socketProgress(conn);
+      if (seen.bytesRead !== w.bytesRead || (w.backlog > 0 && seen.handed > w.handed)) w.liveness.heard(now);
+      Object.assign(w, seen);
+      const v = w.liveness.check(now);
+      if (v.type === 'dead') {
+        w.deadReason = `nothing came back from ${endpoint} for ${v.silentForMs} ms (heartbeat-timeout-millis ${cfg.heartbeatTimeoutMillis})`;
+        this.deps.logger.warn(
+          { publisher: `${p.wanRepName}/${p.id}`, endpoint, silentMs: v.silentForMs },
+          `WAN connection of ${p.wanRepName}/${p.id} to ${endpoint} is dead: ${w.deadReason}; closing it and reconnecting (a batch in flight is sent again)`,
+        );
+        conn.reset();
+        return;
+      }
+      if (v.probe) probe();
+      w.timer = clock.setTimeout(tick, Math.max(1, v.wakeAtMs - now));
+    };
+    tick();
+    return w;
+  }
+
+  /**
+   * Target side: a source that probes its connection has told its heartbeat timeout; a
+   * connection from it silent for twice that is half-open (the source gave it up and its reset
+   * was lost on the cut link), so it is reset here too rather than held until the operating
+   * system gives it up. Connections whose source never probes are left alone.
+   */
+  private watchInbound(conn: MemberConnection, heartbeatTimeoutMs: number): void {
+    if (this.inbound.has(conn) || conn.closed || !(heartbeatTimeoutMs > 0)) return;
+    const t = Math.min(Math.max(heartbeatTimeoutMs, INBOUND_MIN_TIMEOUT_MS), INBOUND_MAX_TIMEOUT_MS);
+    this.inbound.set(conn, { liveness: new WanLiveness({ intervalMs: t, timeoutMs: 2 * t }, this.deps.clock.now()), bytesRead: conn.socket.bytesRead, timeoutMs: 2 * t });
+    conn.onClose(() => this.inbound.delete(conn));
+    this.inboundTimer ??= this.deps.clock.setInterval(() => this.sweepInbound(), INBOUND_SWEEP_MS);
+  }
+
+  private sweepInbound(): void {
+    const now = this.deps.clock.now();
+    for (const [conn, w] of this.inbound) {
+      if (conn.closed) {
+        this.inbound.delete(conn);
+        continue;
+      }
+      const read = conn.socket.bytesRead;
+      if (read !== w.bytesRead) {
+        w.bytesRead = read;
+        w.liveness.heard(now);
+      }
+      const v = w.liveness.check(now); // its probe flag means nothing here: the target never probes
+      if (v.type === 'dead') {
+        this.inbound.delete(conn);
+        this.deps.logger.info(
+          { remote: conn.describe(), source: conn.wanCluster },
+          `WAN connection from cluster "${conn.wanCluster ?? '?'}" (${conn.describe()}) closed: nothing received for ${v.silentForMs} ms (twice its heartbeat timeout)`,
+        );
+        conn.reset();
+      }
+    }
+    if (this.inbound.size === 0 && this.inboundTimer !== undefined) {
+      this.inboundTimer.cancel();
+      this.inboundTimer = undefined;
+    }
   }
 
   private send(p: Publisher, batch: WanBatch): void {
@@ -700,7 +843,10 @@ export class WanService implements WanFacade, MapWanSink {
         publisherId: p.id,
         targetClusterName: p.cfg.clusterName,
         state: q.state,
-        endpoints: p.cfg.targetEndpoints.map((address) => ({ address, status: p.batcher.endpointStatus(normaliseEndpoint(address)) ?? 'down' })),
+        endpoints: p.cfg.targetEndpoints.map((address) => {
+          const h = p.batcher.endpointHealth(normaliseEndpoint(address), now);
+          return { address, status: h?.status ?? 'down', since: h?.sinceMs ?? now, reason: h?.reason ?? null, cause: h?.cause ?? null, failedAttempts: h?.failedAttempts ?? 0 };
+        }),
         queueCapacity: p.queue.capacity,
         primaryQueueSize: q.primarySize,
         backupQueueSize: q.backupSize,

@@ -492,6 +492,11 @@ const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'nam
     }),
     effect: 'harmless',
   },
+  WanPing: {
+    request: payload(W.encodeWanPing, W.decodeWanPing, { heartbeatTimeoutMs: small }),
+    effect: 'harmless',
+    wan: 'harmless',
+  },
   // partialStart / forceStart / backup act on a member with persistence (forceStart drops data): a command.
   PersistenceCommand: {
     request: payload(P.encodePersistenceCommand, P.decodePersistenceCommand, {

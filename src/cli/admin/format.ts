@@ -31,7 +31,8 @@ export interface WanPublisherAnswer {
   readonly publisherId: string;
   readonly targetClusterName: string;
   readonly state: string;
-  readonly endpoints: readonly { readonly address: string; readonly status: string }[];
+  /** since, reason and cause: absent from members before issue 29. */
+  readonly endpoints: readonly { readonly address: string; readonly status: string; readonly since?: number; readonly reason?: string | null; readonly cause?: string | null }[];
   readonly queueCapacity: number;
   readonly primaryQueueSize: number;
   readonly backupQueueSize: number;
@@ -187,14 +188,21 @@ export function formatStatus(health: HealthAnswer, cluster: ClusterAnswer, parti
 
 // ---------------------------------------------------------------- WAN
 
-export function formatWanStatus(address: string, publishers: readonly WanPublisherAnswer[]): string {
+/** `host:port up`, or `host:port down 12s (heartbeat-timeout)`: how long, and the kind of failure. */
+function endpointCell(e: WanPublisherAnswer['endpoints'][number], now: number): string {
+  if (e.status === 'up' || e.since === undefined) return `${e.address} ${e.status}`;
+  const s = Math.max(0, Math.round((now - e.since) / 1000));
+  return `${e.address} ${e.status} ${s}s${e.cause ? ` (${e.cause})` : ''}`;
+}
+
+export function formatWanStatus(address: string, publishers: readonly WanPublisherAnswer[], now = Date.now()): string {
   if (publishers.length === 0) return `${address} has no WAN publishers.`;
   const rows = publishers.map((p) => [
     p.wanReplicationName,
     p.publisherId,
     p.targetClusterName,
     p.state,
-    p.endpoints.map((e) => `${e.address} ${e.status}`).join(', '),
+    p.endpoints.map((e) => endpointCell(e, now)).join(', '),
     `${p.primaryQueueSize}/${p.queueCapacity}`,
     String(p.backupQueueSize),
     `${p.lagMillis} ms`,
@@ -219,7 +227,20 @@ export function formatWanStatus(address: string, publishers: readonly WanPublish
       ],
       rows,
     ),
+    ...downLines(publishers),
   ].join('\n');
+}
+
+/** Below the table, one line per endpoint that is down: since when (ISO, UTC) and why. */
+function downLines(publishers: readonly WanPublisherAnswer[]): string[] {
+  const out: string[] = [];
+  for (const p of publishers) {
+    for (const e of p.endpoints) {
+      if (e.status !== 'down' || e.since === undefined) continue;
+      out.push(`${p.wanReplicationName}/${p.publisherId} ${e.address} down since ${new Date(e.since).toISOString()}${e.reason ? `: ${e.reason}` : ''}`);
+    }
+  }
+  return out.length === 0 ? [] : ['', ...out];
 }
 
 /** A progress bar `[#####.....]  42%` of `width` cells between the brackets. */

@@ -216,6 +216,19 @@ describe('output', () => {
     expect(lines[0]).toBe('WAN publishers on h:1 (figures of this member only):');
     expect(lines[2]).toMatch(/^REPLICATION\s+PUBLISHER\s+TARGET\s+STATE\s+ENDPOINTS\s+QUEUE\s+BACKUP\s+LAG\s+ACKED\s+DROPPED$/);
     expect(lines[3]).toMatch(/^to-b\s+B\s+B\s+PAUSED\s+127\.0\.0\.1:5801 up\s+12\/10000\s+3\s+412 ms\s+8\s+0$/);
+    expect(lines).toHaveLength(4);
+    // An endpoint that is down: for how long and why in the table, since when and the reason below it.
+    const since = Date.UTC(2026, 10, 29, 7, 0, 0);
+    const down: WanPublisherAnswer = {
+      ...pub,
+      endpoints: [
+        { address: '127.0.0.1:5801', status: 'down', since, reason: 'nothing came back from 127.0.0.1:5801 for 5003 ms (heartbeat-timeout-millis 5000)', cause: 'heartbeat-timeout' },
+        { address: '127.0.0.1:5802', status: 'up', since, reason: null, cause: null },
+      ],
+    };
+    const dl = formatWanStatus('h:1', [down], since + 42_400).split('\n');
+    expect(dl[3]).toMatch(/127\.0\.0\.1:5801 down 42s \(heartbeat-timeout\), 127\.0\.0\.1:5802 up\s/);
+    expect(dl.slice(4)).toEqual(['', 'to-b/B 127.0.0.1:5801 down since 2026-11-29T07:00:00.000Z: nothing came back from 127.0.0.1:5801 for 5003 ms (heartbeat-timeout-millis 5000)']);
     const check = {
       stage: 'FAILED',
       wanReplicationName: 'to-b',

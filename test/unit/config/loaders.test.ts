@@ -235,6 +235,8 @@ describe('defaults', () => {
       initialPublisherState: 'REPLICATING',
       acknowledgeType: 'ACK_ON_OPERATION_COMPLETE',
       consistencyCheckStrategy: 'NONE',
+      heartbeatIntervalMillis: 1000,
+      heartbeatTimeoutMillis: 5000,
     });
     expect(config.maps[0]?.wanReplicationRef).toEqual({ name: 'w', mergePolicyClassName: 'PassThroughMergePolicy', republishingEnabled: true });
   });

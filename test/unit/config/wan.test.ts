@@ -199,6 +199,36 @@ describe('wan-replication-ref merge-policy-class-name', () => {
 });
 
 describe('batch-publisher', () => {
+  it("Grid's own heartbeat-interval-millis and heartbeat-timeout-millis: XML and YAML alike, defaults 1000 and 5000, 0 turns the probes off", () => {
+    const x = xml(`<wan-replication name="w"><batch-publisher><cluster-name>b</cluster-name><target-endpoints>h:5701</target-endpoints>
+      <heartbeat-interval-millis>200</heartbeat-interval-millis><heartbeat-timeout-millis>1500</heartbeat-timeout-millis></batch-publisher></wan-replication>`);
+    const y = yaml(`  wan-replication:
+    w:
+      batch-publisher:
+        b:
+          cluster-name: b
+          target-endpoints: h:5701
+          heartbeat-interval-millis: 200
+          heartbeat-timeout-millis: 1500
+`);
+    for (const r of [x, y]) {
+      expect(r.warnings).toEqual([]);
+      expect(r.config.wanReplication[0]?.batchPublishers[0]).toMatchObject({ heartbeatIntervalMillis: 200, heartbeatTimeoutMillis: 1500 });
+    }
+    expect(configFromObject({ 'wan-replication': WAN_OBJ }).config.wanReplication[0]?.batchPublishers[0]).toMatchObject({ heartbeatIntervalMillis: 1000, heartbeatTimeoutMillis: 5000 });
+    const off = configFromObject({ 'wan-replication': { w: { 'batch-publisher': { b: { 'target-endpoints': 'h:1', 'heartbeat-timeout-millis': 0 } } } } });
+    expect(off.config.wanReplication[0]?.batchPublishers[0]?.heartbeatTimeoutMillis).toBe(0);
+  });
+
+  it('refuses a heartbeat timeout that is not above the interval, and an interval below 1, naming the path', () => {
+    const at = (p: Record<string, unknown>): string => configErrorOf(() => configFromObject({ 'wan-replication': { w: { 'batch-publisher': { b: { 'target-endpoints': 'h:1', ...p } } } } })).message;
+    expect(at({ 'heartbeat-interval-millis': 6000 })).toBe(
+      'inline: hazelcast.wan-replication.w.batch-publisher.b.heartbeat-timeout-millis: must be 0 (off) or greater than heartbeat-interval-millis (6000), got 5000',
+    );
+    expect(at({ 'heartbeat-timeout-millis': 1000 })).toMatch(/heartbeat-timeout-millis: must be 0 \(off\) or greater than heartbeat-interval-millis \(1000\), got 1000/);
+    expect(at({ 'heartbeat-interval-millis': 0 })).toMatch(/batch-publisher\.b\.heartbeat-interval-millis/);
+  });
+
   it('refuses an empty cluster-name', () => {
     const e = configErrorOf(() => configFromObject({ 'wan-replication': { w: { 'batch-publisher': { p: { 'cluster-name': '', 'target-endpoints': 'h:1' } } } } }));
     expect(e.message).toBe('inline: hazelcast.wan-replication.w.batch-publisher.p.cluster-name: must not be empty: the cluster name of the target cluster');

@@ -40,6 +40,7 @@ const PINNED: Readonly<Record<string, number>> = {
   WanAddConfig: 55,
   WanConfigs: 56,
   WanBackupAck: 57,
+  WanPing: 58,
   PersistenceCommand: 60,
   RecoveryState: 61,
   RecoveryDrop: 62,

@@ -1,4 +1,4 @@
-// The WAN messages' payloads (types 50-57) on pinned bytes, like payloads.test.ts does for the
+// The WAN messages' payloads (types 50-58) on pinned bytes, like payloads.test.ts does for the
 // rest of the member protocol. Each vector is encoded by its wan-payloads.ts encoder and
 // compared to the tuple written out by hand (`wire`) and to a hex literal; the frame is read
 // back whole and one byte at a time and decoded to the payload. Then every decoder is fed a
@@ -451,6 +451,17 @@ const VECTORS: readonly Vector[] = [
     // The acks are read first.
     truncNames: { 0: 'acks', 1: 'acks' },
   },
+  {
+    name: 'WanPing',
+    kind: FrameKind.Request,
+    type: Msg.WanPing,
+    payload: { heartbeatTimeoutMs: 5000 } satisfies W.WanPingPayload,
+    encode: W.encodeWanPing,
+    decode: W.decodeWanPing,
+    wire: [5000],
+    hex: '0000001101003a0000000708000000010300001388',
+    fields: [{ name: 'heartbeat timeout', kind: 'int' }],
+  },
 ];
 
 /** One value of every wire type. */
@@ -755,7 +766,7 @@ describe('WAN message payloads: nested fields and values', () => {
   it('every WAN message in the table has a pinned vector here (the others are pinned in payloads.test.ts)', () => {
     const pinned = new Set(VECTORS.filter((v) => v.kind !== undefined && v.kind !== FrameKind.Response).map((v) => v.type));
     const wan = Object.entries(Msg).filter(([name]) => name.startsWith('Wan'));
-    expect(wan.map(([, id]) => id).sort((a, b) => a - b)).toEqual([50, 51, 52, 53, 54, 55, 56, 57]);
+    expect(wan.map(([, id]) => id).sort((a, b) => a - b)).toEqual([50, 51, 52, 53, 54, 55, 56, 57, 58]);
     for (const [name, id] of wan) expect(pinned.has(id), name).toBe(true);
   });
 });

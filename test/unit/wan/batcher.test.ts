@@ -545,3 +545,94 @@ describe('WanBatcher: randomized runs (acks, nacks, lost answers, timeouts, endp
     expect(summaries.filter((s) => s.multiPartitionBatches > 0).length).toBeGreaterThan(20);
   });
 });
+
+describe('WanBatcher: the status reported per endpoint (since when, why)', () => {
+  it('connecting until the first attempt ends; then down since the first failure however many retries, up since the connection', () => {
+    const h = new Harness();
+    h.apply(h.b.poll(h.now));
+    expect(h.b.endpointHealth('a:5701', h.now)).toEqual({ status: 'connecting', sinceMs: T0, reason: undefined, cause: undefined, failedAttempts: 0 });
+    h.clock.advance(50);
+    h.apply(h.b.endpointDown('a:5701', h.now, 'connect ECONNREFUSED'));
+    const firstFailure = h.now;
+    expect(h.b.endpointHealth('a:5701', h.now)).toEqual({ status: 'down', sinceMs: firstFailure, reason: 'connect ECONNREFUSED', cause: 'connect-failed', failedAttempts: 1 });
+    // Retried (internally connecting): still reported down, since the first failure, with the latest reason.
+    for (let k = 2; k <= 5; k++) {
+      h.clock.advance(1000);
+      expect(h.b.endpointStatus('a:5701')).toBe('connecting');
+      expect(h.b.endpointHealth('a:5701', h.now)?.status).toBe('down');
+      h.apply(h.b.endpointDown('a:5701', h.now, `connect timed out #${k}`));
+      expect(h.b.endpointHealth('a:5701', h.now)).toEqual({ status: 'down', sinceMs: firstFailure, reason: `connect timed out #${k}`, cause: 'connect-failed', failedAttempts: k });
+    }
+    h.clock.advance(2000);
+    h.apply(h.b.endpointUp('a:5701', h.now));
+    expect(h.b.endpointHealth('a:5701', h.now)).toEqual({ status: 'up', sinceMs: h.now, reason: undefined, cause: undefined, failedAttempts: 0 });
+    expect(h.b.endpointHealth('zz:1', h.now)).toBeUndefined();
+  });
+
+  it('a connection declared dead is down since then with its cause, and the batch in flight is resent on the next connection from the oldest event', () => {
+    const h = new Harness();
+    h.start(['a:5701']); // the only endpoint up: the partition waits for it
+    const [p] = h.partitionsOf('a:5701', 1) as [number];
+    h.push(p, 4);
+    const first = h.lastSend();
+    expect(first.endpoint).toBe('a:5701');
+    h.clock.advance(5000 - 1); // just inside response-timeout-millis: the liveness probe is what notices
+    h.apply(h.b.endpointDown('a:5701', h.now, 'no answer from the target for 5000 ms', 'heartbeat-timeout'));
+    const downAt = h.now;
+    expect(h.b.endpointHealth('a:5701', h.now)).toMatchObject({ status: 'down', sinceMs: downAt, cause: 'heartbeat-timeout', reason: 'no answer from the target for 5000 ms' });
+    expect(h.dropped).toEqual(['a:5701']);
+    // The ack of the dead connection's batch never counts, even if it came late.
+    h.apply(h.b.acknowledged(first.id, h.now));
+    expect(h.q.size).toBe(4);
+    h.push(p, 2);
+    // Reconnect attempts fail while the link is cut: down since the drop, not since the last attempt.
+    h.clock.advance(2000);
+    h.apply(h.b.endpointDown('a:5701', h.now, 'connect timed out'));
+    expect(h.b.endpointHealth('a:5701', h.now)).toMatchObject({ status: 'down', sinceMs: downAt, cause: 'connect-failed' });
+    expect(h.sends).toEqual([first]);
+    h.clock.advance(2000);
+    h.apply(h.b.endpointUp('a:5701', h.now));
+    // The new connection gets the partition's events again from the oldest, in order, then the rest.
+    expect(h.sends).toHaveLength(2);
+    expect(seqs(h.lastSend())).toEqual(seqs(first));
+    h.apply(h.b.acknowledged(h.lastSend().id, h.now));
+    expect(seqs(h.lastSend()).map(([, s]) => s)).toEqual([5, 6]);
+  });
+
+  it('the reconnect pause runs from the attempt start: a dial that timed out is followed at once, a refused one after the backoff', () => {
+    const h = new Harness({ retryInitialMs: 500, retryMaxMs: 2000 });
+    h.start(['b:5701', 'c:5701']);
+    h.apply(h.b.endpointDown('a:5701', h.now, 'refused'));
+    const attempts: number[] = [];
+    // Refused at once: attempts 0.5, 1, 2, 2 s apart.
+    for (let k = 0; k < 4; k++) {
+      const before = h.connects.length;
+      while (h.connects.length === before) h.clock.advance(10);
+      attempts.push(h.now);
+      h.apply(h.b.endpointDown('a:5701', h.now, 'refused'));
+    }
+    expect(attempts.slice(1).map((t, i) => t - (attempts[i] as number))).toEqual([1000, 2000, 2000]);
+    // Timed out after 2 s (a SYN into a dead link): the next attempt starts right away.
+    const before = h.connects.length;
+    while (h.connects.length === before) h.clock.advance(10);
+    const started = h.now;
+    h.clock.advance(2000);
+    h.apply(h.b.endpointDown('a:5701', h.now, 'connect timed out'));
+    expect(h.connects.length).toBe(before + 2);
+    expect(h.now - started).toBe(2000);
+    expect(h.b.endpointHealth('a:5701', h.now)?.failedAttempts).toBe(6);
+  });
+
+  it('dropped after batch failures: cause batch-failures', () => {
+    const h = new Harness();
+    h.start(['a:5701']);
+    h.push(h.partitionsOf('a:5701', 1)[0] as number, 4);
+    for (let k = 0; k < 3; k++) {
+      const b = h.lastSend();
+      h.apply(h.b.failed(b.id, h.now, 'target refused'));
+      h.clock.advance(1000);
+    }
+    expect(h.b.endpointHealth('a:5701', h.now)).toMatchObject({ status: 'down', cause: 'batch-failures' });
+    expect(h.b.endpointHealth('a:5701', h.now)?.reason).toMatch(/target refused \(3 failures in a row\)/);
+  });
+});

@@ -45,6 +45,8 @@ const DEFAULTS = {
   initialPublisherState: DEFAULT_WAN_PUBLISHER.initialPublisherState,
   acknowledgeType: DEFAULT_WAN_PUBLISHER.acknowledgeType,
   consistencyCheckStrategy: DEFAULT_WAN_PUBLISHER.consistencyCheckStrategy,
+  heartbeatIntervalMillis: DEFAULT_WAN_PUBLISHER.heartbeatIntervalMillis,
+  heartbeatTimeoutMillis: DEFAULT_WAN_PUBLISHER.heartbeatTimeoutMillis,
 };
 
 /** What Hazelcast 5's WanReplicationConfigDTO.toJson writes for a batch publisher (every field). */
@@ -99,6 +101,8 @@ describe('parseWanConfigJson: the contract shape', () => {
           initialPublisherState: 'PAUSED',
           acknowledgeType: 'ACK_ON_RECEIPT',
           consistencyCheckStrategy: 'MERKLE_TREES',
+          heartbeatIntervalMillis: DEFAULT_WAN_PUBLISHER.heartbeatIntervalMillis,
+          heartbeatTimeoutMillis: DEFAULT_WAN_PUBLISHER.heartbeatTimeoutMillis,
         },
       ],
     });
@@ -414,9 +418,18 @@ describe('wanConfigToJson', () => {
           initialPublisherState: 1,
           acknowledgeType: 0,
           sync: { consistencyCheckStrategy: 1 },
+          heartbeatIntervalMillis: 1000,
+          heartbeatTimeoutMillis: 5000,
         },
       ],
     });
+  });
+
+  it("Grid's own heartbeat fields: read when given, 0 turns the probes off, a timeout not above the interval is refused", () => {
+    expect(pubOf({ heartbeatIntervalMillis: 200, heartbeatTimeoutMillis: 900 })).toMatchObject({ heartbeatIntervalMillis: 200, heartbeatTimeoutMillis: 900 });
+    expect(pubOf({ heartbeatTimeoutMillis: 0 })).toMatchObject({ heartbeatIntervalMillis: 1000, heartbeatTimeoutMillis: 0 });
+    expect(pubBad({ heartbeatIntervalMillis: 2000, heartbeatTimeoutMillis: 2000 })).toMatch(/heartbeatTimeoutMillis.*must be 0 \(off\) or greater than heartbeatIntervalMillis \(2000\), got 2000/);
+    expect(pubBad({ heartbeatIntervalMillis: 0 })).toMatch(/heartbeatIntervalMillis/);
   });
 
   it('round-trips every combination of enum values and other fields', () => {
@@ -438,6 +451,11 @@ describe('wanConfigToJson', () => {
           initialPublisherState: pick(['REPLICATING', 'PAUSED', 'STOPPED'] as const),
           acknowledgeType: pick(['ACK_ON_RECEIPT', 'ACK_ON_OPERATION_COMPLETE'] as const),
           consistencyCheckStrategy: pick(['NONE', 'MERKLE_TREES'] as const),
+          ...pick([
+            { heartbeatIntervalMillis: 1000, heartbeatTimeoutMillis: 5000 },
+            { heartbeatIntervalMillis: 1, heartbeatTimeoutMillis: 0 },
+            { heartbeatIntervalMillis: 250, heartbeatTimeoutMillis: 251 },
+          ]),
         });
       }
       const cfg: WanReplicationConfig = { name: `rep-${n}`, batchPublishers: publishers };
