@@ -1,5 +1,5 @@
 import type * as Fs from 'node:fs';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -9,19 +9,13 @@ import { MemberLog } from '../../../src/persistence/member-log.js';
 import { captureLogs } from '../core/fakes.js';
 import type { LogSink } from '../core/fakes.js';
 
-// The writes and fdatasyncs the log makes, counted (they go through to the real calls), and
-// write errors on demand: the next `failWrites` writes fail with EIO without writing.
-const io = vi.hoisted(() => ({ writes: 0, datasyncs: 0, failWrites: 0 }));
+// The writes and fdatasyncs the log makes, counted (they go through to the real calls). Faults
+// of the disk are driven through the log's file seam in disk-faults.test.ts.
+const io = vi.hoisted(() => ({ writes: 0, datasyncs: 0 }));
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof Fs>();
   const write = (fd: number, buf: Buffer, off: number, len: number, pos: null, cb: (err: NodeJS.ErrnoException | null, n: number) => void): void => {
     io.writes++;
-    if (io.failWrites > 0) {
-      io.failWrites--;
-      const err: NodeJS.ErrnoException = Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
-      setImmediate(() => cb(err, 0));
-      return;
-    }
     fs.write(fd, buf, off, len, pos, cb);
   };
   const fdatasync = (fd: number, cb: Fs.NoParamCallback): void => {
@@ -38,7 +32,6 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'grid-member-log-'));
   io.writes = 0;
   io.datasyncs = 0;
-  io.failWrites = 0;
 });
 
 afterEach(async () => {
@@ -387,60 +380,5 @@ describe('MemberLog: backups and wipe', () => {
     expect(readdirSync(dir)).toEqual(['member.json']);
     expect(newLog().log.load().records).toEqual([]);
     expect(() => MemberLog.wipe(join(dir, 'nope'))).not.toThrow();
-  });
-});
-
-describe('MemberLog: a failed write', () => {
-  it('rejects pending() with a GridError naming the directory, then every later pending() too, and writes nothing more', async () => {
-    const { log, sink } = newLog(dir, 100);
-    log.load();
-    // The next segment cannot be opened: the roll after the first write fails.
-    mkdirSync(join(dir, 'seg-00000002.log'));
-    log.append(put(1, 'x'.repeat(120)), false);
-    const first = log.pending();
-    await nextTurn(); // that write is under way
-    const whileWriting = log.pending(); // nothing left to write: waits for the write under way
-    const e = await rejection(first);
-    expect(e.code).toBe('INTERNAL');
-    expect(e.message).toContain(`persisting to ${dir} failed`);
-    expect(await rejection(whileWriting)).toBe(e);
-    expect(sink.messages()).toContain(e.message);
-
-    expect(await rejection(log.pending())).toBe(e);
-    log.append(put(2), false);
-    expect(await rejection(log.pending())).toBe(e);
-    await nextTurn();
-    await nextTurn();
-    expect(plain(parseLog(readFileSync(join(dir, 'seg-00000001.log')), 'seg 1').records)).toEqual(plain([put(1, 'x'.repeat(120))]));
-  });
-
-  it('after a write error nothing more is written, even once writes would work again: its waiters are refused too', async () => {
-    const { log } = newLog();
-    log.load();
-    await appendInTurns(log, [[put(1)]]);
-    io.failWrites = 1;
-    log.append(put(2), false);
-    const failing = log.pending();
-    await nextTurn(); // the failing write is under way
-    log.append(put(3), true); // queued behind it
-    const behind = log.pending();
-    const e = await rejection(failing);
-    expect(e.message).toBe(`persisting to ${dir} failed: EIO: i/o error, write`);
-    expect(await rejection(behind)).toBe(e);
-    await nextTurn();
-    expect(io.writes).toBe(2);
-    expect(plain(onDisk())).toEqual(plain([put(1)]));
-  });
-
-  it.skipIf(!existsSync('/dev/full'))('an error from write() itself (a full disk) rejects pending()', async () => {
-    const { log } = newLog(dir, 100);
-    log.load();
-    symlinkSync('/dev/full', join(dir, 'seg-00000002.log')); // the next segment is on a full disk
-    await appendInTurns(log, [[put(1, 'x'.repeat(120))]]);
-    log.append(put(2), true);
-    const e = await rejection(log.pending());
-    expect(e.message).toContain(`persisting to ${dir} failed`);
-    expect(e.message).toContain('ENOSPC');
-    expect(await rejection(log.pending())).toBe(e);
   });
 });
