@@ -84,17 +84,6 @@ function range(from: number, to: number): number[] {
   return Array.from({ length: to - from }, (_, i) => from + i);
 }
 
-async function rejection(p: Promise<void> | undefined): Promise<GridError> {
-  expect(p).toBeInstanceOf(Promise);
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(GridError);
-    return e as GridError;
-  }
-  throw new Error('expected pending() to reject');
-}
-
 describe('MemberLog: appending', () => {
   it('pending() is undefined when nothing is pending, a promise while something is', async () => {
     const { log } = newLog();
