@@ -220,4 +220,42 @@ describe.skipIf(mountRefused !== undefined)('persistence on full disks (tmpfs mo
     await waitFor('the restarted cluster to be ready', async () => (await c.http(0, 'GET', '/hazelcast/health/ready')).status === 200 && (await c.http(1, 'GET', '/hazelcast/health/ready')).status === 200, 30_000, 100);
     await checkReads(c, 0, w, 'after kill -9 and a restart of both');
   }, 120_000);
+
+  it('one member: writes until its disk is full fail and leave no trace, reads and in-memory maps go on; a bigger disk resumes writes; kill -9 and a restart bring back every acknowledged write', async () => {
+    const disk = mountTmpfs('2m');
+    if (disk instanceof Error) throw disk;
+    const c = await Cluster.create({
+      size: 1,
+      config: () => ({
+        persistence: { enabled: true, 'base-dir': disk, 'validation-timeout-seconds': 10 },
+        map: { [MAP]: { 'backup-count': 1, 'data-persistence': { enabled: true, fsync: true } } },
+      }),
+    });
+    await c.waitUp(0);
+    await c.waitSafe();
+
+    // Written until the disk is full (no filler: the log fills it).
+    const w = new Writers(c, [0]);
+    w.start(8);
+    await waitFor('writes refused for the full disk', () => w.errors.length >= 30, 60_000);
+    await w.stop();
+    expect(w.acks).toBeGreaterThan(500);
+    for (const e of w.errors.splice(0)) expect(e).toMatch(new RegExp(`^500 persisting to ${disk}/[^ ]+ failed: ENOSPC`));
+    await checkReads(c, 0, w, 'with the disk full');
+    expect((await c.http(0, 'POST', '/hazelcast/rest/maps/plain-df/a', 'x')).status).toBe(200);
+    const h = JSON.parse((await c.http(0, 'GET', '/hazelcast/health')).body) as { persistence: { state: string; reason: string } };
+    expect(h.persistence.state).toBe('DISK_FULL');
+    expect(h.persistence.reason).toContain('ENOSPC');
+
+    // The file system grows: writes resume without a restart.
+    execFileSync('mount', ['-o', 'remount,size=8m', disk], { stdio: 'pipe' });
+    await waitFor('writes to resume', async () => (await persistenceState(c, 0)) === 'OK', 15_000, 50);
+    expect(new Set(await w.burst(8, 10))).toEqual(new Set([200]));
+
+    await c.kill(0);
+    await c.restart(0);
+    await waitFor('the member to be ready', async () => (await c.http(0, 'GET', '/hazelcast/health/ready')).status === 200, 30_000, 100);
+    await checkReads(c, 0, w, 'after kill -9 and a restart');
+    expect(await persistenceState(c, 0)).toBe('OK');
+  }, 120_000);
 });
