@@ -6,7 +6,7 @@ import type { MaybePromise } from '../core/maybe-promise.js';
 import type { Logger } from '../core/logger.js';
 import type { GridConfig, MapConfig } from '../config/types.js';
 import { findMapConfig } from '../config/index.js';
-import { GridError } from '../core/errors.js';
+import { GridError, describeError } from '../core/errors.js';
 import type { BackupSpec, Caller, Invoker, Operation, OperationHandler } from '../invocation/invoker.js';
 import { ALONE_SIZE, PARTITION_OWNER, SplitBrainGuard, THIS_MEMBER, type ProtectedAccess } from '../invocation/split-brain-protection.js';
 import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
@@ -479,12 +479,42 @@ export class MapService implements MapFacade {
     if ((this.containers.get(mapName)?.config ?? findMapConfig(this.config, mapName)).dataPersistence.enabled) throw refusal;
   }
 
-  /** The owner publishes an entry whose change was put back as it is again (WAN targets may have had the change). */
+  /**
+   * On the owner, a change put back: WAN targets get the entry as it is again (they may have
+   * had the change). When the owner's log is fine, the change had reached backups and one
+   * refused it: every backup gets the entry as it is again too (the one that refused has put
+   * it back itself and refuses this as well; one that took it is corrected).
+   */
   private undoneChange(pid: number, mapName: string, key: string): void {
     const c = this.containers.get(mapName);
     const store = c?.stores[pid];
-    if (c === undefined || store === undefined || !c.publishes || this.wan === undefined || !this.isOwner(pid)) return;
-    this.wan.offer(pid, this.putEvent(store, mapName, key, this.clock.now(), []));
+    if (c === undefined || store === undefined || !this.isOwner(pid)) return;
+    if (c.publishes && this.wan !== undefined) this.wan.offer(pid, this.putEvent(store, mapName, key, this.clock.now(), []));
+    if (c.replicas <= 1 || this.persistence?.refusal() !== undefined) return;
+    const sent = (e: unknown): void => this.logger.debug({ map: mapName, key }, `the put-back entry did not reach every backup: ${describeError(e)}`);
+    try {
+      const r = this.invoker.invoke(pid, this.putBackOp(pid, mapName, key));
+      if (r instanceof Promise) r.catch(sent);
+    } catch (e) {
+      sent(e);
+    }
+  }
+
+  /** Sends the backups of a partition one entry as the owner has it now (or its absence); changes nothing here. */
+  private putBackOp(pid: number, mapName: string, key: string): Operation<WireValue[] | undefined> {
+    return {
+      name: 'map.putBack',
+      // Only ever run here, as owner (its backups are what it is for): no remote handler.
+      service: 'map',
+      type: 'putBack',
+      mutating: true,
+      run: () => {
+        const e = this.containers.get(mapName)?.stores[pid]?.mergeView(key, 0);
+        if (e === undefined) return undefined;
+        return [key, new Latin1(e.value), e.contentType ?? null, e.expiresAt, e.lastAccessAt, e.creationTime, e.lastUpdateTime, e.hits];
+      },
+      backup: (entry) => (entry === undefined ? this.backupOf(mapName, 'remove', [mapName, key]) : this.backupOf(mapName, 'merged', [mapName, entry])),
+    };
   }
 
   private protectionRefOf(mapName: string): string | undefined {

@@ -143,83 +143,92 @@ async function persistenceState(c: Cluster, i: number): Promise<string | undefin
 }
 
 describe.skipIf(mountRefused !== undefined)('persistence on full disks (tmpfs mounted by the test)', () => {
-  it('two members, member 1\'s disk fills: its writes and the backups it takes fail with the reason and leave no trace; writes resume once space is freed; its disk alone has every acknowledged write', async () => {
-    const disks = [mountTmpfs('6m'), mountTmpfs('6m')];
-    for (const d of disks) if (d instanceof Error) throw d;
-    const baseOf: string[] = disks as string[];
-    const extraOf = new Map<number, ConfigFragment>();
-    const c = await Cluster.create({
-      size: 2,
-      config: (i) => ({
-        persistence: { enabled: true, 'base-dir': baseOf[i], 'validation-timeout-seconds': 10, ...((extraOf.get(i)?.persistence as ConfigFragment | undefined) ?? {}) },
-        map: { [MAP]: { 'backup-count': 1, 'data-persistence': { enabled: true, fsync: false } } },
-      }),
-    });
-    await Promise.all([c.waitUp(0), c.waitUp(1)]);
-    await c.waitForMembers(2);
-    await c.waitSafe();
-    const addr1 = c.member(1).address;
+  // The last member's disk fills: it owns some partitions and backs up the others, so writes
+  // fail both ways (its own log as owner, and its backups). With backup-count 2 another backup
+  // took each write the full member refused: the owner puts it back there too.
+  for (const { size, backups } of [
+    { size: 2, backups: 1 },
+    { size: 3, backups: 2 },
+  ]) {
+    it(`${size} members, backup-count ${backups}, the last member's disk fills: its writes and the backups it takes fail with the reason and leave no trace on any member; writes resume once space is freed; each member's disk alone has every acknowledged write`, async () => {
+      const all = Array.from({ length: size }, (_, i) => i);
+      const full = size - 1;
+      const disks = all.map(() => mountTmpfs('6m'));
+      for (const d of disks) if (d instanceof Error) throw d;
+      const baseOf: string[] = disks as string[];
+      const extraOf = new Map<number, ConfigFragment>();
+      const c = await Cluster.create({
+        size,
+        config: (i) => ({
+          persistence: { enabled: true, 'base-dir': baseOf[i], 'validation-timeout-seconds': 10, ...((extraOf.get(i)?.persistence as ConfigFragment | undefined) ?? {}) },
+          map: { [MAP]: { 'backup-count': backups, 'data-persistence': { enabled: true, fsync: false } } },
+        }),
+      });
+      await Promise.all(all.map((i) => c.waitUp(i)));
+      await c.waitForMembers(size);
+      await c.waitSafe();
+      const fullAddr = c.member(full).address;
 
-    const w = new Writers(c, [0, 1]);
-    expect(new Set(await w.burst(6, 10))).toEqual(new Set([200]));
+      const w = new Writers(c, all);
+      expect(new Set(await w.burst(6, 10))).toEqual(new Set([200]));
 
-    // Member 1's disk fills while the writers run: it owns half the partitions and backs up the other half.
-    const filler = fill(baseOf[1]!, 200 * 1024);
-    w.start(12);
-    await waitFor('writes refused for the full disk of member 1, both as owner and as backup', () =>
-      w.errors.some((e) => e.includes(`member ${addr1} could not persist its backup`)) && w.errors.some((e) => e.includes(`persisting to ${baseOf[1]!}`)) && w.errors.length >= 40,
-      30_000,
-    );
-    await w.stop();
-    const errors = w.errors.splice(0);
-    // Each refusal is a 500 naming the member and the disk error.
-    for (const e of errors) expect(e).toMatch(/^500 .*ENOSPC/);
-    expect(errors.some((e) => e.startsWith(`500 map.put was not applied: member ${addr1} could not persist its backup: persisting to ${baseOf[1]!}`))).toBe(true);
-    await checkReads(c, 0, w, 'with the disk full');
-    expect(await persistenceState(c, 1)).toBe('DISK_FULL');
-    expect(await persistenceState(c, 0)).toBe('OK');
-    expect((await c.http(1, 'GET', '/metrics')).body).toMatch(/^grid_persistence_disk_state 1$/m);
-    // Maps without persistence keep working on the full member.
-    expect((await c.http(1, 'POST', '/hazelcast/rest/maps/plain-df/a', 'x')).status).toBe(200);
-    expect(c.member(1).logMessages().filter((m) => m.includes('the disk is full'))).toHaveLength(1);
+      const filler = fill(baseOf[full]!, 200 * 1024);
+      w.start(12);
+      await waitFor(`writes refused for the full disk of member ${full}, both as owner and as backup`, () =>
+        w.errors.some((e) => e.includes(`member ${fullAddr} could not persist its backup`)) && w.errors.some((e) => e.includes(`persisting to ${baseOf[full]!}`)) && w.errors.length >= 40,
+        30_000,
+      );
+      await w.stop();
+      const errors = w.errors.splice(0);
+      // Each refusal is a 500 naming the member and the disk error.
+      for (const e of errors) expect(e).toMatch(/^500 .*ENOSPC/);
+      expect(errors.some((e) => e.startsWith(`500 map.put was not applied: member ${fullAddr} could not persist its backup: persisting to ${baseOf[full]!}`))).toBe(true);
+      await checkReads(c, 0, w, 'with the disk full');
+      expect(await persistenceState(c, full)).toBe('DISK_FULL');
+      expect(await persistenceState(c, 0)).toBe('OK');
+      expect((await c.http(full, 'GET', '/metrics')).body).toMatch(/^grid_persistence_disk_state 1$/m);
+      // Maps without persistence keep working on the full member.
+      expect((await c.http(full, 'POST', '/hazelcast/rest/maps/plain-df/a', 'x')).status).toBe(200);
+      expect(c.member(full).logMessages().filter((m) => m.includes('the disk is full'))).toHaveLength(1);
 
-    // Space is back: writes resume by themselves.
-    unlinkSync(filler);
-    await waitFor('member 1 to take writes again', async () => (await persistenceState(c, 1)) === 'OK', 15_000, 50);
-    expect(c.member(1).logMessages().filter((m) => m.includes('has space again'))).toHaveLength(1);
-    expect(new Set(await w.burst(6, 10))).toEqual(new Set([200]));
-    await checkReads(c, 1, w, 'after space was freed');
+      // Space is back: writes resume by themselves.
+      unlinkSync(filler);
+      await waitFor(`member ${full} to take writes again`, async () => (await persistenceState(c, full)) === 'OK', 15_000, 50);
+      expect(c.member(full).logMessages().filter((m) => m.includes('has space again'))).toHaveLength(1);
+      expect(new Set(await w.burst(6, 10))).toEqual(new Set([200]));
+      await checkReads(c, full, w, 'after space was freed');
 
-    // kill -9 both. Each member's disk alone (a copy of its directory, the member started
-    // alone from it) has every acknowledged write and none refused: member 1's shows the sync
-    // backups were persisted, member 0's that what member 1 refused as owner never reached it.
-    await Promise.all([c.kill(0), c.kill(1)]);
-    const own = [...baseOf];
-    for (const i of [1, 0]) {
-      const copy = mkdtempSync(join(tmpdir(), 'grid-disk-full-copy-'));
-      try {
-        for (const d of readdirSync(own[i]!)) if (d !== 'filler') cpSync(join(own[i]!, d), join(copy, d), { recursive: true });
-        baseOf[i] = copy;
-        extraOf.set(i, { persistence: { 'cluster-data-recovery-policy': 'PARTIAL_RECOVERY_MOST_RECENT', 'validation-timeout-seconds': 1 } });
-        writeFileSync(c.member(i).configPath, stringify({ hazelcast: c.configOf(i, c.member(i).port, false) }));
-        await c.restart(i);
-        await waitFor(`member ${i} alone to be ready`, async () => (await c.http(i, 'GET', '/hazelcast/health/ready')).status === 200, 30_000, 100);
-        await checkReads(c, i, w, `member ${i} alone from a copy of its directory`);
-        await c.kill(i);
-      } finally {
-        baseOf[i] = own[i]!;
-        extraOf.delete(i);
-        writeFileSync(c.member(i).configPath, stringify({ hazelcast: c.configOf(i, c.member(i).port, false) }));
-        rmSync(copy, { recursive: true, force: true });
+      // kill -9 of all. Each member's disk alone (a copy of its directory, the member started
+      // alone from it) has every acknowledged write and none refused: the full member's shows
+      // the sync backups were persisted, the others' that nothing refused stayed with them.
+      await Promise.all(all.map((i) => c.kill(i)));
+      const own = [...baseOf];
+      for (const i of [...all].reverse()) {
+        const copy = mkdtempSync(join(tmpdir(), 'grid-disk-full-copy-'));
+        try {
+          for (const d of readdirSync(own[i]!)) if (d !== 'filler') cpSync(join(own[i]!, d), join(copy, d), { recursive: true });
+          baseOf[i] = copy;
+          extraOf.set(i, { persistence: { 'cluster-data-recovery-policy': 'PARTIAL_RECOVERY_MOST_RECENT', 'validation-timeout-seconds': 1 } });
+          writeFileSync(c.member(i).configPath, stringify({ hazelcast: c.configOf(i, c.member(i).port, false) }));
+          await c.restart(i);
+          await waitFor(`member ${i} alone to be ready`, async () => (await c.http(i, 'GET', '/hazelcast/health/ready')).status === 200, 30_000, 100);
+          await checkReads(c, i, w, `member ${i} alone from a copy of its directory`);
+          await c.kill(i);
+        } finally {
+          baseOf[i] = own[i]!;
+          extraOf.delete(i);
+          writeFileSync(c.member(i).configPath, stringify({ hazelcast: c.configOf(i, c.member(i).port, false) }));
+          rmSync(copy, { recursive: true, force: true });
+        }
       }
-    }
 
-    // Both again from their own disks.
-    await Promise.all([c.restart(0, { wait: 'none' }), c.restart(1, { wait: 'none' })]);
-    await Promise.all([c.waitUp(0), c.waitUp(1)]);
-    await waitFor('the restarted cluster to be ready', async () => (await c.http(0, 'GET', '/hazelcast/health/ready')).status === 200 && (await c.http(1, 'GET', '/hazelcast/health/ready')).status === 200, 30_000, 100);
-    await checkReads(c, 0, w, 'after kill -9 and a restart of both');
-  }, 120_000);
+      // All again from their own disks.
+      await Promise.all(all.map((i) => c.restart(i, { wait: 'none' })));
+      await Promise.all(all.map((i) => c.waitUp(i)));
+      await waitFor('the restarted cluster to be ready', async () => (await Promise.all(all.map((i) => c.http(i, 'GET', '/hazelcast/health/ready')))).every((r) => r.status === 200), 30_000, 100);
+      await checkReads(c, 0, w, `after kill -9 and a restart of all ${size}`);
+    }, 150_000);
+  }
 
   it('one member: writes until its disk is full fail and leave no trace, reads and in-memory maps go on; a bigger disk resumes writes; kill -9 and a restart bring back every acknowledged write', async () => {
     const disk = mountTmpfs('2m');
