@@ -13,7 +13,7 @@ import { GridError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { PlainHistogram } from '../core/metrics.js';
 import { encodeRecord, parseLog, type LogRecord } from './log-format.js';
-import { initialDiskState, onFault, onProbe, PROBE_MAX_MS, PROBE_MIN_MS, type DiskOp, type DiskState } from './disk-state.js';
+import { initialDiskState, MIN_FREE_BYTES, onFault, onProbe, PROBE_MAX_MS, PROBE_MIN_MS, type DiskOp, type DiskState } from './disk-state.js';
 import { nodeLogFiles, type LogFiles } from './log-files.js';
 
 /** Puts the memory back as it was before one record's change (the record could not be written). */
@@ -83,6 +83,8 @@ export class MemberLog {
   private probeTimer: NodeJS.Timeout | undefined;
   /** Records were dropped while the disk was not writable (an expiry, a partition leaving): the next compaction rewrites the log from memory. */
   private needsSnapshot = false;
+  /** The last compaction was skipped for lack of space (logged once until one runs). */
+  private compactionTooBig = false;
 
   /** A live segment is rolled over once it is this large (SEGMENT_BYTES unless set, for tests). */
   private readonly maxSegmentBytes: number;
@@ -423,6 +425,17 @@ export class MemberLog {
     if (this.compacting || this.copying || this.closed) return;
     this.compacting = true;
     try {
+      // The snapshot needs up to the log's size while the old segments still exist: one that
+      // cannot fit would fill the disk and stop the member's writes, every time it is tried.
+      const free = await this.files.freeBytes(this.dir).catch(() => Number.POSITIVE_INFINITY);
+      if (free < this.appendedSinceCompaction + MIN_FREE_BYTES) {
+        if (!this.compactionTooBig) {
+          this.compactionTooBig = true;
+          this.logger.warn({ dir: this.dir, freeBytes: free, logBytes: this.appendedSinceCompaction }, `persisted log not compacted: ${free} bytes free in ${this.dir}, the snapshot may need up to ${this.appendedSinceCompaction}; it is tried again when there is room`);
+        }
+        return;
+      }
+      this.compactionTooBig = false;
       let oldSegments: number[] = [];
       let snapshotSegment = 0;
       await this.withWritesHeld(async () => {

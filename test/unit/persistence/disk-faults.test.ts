@@ -287,3 +287,23 @@ describe('MemberLog: a failed fsync', () => {
     expect(log.diskState.kind).toBe('failed');
   });
 });
+
+describe('MemberLog: compaction and free space', () => {
+  it('a compaction whose snapshot may not fit is not started (logged once), and runs once there is room', async () => {
+    const files = new FaultyFiles();
+    const { log, sink } = newLog(files, 200);
+    for (let i = 0; i < 10; i++) log.append(put(i, 'z'.repeat(100)), false);
+    await log.pending();
+    const snapshot = (): LogRecord[] => [put(9, 'z'.repeat(100))];
+    files.free = 1000;
+    await log.compact(snapshot);
+    await log.compact(snapshot);
+    expect(log.stats.compactions).toBe(0);
+    expect(sink.messages().filter((m) => m.startsWith('persisted log not compacted: 1000 bytes free'))).toHaveLength(1);
+    expect(log.diskState.kind).toBe('ok');
+    files.free = 10 * 1024 * 1024;
+    await log.compact(snapshot);
+    expect(log.stats.compactions).toBe(1);
+    expect(onDisk().keys).toEqual(['k9']);
+  });
+});
