@@ -25,6 +25,7 @@ export type GridErrorCode =
   | 'SPLIT_BRAIN_PROTECTION' // a split-brain protection of the map or queue refuses: the member running it sees too few members
   | 'TIMEOUT' // an operation or member call took longer than allowed
   | 'RECOVERING' // the cluster is restarting from persisted data: data is served once it is ACTIVE
+  | 'PERSISTENCE_FAILED' // a write of persisted data could not be written to a member's log (disk full, I/O error): it was not applied
   | 'NOT_ENABLED' // a subsystem that is not enabled (CP)
   | 'CP_UNAVAILABLE' // the CP subsystem or a CP group cannot answer now (not formed yet, no leader, no majority)
   | 'INDETERMINATE' // a CP operation may or may not have been applied (fail-on-indeterminate-operation-state)
@@ -56,6 +57,7 @@ const CODES: Readonly<Record<GridErrorCode, true>> = {
   SPLIT_BRAIN_PROTECTION: true,
   TIMEOUT: true,
   RECOVERING: true,
+  PERSISTENCE_FAILED: true,
   NOT_ENABLED: true,
   CP_UNAVAILABLE: true,
   INDETERMINATE: true,

@@ -14,12 +14,15 @@ const FENCING_CODES: ReadonlySet<GridErrorCode> = new Set<GridErrorCode>(['NOT_M
  *   own pause, in which the cluster may have removed it and promoted another copy of the
  *   partition. The write answers once the member knows it still belongs; removed, its write is
  *   gone with it and is not acknowledged.
+ * - `not-persisted`: the backup answered that it could not persist the write (disk full or
+ *   failed): a failed write, not a late backup; the owner puts its change back.
  * - `answer`: Hazelcast's rule: a backup that does not answer does not fail the write.
  *
  * `fenced`: this member's `fenced()`, asked when the failure arrived (it notices a pause the
  * heartbeat timer has not seen yet).
  */
-export function backupFailureVerdict(code: GridErrorCode | undefined, fenced: boolean): 'fenced' | 'check' | 'answer' {
+export function backupFailureVerdict(code: GridErrorCode | undefined, fenced: boolean): 'fenced' | 'check' | 'not-persisted' | 'answer' {
   if (code !== undefined && FENCING_CODES.has(code)) return 'fenced';
+  if (code === 'PERSISTENCE_FAILED') return 'not-persisted';
   return fenced ? 'check' : 'answer';
 }

@@ -68,14 +68,21 @@ export interface OperationHandler {
 }
 
 /**
- * Writes that must reach the disk before they are acknowledged (persistence): after a write
- * runs on the owner, and after a backup is applied, the answer waits for `pending()`.
+ * Writes that must reach the disk before they are acknowledged (persistence). A write that
+ * persisted something on the owner is sent to its backups only once it is in the owner's log
+ * (a write the owner's log refused is put back by the log and goes nowhere); a backup is
+ * acknowledged once in the backup's log. A backup that answers PERSISTENCE_FAILED fails the
+ * write: the owner puts its change back (`takeUndo()`), which its log records too.
  */
 export interface Durability {
   /** A mark of what was written so far: `pending(mark)` is undefined when nothing was written since. */
   mark(): number;
   /** Settles when everything written so far is persisted (written, or synced where asked); undefined: nothing written since `mark`, or nothing pending. */
   pending(since?: number): Promise<void> | undefined;
+  /** Keep what puts back the changes made from now until takeUndo(). */
+  capture(): void;
+  /** What puts back the changes since capture(), to run newest first (undefined: none). */
+  takeUndo(): (() => void)[] | undefined;
 }
 
 export interface Invoker {
@@ -103,6 +110,12 @@ const RETRY_CODES: ReadonlySet<GridErrorCode> = new Set<GridErrorCode>([
 const ALWAYS_THERE: Caller = { alive: () => true, onGone: () => undefined };
 const BACKOFF_MS = [1, 5, 10, 25, 50, 100, 200, 500];
 
+/** `fn` the first time; the same promise after. */
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let p: Promise<void> | undefined;
+  return () => (p ??= fn());
+}
+
 function sleep(clock: Clock, ms: number): Promise<void> {
   return new Promise((resolve) => clock.setTimeout(resolve, ms));
 }
@@ -125,6 +138,8 @@ export class ClusterInvoker implements Invoker {
   private retries = 0;
   /** Sync backups whose ack did not come within hazelcast.operation.backup.timeout.millis (metrics). */
   private backupAckTimeouts = 0;
+  /** Writes failed because a sync backup could not persist them (metrics). */
+  private backupsNotPersisted = 0;
   private readonly dropper: BackupDropper;
   private durability: Durability | undefined;
 
@@ -158,6 +173,10 @@ export class ClusterInvoker implements Invoker {
     r.counter(
       { name: 'grid_operation_backup_timeouts_total', help: 'Sync backups whose ack did not come within hazelcast.operation.backup.timeout.millis (the write answered anyway)' },
       (report) => report(this.backupAckTimeouts),
+    );
+    r.counter(
+      { name: 'grid_operation_backups_not_persisted_total', help: 'Writes that failed because a sync backup answered that it could not persist them (its disk full or failed); the owner put them back' },
+      (report) => report(this.backupsNotPersisted),
     );
   }
 
@@ -333,17 +352,30 @@ export class ClusterInvoker implements Invoker {
 
   /** Run on this member (the owner) and replicate to the backups. */
   private runHere<T>(partitionId: number, op: Operation<T>): MaybePromise<T> {
-    const mark = op.mutating ? this.durability?.mark() : undefined;
-    const result = op.run();
-    if (op.backup === undefined) return this.durable(op, result, mark);
-    if (result instanceof Promise) return result.then((v) => this.durable(op, this.replicate(partitionId, op, v), mark));
-    return this.durable(op, this.replicate(partitionId, op, result), mark);
+    const d = this.durability;
+    if (d === undefined || !op.mutating) {
+      const result = op.run();
+      if (op.backup === undefined) return result;
+      if (result instanceof Promise) return result.then((v) => this.replicate(partitionId, op, v, undefined));
+      return this.replicate(partitionId, op, result, undefined);
+    }
+    const mark = d.mark();
+    d.capture();
+    let result: T | Promise<T>;
+    let undo: (() => void)[] | undefined;
+    try {
+      result = op.run();
+    } finally {
+      undo = d.takeUndo();
+    }
+    if (op.backup === undefined) return this.durable(result, d, mark);
+    // What an operation changes after it waited (a poll) is not captured: it is not put back.
+    if (result instanceof Promise) return result.then((v) => this.persistThenReplicate(partitionId, op, v, d, mark, undefined));
+    return this.persistThenReplicate(partitionId, op, result, d, mark, undo);
   }
 
   /** A write's answer waits until what it wrote is persisted here (nothing to wait for when it wrote nothing persisted). */
-  private durable<T>(op: Operation<T>, result: MaybePromise<T>, mark: number | undefined): MaybePromise<T> {
-    const d = this.durability;
-    if (!op.mutating || d === undefined) return result;
+  private durable<T>(result: MaybePromise<T>, d: Durability, mark: number): MaybePromise<T> {
     if (result instanceof Promise) {
       // Asked once the operation is done (it may write while it waits).
       return result.then((v) => {
@@ -355,8 +387,17 @@ export class ClusterInvoker implements Invoker {
     return pending === undefined ? result : pending.then(() => result);
   }
 
+  /**
+   * The backups get a write once it is in the owner's log: a write the log refuses (its
+   * change already put back by the log) reaches no backup and no client as a success.
+   */
+  private persistThenReplicate<T>(partitionId: number, op: Operation<T>, v: T, d: Durability, mark: number, undo: (() => void)[] | undefined): MaybePromise<T> {
+    const pending = d.pending(mark);
+    if (pending === undefined) return this.replicate(partitionId, op, v, undo);
+    return pending.then(() => this.replicate(partitionId, op, v, undo));
+  }
 
-  private replicate<T>(partitionId: number, op: Operation<T>, result: T): MaybePromise<T> {
+  private replicate<T>(partitionId: number, op: Operation<T>, result: T, undo: (() => void)[] | undefined): MaybePromise<T> {
     const replicas = this.partitions.table.replicas(partitionId);
     if (replicas.length <= 1 || this.net === undefined || op.service === undefined) return result;
     const spec = op.backup!(result);
@@ -369,6 +410,8 @@ export class ClusterInvoker implements Invoker {
     // The sync backups' acks, and what the failure of each does.
     let acks: Promise<unknown>[] | undefined;
     let failures: ((e: unknown) => void | Promise<void>)[] | undefined;
+    // Put back once, whichever backups refuse.
+    const putBack = undo === undefined ? undefined : once(() => this.putBack(undo));
     for (let i = 1; i <= last; i++) {
       const member = this.cluster.memberByUuid(replicas[i]!);
       if (member === undefined) continue;
@@ -379,8 +422,8 @@ export class ClusterInvoker implements Invoker {
         const failed = (e: unknown): void | Promise<void> =>
           // A connection that closed under the backup (not a slow backup) gets one more try on a new one.
           spec.idempotent === true && isGridError(e) && e.code === 'MEMBER_UNREACHABLE' && this.cluster.memberByUuid(member.uuid) !== undefined
-            ? send().then(undefined, (again: unknown) => this.backupFailed(member.address, op, again, partitionId))
-            : this.backupFailed(member.address, op, e, partitionId);
+            ? send().then(undefined, (again: unknown) => this.backupFailed(member.address, op, again, partitionId, putBack))
+            : this.backupFailed(member.address, op, e, partitionId, putBack);
         (acks ??= []).push(send());
         (failures ??= []).push(failed);
       } else {
@@ -403,9 +446,19 @@ export class ClusterInvoker implements Invoker {
   }
 
   /** A sync backup was not acknowledged: whether the write answers anyway (backup-failure.ts). */
-  private backupFailed(address: string, op: Operation<unknown>, e: unknown, partitionId: number): void | Promise<void> {
+  private backupFailed(address: string, op: Operation<unknown>, e: unknown, partitionId: number, putBack: (() => Promise<void>) | undefined): void | Promise<void> {
     if (isGridError(e) && e.code === 'TIMEOUT') this.backupAckTimeouts++; // metrics
     const verdict = backupFailureVerdict(isGridError(e) ? e.code : undefined, this.cluster.fenced());
+    if (verdict === 'not-persisted') {
+      // The backup answered that it could not persist the write (its disk is full or failed):
+      // not a late backup but a failed write. The owner puts its change back (recorded in its
+      // log) and the client hears which member failed and why.
+      this.backupsNotPersisted++;
+      const fail = (): never => {
+        throw new GridError('PERSISTENCE_FAILED', `${op.name} was not applied: member ${address} could not persist its backup: ${describeError(e)}`);
+      };
+      return putBack === undefined ? fail() : putBack().then(fail);
+    }
     if (verdict === 'fenced') {
       // The backup refused this member as owner: it was removed, or the partition moved on
       // without it. The write is not acknowledged (whether it stays here is moot: this
@@ -425,6 +478,19 @@ export class ClusterInvoker implements Invoker {
       });
     }
     this.logBackupFailure(address, op, e);
+  }
+
+  /** The owner's change put back after a backup could not persist it; resolves once the putting back is in the owner's log (or could not be). */
+  private putBack(undo: readonly (() => void)[]): Promise<void> {
+    for (let i = undo.length - 1; i >= 0; i--) {
+      try {
+        undo[i]!();
+      } catch (e) {
+        this.logger.error(`could not put back a write whose backup was not persisted: ${describeError(e)}`);
+      }
+    }
+    const pending = this.durability?.pending();
+    return pending === undefined ? Promise.resolve() : pending.catch((e: unknown) => this.logger.error(`the putting back of a write whose backup was not persisted is not in this member's log: ${describeError(e)}`));
   }
 
   /** Hazelcast's rule: a write whose backup ack does not come answers anyway. */

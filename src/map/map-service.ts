@@ -6,7 +6,7 @@ import type { MaybePromise } from '../core/maybe-promise.js';
 import type { Logger } from '../core/logger.js';
 import type { GridConfig, MapConfig } from '../config/types.js';
 import { findMapConfig } from '../config/index.js';
-import { GridError } from '../core/errors.js';
+import { GridError, describeError } from '../core/errors.js';
 import type { BackupSpec, Caller, Invoker, Operation, OperationHandler } from '../invocation/invoker.js';
 import { ALONE_SIZE, PARTITION_OWNER, SplitBrainGuard, THIS_MEMBER, type ProtectedAccess } from '../invocation/split-brain-protection.js';
 import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
@@ -149,7 +149,10 @@ class MapPut implements Operation<void> {
 export interface MapPersistence {
   /** False while the member loads its persisted data (what it restores is not written again). */
   readonly logging: boolean;
-  append(r: LogRecord, sync: boolean): void;
+  /** `undo` puts the change back if the record cannot be written (it runs later, not inside append). */
+  append(r: LogRecord, sync: boolean, undo?: () => void): void;
+  /** Why a write of persisted data is refused now (the disk is full or failed); undefined: it is not. */
+  refusal(): GridError | undefined;
 }
 
 /**
@@ -195,14 +198,21 @@ const EMPTY_BUF = Buffer.alloc(0);
 
 /** Persists every change of one record store (one map, one partition). */
 class PersistObserver implements StoreObserver {
+  /** The store watched (set once it exists): an undo touches it only while it is still the partition's. */
+  store: RecordStore | undefined;
+
   constructor(
     private readonly persist: MapPersistence,
     private readonly mapName: string,
     private readonly partitionId: number,
     private readonly sync: boolean,
+    /** The partition's store now (undefined once dropped): an undo of a store that left does nothing. */
+    private readonly current: () => RecordStore | undefined,
+    /** Told of every change put back (WAN: the owner publishes the entry as it is again). */
+    private readonly undone: (key: string) => void,
   ) {}
 
-  changed(key: string, _before: StoredValue | undefined, after: StoredValue | undefined): void {
+  changed(key: string, before: StoredValue | undefined, after: StoredValue | undefined): void {
     // A restore is not encoded only to be dropped (it was 11% of a restart's CPU).
     if (!this.persist.logging) return;
     this.persist.append(
@@ -210,12 +220,43 @@ class PersistObserver implements StoreObserver {
         ? { op: LogOp.Remove, partitionId: this.partitionId, service: 'map', name: this.mapName, key }
         : { op: LogOp.Put, partitionId: this.partitionId, service: 'map', name: this.mapName, key, value: encodePersistedEntry(after) },
       this.sync,
+      () => this.undo(key, before, after),
     );
+  }
+
+  /**
+   * Put back what one change replaced (its record could not be written, or a backup could not
+   * persist it). Only if the entry is still as that change left it: a later write of the key
+   * stands (the log undoes the newest first, so a batch that failed is put back whole).
+   */
+  private undo(key: string, before: StoredValue | undefined, after: StoredValue | undefined): void {
+    const store = this.store;
+    if (store === undefined || this.current() !== store) return;
+    // Time 0: an entry that expired meanwhile is still compared (and put back) as it was.
+    const now = store.mergeView(key, 0);
+    if (after === undefined ? now !== undefined : now === undefined || now.value !== after.value || now.contentType !== after.contentType) return;
+    if (before === undefined) store.remove(key, 0);
+    else store.putMerged(key, asMergeEntry(before));
+    this.undone(key);
   }
 
   cleared(): void {
     this.persist.append({ op: LogOp.Clear, partitionId: this.partitionId, service: 'map', name: this.mapName }, this.sync);
   }
+}
+
+/** An entry as observers are told of it, with the metadata it had (zero where the map keeps none). */
+function asMergeEntry(v: StoredValue): MergeEntry {
+  const e = v as Partial<MergeEntry> & StoredValue;
+  return {
+    value: v.value,
+    contentType: v.contentType,
+    expiresAt: e.expiresAt ?? 0,
+    lastAccessAt: e.lastAccessAt ?? 0,
+    creationTime: e.creationTime ?? 0,
+    lastUpdateTime: e.lastUpdateTime ?? 0,
+    hits: e.hits ?? 0,
+  };
 }
 
 /** A store watched by a Merkle tree and persisted. */
@@ -264,6 +305,8 @@ class MapContainer {
     /** Where the map's changes are persisted (undefined: not persisted). */
     private readonly persist: MapPersistence | undefined,
     readonly counters: MapCounters,
+    /** A change of this map was put back (its record could not be written): WAN hears of the entry as it is again. */
+    private readonly undone: (partitionId: number, key: string) => void = () => undefined,
   ) {
     this.expiring = config.timeToLiveSeconds > 0 || config.maxIdleSeconds > 0;
     this.replicas = 1 + config.backupCount + config.asyncBackupCount;
@@ -275,7 +318,10 @@ class MapContainer {
     let s = this.stores[partitionId];
     if (s === undefined) {
       const merkle = this.config.merkleTree.enabled ? this.wan()?.newObserver(this.config) : undefined;
-      const persisted = this.persist === undefined ? undefined : new PersistObserver(this.persist, this.mapName, partitionId, this.config.dataPersistence.fsync);
+      const persisted =
+        this.persist === undefined
+          ? undefined
+          : new PersistObserver(this.persist, this.mapName, partitionId, this.config.dataPersistence.fsync, () => this.stores[partitionId], (key) => this.undone(partitionId, key));
       const observer = merkle === undefined ? persisted : persisted === undefined ? merkle : new BothObservers(merkle, persisted);
       s = new RecordStore({
         ttlMs: this.config.timeToLiveSeconds * 1000,
@@ -284,6 +330,7 @@ class MapContainer {
         ...(observer === undefined ? {} : { observer }),
         ...(this.expiring ? { expiredReads: this.counters } : {}),
       });
+      if (persisted !== undefined) persisted.store = s;
       this.stores[partitionId] = s;
     }
     return s;
@@ -419,6 +466,55 @@ export class MapService implements MapFacade {
 
   /** @internal */ guardOwner(mapName: string, access: ProtectedAccess): void {
     if (this.guard !== undefined) this.guard.check(this.protectionRefOf(mapName), access, `map '${mapName}'`, PARTITION_OWNER);
+    if (access === 'WRITE') this.checkPersistable(mapName);
+  }
+
+  /**
+   * A write of a persisted map is refused before it changes anything while the member's log
+   * cannot take records (disk full or failed): it leaves no trace, here or on the backups.
+   */
+  private checkPersistable(mapName: string): void {
+    const refusal = this.persistence?.refusal();
+    if (refusal === undefined) return;
+    if ((this.containers.get(mapName)?.config ?? findMapConfig(this.config, mapName)).dataPersistence.enabled) throw refusal;
+  }
+
+  /**
+   * On the owner, a change put back: WAN targets get the entry as it is again (they may have
+   * had the change). When the owner's log is fine, the change had reached backups and one
+   * refused it: every backup gets the entry as it is again too (the one that refused has put
+   * it back itself and refuses this as well; one that took it is corrected).
+   */
+  private undoneChange(pid: number, mapName: string, key: string): void {
+    const c = this.containers.get(mapName);
+    const store = c?.stores[pid];
+    if (c === undefined || store === undefined || !this.isOwner(pid)) return;
+    if (c.publishes && this.wan !== undefined) this.wan.offer(pid, this.putEvent(store, mapName, key, this.clock.now(), []));
+    if (c.replicas <= 1 || this.persistence?.refusal() !== undefined) return;
+    const sent = (e: unknown): void => this.logger.debug({ map: mapName, key }, `the put-back entry did not reach every backup: ${describeError(e)}`);
+    try {
+      const r = this.invoker.invoke(pid, this.putBackOp(pid, mapName, key));
+      if (r instanceof Promise) r.catch(sent);
+    } catch (e) {
+      sent(e);
+    }
+  }
+
+  /** Sends the backups of a partition one entry as the owner has it now (or its absence); changes nothing here. */
+  private putBackOp(pid: number, mapName: string, key: string): Operation<WireValue[] | undefined> {
+    return {
+      name: 'map.putBack',
+      // Only ever run here, as owner (its backups are what it is for): no remote handler.
+      service: 'map',
+      type: 'putBack',
+      mutating: true,
+      run: () => {
+        const e = this.containers.get(mapName)?.stores[pid]?.mergeView(key, 0);
+        if (e === undefined) return undefined;
+        return [key, new Latin1(e.value), e.contentType ?? null, e.expiresAt, e.lastAccessAt, e.creationTime, e.lastUpdateTime, e.hits];
+      },
+      backup: (entry) => (entry === undefined ? this.backupOf(mapName, 'remove', [mapName, key]) : this.backupOf(mapName, 'merged', [mapName, entry])),
+    };
   }
 
   private protectionRefOf(mapName: string): string | undefined {
@@ -583,6 +679,7 @@ export class MapService implements MapFacade {
       mutating: true,
       args,
       run: () => {
+        this.checkPersistable(mapName);
         const c = this.container(mapName);
         const store = c.store(pid);
         const now = this.clock.now();
@@ -638,6 +735,7 @@ export class MapService implements MapFacade {
       args,
       run: () => {
         if (flat.length % WAN_STRIDE !== 0) throw new GridError('BAD_REQUEST', `malformed WAN entries: ${flat.length} values`);
+        this.checkPersistable(mapName);
         const c = this.container(mapName);
         const store = c.store(pid);
         const now = this.clock.now();
@@ -872,6 +970,8 @@ export class MapService implements MapFacade {
     },
     applyBackup: (pid: number, type: string, args: readonly WireValue[]): void => {
       const mapName = f.str(args, 0, 'map name');
+      // A backup this member cannot persist is refused untouched: the owner fails the write.
+      this.checkPersistable(mapName);
       const now = this.clock.now();
       switch (type) {
         case 'put': {
@@ -1037,7 +1137,9 @@ export class MapService implements MapFacade {
     let c = this.containers.get(mapName);
     if (c === undefined) {
       const config = findMapConfig(this.config, mapName);
-      c = new MapContainer(mapName, config, () => this.wan, config.dataPersistence.enabled ? this.persistence : undefined, this.counters.of(mapName, true));
+      c = new MapContainer(mapName, config, () => this.wan, config.dataPersistence.enabled ? this.persistence : undefined, this.counters.of(mapName, true), (pid, key) =>
+        this.undoneChange(pid, mapName, key),
+      );
       this.containers.set(mapName, c);
     }
     return c;

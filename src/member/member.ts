@@ -31,6 +31,7 @@ import { reportWanMetrics } from '../wan/wan-metrics.js';
 import { reportCpMetrics } from '../cp/cp-metrics.js';
 import { PersistenceService, type OpenedStore, type PersistedState } from '../persistence/persistence-service.js';
 import { LogOp } from '../persistence/log-format.js';
+import { diskStateName } from '../persistence/disk-state.js';
 import { Msg } from '../protocol/messages.js';
 import {
   decodePersistenceCommand,
@@ -499,6 +500,11 @@ export class Member {
         clusterSafe: () => this.partitions.clusterSafe(),
         migrationQueueSize: () => this.partitions.migrationQueueSize(),
         recovering: () => this.partitions.isRecovering(),
+        persistence: () => {
+          const s = this.persistence?.diskState();
+          if (s === undefined) return undefined;
+          return { state: diskStateName(s.kind), ...(s.reason === undefined ? {} : { reason: s.reason }), since: s.sinceMs };
+        },
       },
       persistence: { enabled: this.persistence !== undefined, command: (name) => this.persistenceCommand(name) },
       partitions: {

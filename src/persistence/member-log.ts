@@ -6,13 +6,18 @@
 // snapshot and then every later segment gives the current content, because each record is
 // a whole-value overwrite of one key (or a remove, a clear, a partition drop).
 
-import { closeSync, fdatasync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, write } from 'node:fs';
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { open, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GridError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { PlainHistogram } from '../core/metrics.js';
 import { encodeRecord, parseLog, type LogRecord } from './log-format.js';
+import { initialDiskState, MIN_FREE_BYTES, onFault, onProbe, PROBE_MAX_MS, PROBE_MIN_MS, type DiskOp, type DiskState } from './disk-state.js';
+import { nodeLogFiles, type LogFiles } from './log-files.js';
+
+/** Puts the memory back as it was before one record's change (the record could not be written). */
+export type Undo = () => void;
 
 /** A live segment is rolled over once it is this large. */
 export const SEGMENT_BYTES = 64 * 1024 * 1024;
@@ -46,10 +51,16 @@ export interface MemberLogStats {
   /** fdatasync of the log: count and latency. */
   readonly fsync: PlainHistogram;
   compactions: number;
+  /** Failed writes, fsyncs and segment opens. */
+  faults: number;
+  /** Changes put back because their record could not be written. */
+  undone: number;
+  /** Records not written because the disk was not writable (an expiry, a partition leaving while it was full). */
+  dropped: number;
 }
 
 export class MemberLog {
-  readonly stats: MemberLogStats = { bytesWritten: 0, writes: 0, fsync: new PlainHistogram(FSYNC_BUCKETS_SECONDS), compactions: 0 };
+  readonly stats: MemberLogStats = { bytesWritten: 0, writes: 0, fsync: new PlainHistogram(FSYNC_BUCKETS_SECONDS), compactions: 0, faults: 0, undone: 0, dropped: 0 };
   private fd: number | undefined;
   private segment = 0;
   private segmentBytes = 0;
@@ -57,6 +68,8 @@ export class MemberLog {
   private appendedSinceCompaction = 0;
   private snapshotBytes = 0;
   private pendingBufs: Buffer[] = [];
+  /** What puts the memory back as it was before each pending record (undefined: nothing to undo), in append order. */
+  private pendingUndos: (Undo | undefined)[] = [];
   private pendingBytes = 0;
   private pendingSync = false;
   private flushing: Promise<void> | undefined;
@@ -66,17 +79,31 @@ export class MemberLog {
   /** A backup copies segments: compaction waits (it would delete them under the copy). */
   private copying = false;
   private closed = false;
-  private failure: GridError | undefined;
+  /** closeNow(): the data is being deleted; whoever waits for a record of this log is refused. */
+  private wiped = false;
+  private disk: DiskState = initialDiskState(Date.now());
+  private probeTimer: NodeJS.Timeout | undefined;
+  /** Records were dropped while the disk was not writable (an expiry, a partition leaving): the next compaction rewrites the log from memory. */
+  private needsSnapshot = false;
+  /** The last compaction was skipped for lack of space (logged once until one runs). */
+  private compactionTooBig = false;
 
   /** A live segment is rolled over once it is this large (SEGMENT_BYTES unless set, for tests). */
   private readonly maxSegmentBytes: number;
+  private readonly files: LogFiles;
 
   constructor(
     readonly dir: string,
     private readonly logger: Logger,
-    options: { segmentBytes?: number } = {},
+    options: { segmentBytes?: number; files?: LogFiles } = {},
   ) {
     this.maxSegmentBytes = options.segmentBytes ?? SEGMENT_BYTES;
+    this.files = options.files ?? nodeLogFiles;
+  }
+
+  /** Whether records can be written now, and why not. */
+  get diskState(): DiskState {
+    return this.disk;
   }
 
   /** Read every segment (in order) and open the last one for appending; a torn tail is cut off. */
@@ -110,7 +137,7 @@ export class MemberLog {
     }
     const last = segs[segs.length - 1];
     this.segment = last ?? 1;
-    this.fd = openSync(join(this.dir, segmentName(this.segment)), 'a');
+    this.fd = this.files.openAppend(join(this.dir, segmentName(this.segment)));
     this.segmentBytes = last === undefined ? 0 : statSync(join(this.dir, segmentName(this.segment))).size;
     this.appendedSinceCompaction = bytes;
     return { records, segments: segs.length, bytes, tornTail };
@@ -126,11 +153,37 @@ export class MemberLog {
     return out.sort((a, b) => a - b);
   }
 
-  /** Queue a record; it is written at the end of this turn of the event loop (with the others). */
-  append(r: LogRecord, sync: boolean): void {
+  /**
+   * The error a write gets while the log cannot take records (undefined: it can). Writes of
+   * persisted data ask before they change anything, so a refused write leaves no trace.
+   */
+  refusal(): GridError | undefined {
+    if (this.wiped) return new GridError('CONFLICT', `the persisted data in ${this.dir} was deleted (stale data) before these records were written`);
+    const s = this.disk;
+    if (s.kind === 'ok') return undefined;
+    const why =
+      s.kind === 'full'
+        ? 'the disk is full; writes of persisted maps and queues resume by themselves once space is free'
+        : 'the member takes no writes of persisted maps and queues until it is restarted';
+    return new GridError('PERSISTENCE_FAILED', `persisting to ${this.dir} failed: ${s.reason ?? 'unknown'} (${why})`);
+  }
+
+  /**
+   * Queue a record; it is written at the end of this turn of the event loop (with the others).
+   * `undo` puts the memory back as it was before the record's change if the write fails (it
+   * runs later, never inside this call). While the disk is not writable the record is dropped
+   * and pending() refuses: whoever waits for it fails.
+   */
+  append(r: LogRecord, sync: boolean, undo?: Undo): void {
     if (this.closed) return;
+    if (this.disk.kind !== 'ok') {
+      this.stats.dropped++;
+      this.needsSnapshot = true;
+      return;
+    }
     const buf = encodeRecord(r);
     this.pendingBufs.push(buf);
+    this.pendingUndos.push(undo);
     this.pendingBytes += buf.length;
     if (sync) this.pendingSync = true;
     if (!this.scheduled) {
@@ -139,88 +192,197 @@ export class MemberLog {
     }
   }
 
-  /** Settles once every record appended so far is written (and synced where asked); undefined when nothing is pending. */
+  /** Settles once every record appended so far is written (and synced where asked); undefined when nothing is pending. Refuses while the disk is not writable. */
   pending(): Promise<void> | undefined {
-    if (this.failure !== undefined) return Promise.reject(this.failure);
+    const refusal = this.refusal();
+    if (refusal !== undefined) return Promise.reject(refusal);
     if (this.pendingBytes === 0 && this.flushing === undefined) return undefined;
     return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
   private readonly flush = (): void => {
     this.scheduled = false;
-    if (this.failure !== undefined) {
-      // A write failed: the file may now end inside a record, so nothing more goes after it
-      // (records there would turn a torn tail into corruption); every waiter is refused.
-      this.pendingBufs = [];
-      this.pendingBytes = 0;
-      this.pendingSync = false;
-      if (this.flushing === undefined) this.release();
+    // The flush in progress starts the next one when it ends.
+    if (this.flushing !== undefined) return;
+    if (this.disk.kind !== 'ok') {
+      // Appended before the disk failed, in the same turn: refused and undone with the batch that failed.
+      this.undoPending();
+      this.release();
       return;
     }
-    if (this.flushing !== undefined || this.pendingBytes === 0) {
-      // The next flush starts when the one in progress ends.
-      if (this.pendingBytes === 0 && this.flushing === undefined) this.release();
+    if (this.pendingBytes === 0) {
+      this.release();
       return;
     }
     const bufs = this.pendingBufs;
+    const undos = this.pendingUndos;
     const sync = this.pendingSync;
     const waiters = this.waiters;
     this.pendingBufs = [];
+    this.pendingUndos = [];
     this.pendingBytes = 0;
     this.pendingSync = false;
     this.waiters = [];
+    let ok = true;
     this.flushing = this.writeOut(bufs, sync)
       .catch((e: unknown) => {
-        this.failure = new GridError('INTERNAL', `persisting to ${this.dir} failed: ${describeError(e)}`);
-        this.logger.error({ dir: this.dir }, this.failure.message);
+        ok = false;
+        this.fault(e instanceof LogIoFault ? e : new LogIoFault('write', e, 0, true));
       })
       .then(() => {
         // Idle before the waiters hear of it: one that asks pending() right away gets undefined.
         this.flushing = undefined;
         this.closeFdIfDropped();
+        if (!ok) {
+          // Newest first: what was appended during the failed write, then the batch itself.
+          this.undoPending();
+          runUndos(undos, this.stats, this.logger);
+        }
+        // Refused too when the log was wiped meanwhile: what they waited for was discarded.
+        const refusal = ok && !this.wiped ? undefined : this.refusal();
         for (const w of waiters) {
-          if (this.failure === undefined) w.resolve();
-          else w.reject(this.failure);
+          if (refusal === undefined) w.resolve();
+          else w.reject(refusal);
         }
         if (this.pendingBytes > 0) this.flush();
         else this.release();
       });
   };
 
-  /** Waiters that came in while nothing was left to write (refused once a write failed). */
+  /** Drop the records not written yet, putting back what they changed (newest first). */
+  private undoPending(): void {
+    const undos = this.pendingUndos;
+    this.pendingBufs = [];
+    this.pendingUndos = [];
+    this.pendingBytes = 0;
+    this.pendingSync = false;
+    runUndos(undos, this.stats, this.logger);
+  }
+
+  /** Waiters that came in while nothing was left to write (refused while the disk is not writable). */
   private release(): void {
     const waiters = this.waiters;
-    const failure = this.failure;
+    const refusal = this.refusal();
     this.waiters = [];
     for (const w of waiters) {
-      if (failure === undefined) w.resolve();
-      else w.reject(failure);
+      if (refusal === undefined) w.resolve();
+      else w.reject(refusal);
     }
   }
 
   private async writeOut(bufs: Buffer[], sync: boolean): Promise<void> {
-    if (this.fd === undefined) throw new GridError('INTERNAL', 'member log is not open');
+    if (this.fd === undefined) {
+      // A roll that failed (no space for the new segment) is completed now.
+      try {
+        this.fd = this.files.openAppend(join(this.dir, segmentName(this.segment)));
+      } catch (e) {
+        throw new LogIoFault('open', e, 0, true);
+      }
+    }
+    const fd = this.fd;
     const data = bufs.length === 1 ? (bufs[0] as Buffer) : Buffer.concat(bufs);
-    await writeAll(this.fd, data);
+    try {
+      await this.files.write(fd, data);
+    } catch (e) {
+      // The file may end inside this batch now: cut it back to its last whole record, so the
+      // log can go on after it once there is space (shrinking a file needs none).
+      let cut = true;
+      try {
+        this.files.truncate(fd, this.segmentBytes);
+      } catch (te) {
+        cut = false;
+        this.logger.error({ dir: this.dir }, `persistence: could not cut ${segmentName(this.segment)} back to its last whole record: ${describeError(te)}`);
+      }
+      throw new LogIoFault('write', e, data.length, cut);
+    }
     // closeNow() came while it was written: no sync and no new segment in a wiped directory.
     if (this.closed) return;
     this.segmentBytes += data.length;
     this.appendedSinceCompaction += data.length;
     this.stats.bytesWritten += data.length;
     this.stats.writes++;
-    if (sync) await this.timedDatasync(this.fd);
+    if (sync) await this.timedDatasync(fd);
     if (this.segmentBytes >= this.maxSegmentBytes) {
       // A full segment is synced before the log moves on: only the last segment may end torn.
-      if (!sync) await this.timedDatasync(this.fd);
-      this.roll();
-      await syncDir(this.dir);
+      if (!sync) await this.timedDatasync(fd);
+      // This batch is written (and synced); a new segment that cannot be made stops the next ones.
+      try {
+        this.roll();
+      } catch (e) {
+        this.fault(new LogIoFault('open', e, 0, true));
+        return;
+      }
+      try {
+        await syncDir(this.dir);
+      } catch (e) {
+        this.fault(new LogIoFault('fsync', e, 0, true));
+      }
     }
   }
 
   private async timedDatasync(fd: number): Promise<void> {
     const startedAt = performance.now();
-    await datasync(fd);
+    try {
+      await this.files.datasync(fd);
+    } catch (e) {
+      throw new LogIoFault('fsync', e, 0, true);
+    }
     this.stats.fsync.observe((performance.now() - startedAt) / 1000);
+  }
+
+  /** A failed write, fsync or segment open: the disk's new state, logged when it changes. */
+  private fault(f: LogIoFault): void {
+    this.stats.faults++;
+    const before = this.disk;
+    const code = (f.cause as NodeJS.ErrnoException | undefined)?.code;
+    // A file that could not be cut back is not written after: only a restart, which cuts the torn record, goes on.
+    this.disk = onFault(this.disk, { op: f.op, code: f.cutBack ? code : undefined, message: describeError(f.cause), bytes: f.bytes }, Date.now());
+    const s = this.disk;
+    if (s.kind === 'full') {
+      if (before.kind !== 'full') {
+        this.logger.error({ dir: this.dir }, `persistence: persisting to ${this.dir} failed: ${s.reason ?? ''}: the disk is full; writes of persisted maps and queues are refused until space is free (checked every ${PROBE_MIN_MS} ms to ${PROBE_MAX_MS / 1000} s)`);
+      }
+      this.scheduleProbe();
+    } else if (s.kind === 'failed' && before.kind !== 'failed') {
+      if (this.probeTimer !== undefined) clearTimeout(this.probeTimer);
+      this.probeTimer = undefined;
+      this.logger.error(
+        { dir: this.dir },
+        `persistence: persisting to ${this.dir} failed: ${s.reason ?? ''} (${f.op}): the member takes no more writes of persisted maps and queues; ` +
+          (f.op === 'fsync' ? 'a failed fsync is never retried on the same file (the kernel may have dropped the data): ' : '') +
+          'restart the member once the disk is sound (every write answered 200 is in the log)',
+      );
+    }
+  }
+
+  private scheduleProbe(): void {
+    if (this.probeTimer !== undefined) clearTimeout(this.probeTimer);
+    this.probeTimer = setTimeout(this.probe, Math.max(0, this.disk.nextProbeAtMs - Date.now()));
+    this.probeTimer.unref();
+  }
+
+  /** Look for space on a full disk; enough of it: writes resume. */
+  private readonly probe = (): void => {
+    this.probeTimer = undefined;
+    if (this.closed || this.disk.kind !== 'full') return;
+    this.files.freeBytes(this.dir).then(
+      (free) => this.probed(free),
+      () => this.probed(undefined),
+    );
+  };
+
+  private probed(free: number | undefined): void {
+    if (this.closed || this.disk.kind !== 'full') return;
+    const full = this.disk;
+    this.disk = onProbe(this.disk, free, Date.now());
+    if (this.disk.kind === 'ok') {
+      this.logger.info(
+        { dir: this.dir, freeBytes: free },
+        `persistence: ${this.dir} has space again (${free ?? 0} bytes free, after ${Math.round((Date.now() - full.sinceMs) / 1000)} s full): writes of persisted maps and queues resumed`,
+      );
+      return;
+    }
+    this.scheduleProbe();
   }
 
   /** Bytes of the log on disk, about: the last snapshot and everything appended since. */
@@ -230,17 +392,37 @@ export class MemberLog {
 
   /** Start a new segment (the current one becomes immutable). */
   private roll(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.fd !== undefined) this.files.close(this.fd);
     // Not left pointing at the closed descriptor if the open below fails (its number may be reused).
     this.fd = undefined;
     this.segment++;
-    this.fd = openSync(join(this.dir, segmentName(this.segment)), 'a');
     this.segmentBytes = 0;
+    this.fd = this.files.openAppend(join(this.dir, segmentName(this.segment)));
+  }
+
+  /** Sync the live segment and start a new one (compaction, backup); a failure stops the log as any other would. */
+  private async syncAndRoll(): Promise<void> {
+    if (this.fd !== undefined) await this.timedDatasync(this.fd).catch((e: unknown) => this.faulted(e, 'fsync'));
+    // closeNow() came meanwhile: no new segment in a directory being wiped.
+    if (this.closed) return;
+    try {
+      this.roll();
+    } catch (e) {
+      this.faulted(e, 'open');
+    }
+    await syncDir(this.dir).catch((e: unknown) => this.faulted(e, 'fsync'));
+  }
+
+  private faulted(e: unknown, op: DiskOp): never {
+    const f = e instanceof LogIoFault ? e : new LogIoFault(op, e, 0, true);
+    this.fault(f);
+    throw f.cause;
   }
 
   /** Whether the log has grown enough past its last snapshot that a compaction pays. */
   wantsCompaction(): boolean {
-    return !this.compacting && this.appendedSinceCompaction > Math.max(this.maxSegmentBytes, 2 * this.snapshotBytes);
+    if (this.compacting || this.disk.kind !== 'ok') return false;
+    return this.needsSnapshot || this.appendedSinceCompaction > Math.max(this.maxSegmentBytes, 2 * this.snapshotBytes);
   }
 
   /**
@@ -252,26 +434,36 @@ export class MemberLog {
     if (this.compacting || this.copying || this.closed) return;
     this.compacting = true;
     try {
+      // The snapshot needs up to the log's size while the old segments still exist: one that
+      // cannot fit would fill the disk and stop the member's writes, every time it is tried.
+      const free = await this.files.freeBytes(this.dir).catch(() => Number.POSITIVE_INFINITY);
+      if (free < this.appendedSinceCompaction + MIN_FREE_BYTES) {
+        if (!this.compactionTooBig) {
+          this.compactionTooBig = true;
+          this.logger.warn({ dir: this.dir, freeBytes: free, logBytes: this.appendedSinceCompaction }, `persisted log not compacted: ${free} bytes free in ${this.dir}, the snapshot may need up to ${this.appendedSinceCompaction}; it is tried again when there is room`);
+        }
+        return;
+      }
+      this.compactionTooBig = false;
       let oldSegments: number[] = [];
       let snapshotSegment = 0;
-      // After closeNow() (the data is being deleted: a stale member's wipe) a compaction stops
-      // at its next step and changes nothing in the directory: the new log's segments have the
-      // same numbers as the ones it would delete. Each change of the directory is made in the
-      // same turn as that check (synchronously), so a wipe cannot come between them.
       await this.withWritesHeld(async () => {
         oldSegments = this.segments();
         // Segment numbers: the snapshot takes the next number, live appends the one after it.
         snapshotSegment = this.segment + 1;
-        if (this.fd !== undefined) await datasync(this.fd);
-        if (this.closed) return;
         this.segment = snapshotSegment;
-        this.roll();
-        await syncDir(this.dir);
+        await this.syncAndRoll();
+        this.needsSnapshot = false;
       });
+      // After closeNow() (the data is being deleted: a stale member's wipe) a compaction stops
+      // at its next step and changes nothing in the directory: the new log's segments have the
+      // same numbers as the ones it would delete. Each change of the directory is made in the
+      // same turn as that check (synchronously), so a wipe cannot come between them.
       if (this.closed) return;
       const tmp = join(this.dir, `${segmentName(snapshotSegment)}.tmp`);
       const fh = await open(tmp, 'w');
       let bytes = 0;
+      let written = false;
       try {
         let chunk: Buffer[] = [];
         let chunkBytes = 0;
@@ -290,8 +482,14 @@ export class MemberLog {
         if (chunkBytes > 0) await fh.write(Buffer.concat(chunk));
         bytes += chunkBytes;
         await fh.datasync();
+        written = true;
       } finally {
         await fh.close();
+        // A snapshot that did not fit (or failed) must not hold the space the live log needs.
+        if (!written) {
+          this.needsSnapshot = true;
+          await unlink(tmp).catch(() => undefined);
+        }
       }
       if (this.closed) return;
       renameSync(tmp, join(this.dir, segmentName(snapshotSegment)));
@@ -358,12 +556,8 @@ export class MemberLog {
   }
 
   private async copySegments(target: string, interrupted: () => boolean): Promise<{ bytes: number; segments: number }> {
-    await this.withWritesHeld(async () => {
-      if (this.fd !== undefined) await datasync(this.fd);
-      if (this.closed) throw new GridError('CONFLICT', `the persisted data in ${this.dir} was deleted while the backup started`);
-      this.roll();
-      await syncDir(this.dir);
-    });
+    await this.withWritesHeld(() => this.syncAndRoll());
+    if (this.closed) throw new GridError('CONFLICT', `the persisted data in ${this.dir} was deleted while the backup started`);
     const segs = this.segments().filter((n) => n < this.segment);
     mkdirSync(target, { recursive: true });
     let bytes = 0;
@@ -388,13 +582,11 @@ export class MemberLog {
   async close(): Promise<void> {
     await this.drain().catch(() => undefined);
     this.closed = true;
+    if (this.probeTimer !== undefined) clearTimeout(this.probeTimer);
     if (this.fd !== undefined) {
-      try {
-        fdatasyncSync(this.fd);
-      } catch {
-        // closing anyway
-      }
-      closeSync(this.fd);
+      // Not after a failed fsync: the file is not trusted to hold what the kernel says it does.
+      if (this.disk.kind !== 'failed') await this.files.datasync(this.fd).catch(() => undefined);
+      this.files.close(this.fd);
       this.fd = undefined;
     }
   }
@@ -408,8 +600,10 @@ export class MemberLog {
    */
   closeNow(): void {
     this.closed = true;
-    this.failure ??= new GridError('CONFLICT', `the persisted data in ${this.dir} was deleted (stale data) before these records were written`);
+    this.wiped = true;
+    if (this.probeTimer !== undefined) clearTimeout(this.probeTimer);
     this.pendingBufs = [];
+    this.pendingUndos = [];
     this.pendingBytes = 0;
     this.pendingSync = false;
     this.release();
@@ -418,8 +612,8 @@ export class MemberLog {
 
   /** After closeNow(): the descriptor goes once nothing under way uses it. */
   private closeFdIfDropped(): void {
-    if (!this.closed || this.flushing !== undefined || this.fd === undefined) return;
-    closeSync(this.fd);
+    if (!this.wiped || this.flushing !== undefined || this.fd === undefined) return;
+    this.files.close(this.fd);
     this.fd = undefined;
   }
 
@@ -435,22 +629,32 @@ export class MemberLog {
   }
 }
 
-function writeAll(fd: number, data: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let off = 0;
-    const step = (): void => {
-      write(fd, data, off, data.length - off, null, (err, n) => {
-        if (err) {
-          reject(err);
-          return;
-        }
-        off += n;
-        if (off < data.length) step();
-        else resolve();
-      });
-    };
-    step();
-  });
+/** Undo functions of records that were not written, run newest first; one that throws does not stop the others. */
+function runUndos(undos: readonly (Undo | undefined)[], stats: MemberLogStats, logger: Logger): void {
+  for (let i = undos.length - 1; i >= 0; i--) {
+    const u = undos[i];
+    if (u === undefined) continue;
+    stats.undone++;
+    try {
+      u();
+    } catch (e) {
+      logger.error(`persistence: could not undo a change whose record was not written: ${describeError(e)}`);
+    }
+  }
+}
+
+/** A failure of the log's own I/O, with where it happened. */
+class LogIoFault extends Error {
+  constructor(
+    readonly op: DiskOp,
+    override readonly cause: unknown,
+    /** Bytes the failed write carried. */
+    readonly bytes: number,
+    /** The file was cut back to its last whole record (or was not written at all). */
+    readonly cutBack: boolean,
+  ) {
+    super(describeError(cause));
+  }
 }
 
 /** Make a directory's entries (files created, renamed, removed) durable. */
@@ -461,10 +665,4 @@ async function syncDir(dir: string): Promise<void> {
   } finally {
     await fh.close();
   }
-}
-
-function datasync(fd: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    fdatasync(fd, (err) => (err ? reject(err) : resolve()));
-  });
 }

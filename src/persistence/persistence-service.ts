@@ -11,7 +11,8 @@ import type { Logger } from '../core/logger.js';
 import type { PersistenceConfig } from '../config/types.js';
 import type { LogRecord } from './log-format.js';
 import { bootId, describeHolder, judgeLock, ownLock, parseLock, probeProcess, type LockRecord } from './dir-lock.js';
-import { FSYNC_BUCKETS_SECONDS, MemberLog, type SnapshotSource } from './member-log.js';
+import { FSYNC_BUCKETS_SECONDS, MemberLog, type SnapshotSource, type Undo } from './member-log.js';
+import type { DiskState } from './disk-state.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
 
 /** What a member persists about itself and its cluster. */
@@ -50,6 +51,8 @@ export class PersistenceService {
   private compactTimer: NodeJS.Timeout | undefined;
   private backupRunning: { interrupted: boolean } | undefined;
   private appended = 0;
+  private capturing = false;
+  private captured: Undo[] | undefined;
 
   constructor(
     readonly config: PersistenceConfig,
@@ -158,6 +161,15 @@ export class PersistenceService {
     r.counter({ name: 'grid_persistence_writes_total', help: 'Writes to the member log (each carries the records of one event-loop turn)' }, (report) => report(this.log?.stats.writes ?? 0));
     r.counter({ name: 'grid_persistence_compactions_total', help: 'Compactions of the member log into a snapshot' }, (report) => report(this.log?.stats.compactions ?? 0));
     r.gauge({ name: 'grid_persistence_log_bytes', help: 'Size of the member log on disk, about (the last snapshot and everything appended since)' }, (report) => report(this.log?.sizeBytes ?? 0));
+    r.gauge(
+      { name: 'grid_persistence_disk_state', help: 'State of the member log\'s disk: 0 writing, 1 full (writes of persisted data refused until space is free), 2 failed (refused until restart)' },
+      (report) => {
+        const k = this.log?.diskState.kind;
+        report(k === 'full' ? 1 : k === 'failed' ? 2 : 0);
+      },
+    );
+    r.counter({ name: 'grid_persistence_faults_total', help: 'Failed writes, fsyncs and segment opens of the member log' }, (report) => report(this.log?.stats.faults ?? 0));
+    r.counter({ name: 'grid_persistence_undone_total', help: 'Changes put back in memory because their record could not be written' }, (report) => report(this.log?.stats.undone ?? 0));
     r.histogram(
       { name: 'grid_persistence_fsync_duration_seconds', help: 'fdatasync of the member log (after writes of maps and queues with fsync true, and at each segment end)', buckets: FSYNC_BUCKETS_SECONDS },
       (report) => {
@@ -166,15 +178,39 @@ export class PersistenceService {
     );
   }
 
-  append(r: LogRecord, sync: boolean): void {
+  append(r: LogRecord, sync: boolean, undo?: Undo): void {
     if (this.loading || this.log === undefined) return;
     this.appended++;
-    this.log.append(r, sync);
+    if (undo !== undefined && this.capturing) (this.captured ??= []).push(undo);
+    this.log.append(r, sync, undo);
   }
 
   /** Records appended so far (a write compares it before and after to know whether it wrote any). */
   mark(): number {
     return this.appended;
+  }
+
+  /** Keep the undo functions of what is appended from now until takeUndo() (the owner's write, put back if a backup cannot persist it). */
+  capture(): void {
+    this.capturing = true;
+    this.captured = undefined;
+  }
+
+  takeUndo(): Undo[] | undefined {
+    const undo = this.captured;
+    this.capturing = false;
+    this.captured = undefined;
+    return undo;
+  }
+
+  /** Why writes of persisted data are refused now (disk full or failed); undefined while they are not. */
+  refusal(): GridError | undefined {
+    return this.log?.refusal();
+  }
+
+  /** The disk state of the member log (/health, metrics). */
+  diskState(): DiskState | undefined {
+    return this.log?.diskState;
   }
 
   pending(since?: number): Promise<void> | undefined {

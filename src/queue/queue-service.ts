@@ -31,6 +31,8 @@ export interface QueuePersistence {
   /** False while the member loads its persisted data. */
   readonly logging: boolean;
   append(r: LogRecord, sync: boolean): void;
+  /** Why a write of persisted data is refused now (the disk is full or failed); undefined: it is not. */
+  refusal(): GridError | undefined;
 }
 
 /** A persisted item: [u16 content type length, 0xffff = none][content type utf8][value bytes]. */
@@ -397,6 +399,14 @@ export class QueueService implements QueueFacade {
 
   /** @internal */ guardOwner(queueName: string, access: ProtectedAccess): void {
     if (this.guard !== undefined) this.guard.check(this.protectionRefOf(queueName), access, `queue '${queueName}'`, PARTITION_OWNER);
+    if (access === 'WRITE') this.checkPersistable(queueName);
+  }
+
+  /** An offer or poll of a persisted queue is refused before it changes anything while the member's log cannot take records. */
+  private checkPersistable(queueName: string): void {
+    const refusal = this.persistence?.refusal();
+    if (refusal === undefined) return;
+    if ((this.queues.get(queueName)?.config ?? findQueueConfig(this.config, queueName)).dataPersistence.enabled) throw refusal;
   }
 
   private protectionRefOf(queueName: string): string | undefined {
@@ -851,6 +861,8 @@ export class QueueService implements QueueFacade {
       const name = f.str(args, 0, 'queue name');
       switch (type) {
         case 'offer': {
+          // A backup this member cannot persist is refused untouched: the owner fails the offer.
+          this.checkPersistable(name);
           const e = this.entry(name, pid);
           const item = decodeItem(args, 1);
           e.queue.append(item);

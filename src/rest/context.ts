@@ -16,6 +16,16 @@ export interface HealthView {
   migrationQueueSize(): number;
   /** True while the member restarts from persisted data (its node state shows STARTING). */
   recovering?(): boolean;
+  /** The member log's disk, when persistence is on: OK, DISK_FULL (refusing persisted writes until space is free) or FAILED (until restart). */
+  persistence?(): PersistenceHealth | undefined;
+}
+
+export interface PersistenceHealth {
+  readonly state: 'OK' | 'DISK_FULL' | 'FAILED';
+  /** The failure that led there (absent while OK). */
+  readonly reason?: string;
+  /** Epoch ms of the last change of state. */
+  readonly since: number;
 }
 
 /** The PERSISTENCE endpoints: cluster-wide commands (the receiving member tells every member). */

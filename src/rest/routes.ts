@@ -11,7 +11,7 @@ import { parseLogLevel } from '../core/logger.js';
 import { SETTABLE_CLUSTER_STATES, type ClusterState } from '../cluster/types.js';
 import { parseBasicAuth } from '../security/credentials.js';
 import type { WanFacade } from '../wan/wan-facade.js';
-import type { RestDeps } from './context.js';
+import type { PersistenceHealth, RestDeps } from './context.js';
 import { decodeSegment, headerSafe, parseMapPath, parseParams, parseQueuePath, parseTimeoutSeconds } from './paths.js';
 import { prefersPlainText, rawHeader } from './headers.js';
 import { sendEmpty, sendJson, sendText, sendValue } from './respond.js';
@@ -364,13 +364,17 @@ function healthOf(d: RestDeps): {
   clusterSafe: boolean;
   migrationQueueSize: number;
   clusterSize: number;
+  persistence?: PersistenceHealth;
 } {
+  // Grid's addition, only on members with persistence: whether the member log takes writes.
+  const persistence = d.health.persistence?.();
   return {
     nodeState: nodeStateOf(d),
     clusterState: d.cluster.state(),
     clusterSafe: d.health.clusterSafe(),
     migrationQueueSize: d.health.migrationQueueSize(),
     clusterSize: d.cluster.members().length,
+    ...(persistence === undefined ? {} : { persistence }),
   };
 }
 

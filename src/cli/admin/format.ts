@@ -24,6 +24,8 @@ export interface HealthAnswer {
   readonly clusterSafe: boolean;
   readonly migrationQueueSize: number;
   readonly clusterSize: number;
+  /** Members with persistence: whether the member log takes writes. */
+  readonly persistence?: { readonly state: string; readonly reason?: string; readonly since: number };
 }
 
 export interface WanPublisherAnswer {
@@ -175,6 +177,7 @@ export function formatStatus(health: HealthAnswer, cluster: ClusterAnswer, parti
     `Cluster state: ${health.clusterState}   members: ${size}   safe: ${safe}`,
     `Partitions: ${partitions.partitionCount}, ${replicasText(partitions.replicaCount, cluster.members.filter((m) => !m.liteMember).length)} (table version ${partitions.version})`,
     `Asked: ${local?.address ?? '?'} (node state ${health.nodeState})`,
+    ...(health.persistence === undefined ? [] : [persistenceLine(health.persistence)]),
     '',
     table(
       [{ title: 'MEMBER' }, { title: 'UUID' }, { title: 'ROLE' }, { title: 'VERSION' }, { title: 'OWNED', right: true }, { title: 'BACKUPS', right: true }],
@@ -184,6 +187,13 @@ export function formatStatus(health: HealthAnswer, cluster: ClusterAnswer, parti
     '* the member asked. OWNED/BACKUPS: partitions it owns and backup replicas it holds.',
   ];
   return lines.join('\n');
+}
+
+/** The asked member's log: OK, or why writes of persisted data are refused and since when. */
+function persistenceLine(p: NonNullable<HealthAnswer['persistence']>): string {
+  if (p.state === 'OK') return 'Persistence: OK';
+  const what = p.state === 'DISK_FULL' ? 'writes of persisted maps and queues refused until space is free' : 'writes of persisted maps and queues refused until the member restarts';
+  return `Persistence: ${p.state} since ${new Date(p.since).toISOString()}: ${what} (${p.reason ?? 'unknown'})`;
 }
 
 // ---------------------------------------------------------------- WAN

@@ -178,6 +178,21 @@ describe('output', () => {
     );
   });
 
+  it('status: the asked member\'s persistence, when it has persistence: OK, or the disk state, since when and why', () => {
+    const cluster = { members: [{ address: '127.0.0.1:5701', liteMember: false, localMember: true, uuid: 'u1', memberVersion: '0.1.0' }], connectionCount: 0, allConnectionCount: 0 };
+    const partitions = { version: 2, partitionCount: 271, replicaCount: 1, migrationQueueSize: 0, clusterSafe: true, members: [{ uuid: 'u1', address: '127.0.0.1:5701', owned: 271, backups: 0 }] };
+    const health = { nodeState: 'ACTIVE', clusterState: 'ACTIVE', clusterSafe: true, migrationQueueSize: 0, clusterSize: 1 };
+    const line = (h: typeof health & { persistence?: { state: string; reason?: string; since: number } }): string | undefined => formatStatus(h, cluster, partitions).split('\n')[3];
+    expect(line(health)).toBe('');
+    expect(line({ ...health, persistence: { state: 'OK', since: 0 } })).toBe('Persistence: OK');
+    expect(line({ ...health, persistence: { state: 'DISK_FULL', reason: 'ENOSPC: no space left on device, write', since: Date.UTC(2026, 10, 29, 7, 0, 0) } })).toBe(
+      'Persistence: DISK_FULL since 2026-11-29T07:00:00.000Z: writes of persisted maps and queues refused until space is free (ENOSPC: no space left on device, write)',
+    );
+    expect(line({ ...health, persistence: { state: 'FAILED', reason: 'EIO: i/o error, fdatasync', since: 0 } })).toBe(
+      'Persistence: FAILED since 1970-01-01T00:00:00.000Z: writes of persisted maps and queues refused until the member restarts (EIO: i/o error, fdatasync)',
+    );
+  });
+
   it('progress bars: clamped, rounded, fixed width', () => {
     expect(progressBar(0, 10)).toBe('[..........]   0%');
     expect(progressBar(42, 10)).toBe('[####......]  42%');

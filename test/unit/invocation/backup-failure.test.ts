@@ -24,4 +24,9 @@ describe('backupFailureVerdict', () => {
     // it and promoted another copy of the partition, without this write.
     for (const code of NO_ANSWER) expect(backupFailureVerdict(code, true)).toBe('check');
   });
+
+  it('a backup that answers it could not persist the write fails it, paused or not: not a late backup', () => {
+    expect(backupFailureVerdict('PERSISTENCE_FAILED', false)).toBe('not-persisted');
+    expect(backupFailureVerdict('PERSISTENCE_FAILED', true)).toBe('not-persisted');
+  });
 });

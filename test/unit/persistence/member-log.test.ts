@@ -1,5 +1,5 @@
 import type * as Fs from 'node:fs';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -111,17 +111,6 @@ async function appendInTurns(log: MemberLog, groups: LogRecord[][], sync = false
 
 function range(from: number, to: number): number[] {
   return Array.from({ length: to - from }, (_, i) => from + i);
-}
-
-async function rejection(p: Promise<void> | undefined): Promise<GridError> {
-  expect(p).toBeInstanceOf(Promise);
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(GridError);
-    return e as GridError;
-  }
-  throw new Error('expected pending() to reject');
 }
 
 describe('MemberLog: appending', () => {
@@ -412,6 +401,19 @@ describe('MemberLog: backups and wipe', () => {
   });
 });
 
+
+async function rejection(p: Promise<void> | undefined): Promise<GridError> {
+  expect(p).toBeInstanceOf(Promise);
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(GridError);
+    return e as GridError;
+  }
+  throw new Error('expected pending() to reject');
+}
+
+
 describe('MemberLog: closeNow() and wipe while the log is busy', () => {
   // A stale member's wipe (PersistenceService.wipe): the old log is closed at once, its files
   // deleted and a new log opened in the same directory, in one synchronous step.
@@ -502,57 +504,3 @@ describe('MemberLog: closeNow() and wipe while the log is busy', () => {
   });
 });
 
-describe('MemberLog: a failed write', () => {
-  it('rejects pending() with a GridError naming the directory, then every later pending() too, and writes nothing more', async () => {
-    const { log, sink } = newLog(dir, 100);
-    log.load();
-    // The next segment cannot be opened: the roll after the first write fails.
-    mkdirSync(join(dir, 'seg-00000002.log'));
-    log.append(put(1, 'x'.repeat(120)), false);
-    const first = log.pending();
-    await nextTurn(); // that write is under way
-    const whileWriting = log.pending(); // nothing left to write: waits for the write under way
-    const e = await rejection(first);
-    expect(e.code).toBe('INTERNAL');
-    expect(e.message).toContain(`persisting to ${dir} failed`);
-    expect(await rejection(whileWriting)).toBe(e);
-    expect(sink.messages()).toContain(e.message);
-
-    expect(await rejection(log.pending())).toBe(e);
-    log.append(put(2), false);
-    expect(await rejection(log.pending())).toBe(e);
-    await nextTurn();
-    await nextTurn();
-    expect(plain(parseLog(readFileSync(join(dir, 'seg-00000001.log')), 'seg 1').records)).toEqual(plain([put(1, 'x'.repeat(120))]));
-  });
-
-  it('after a write error nothing more is written, even once writes would work again: its waiters are refused too', async () => {
-    const { log } = newLog();
-    log.load();
-    await appendInTurns(log, [[put(1)]]);
-    io.failWrites = 1;
-    log.append(put(2), false);
-    const failing = log.pending();
-    await nextTurn(); // the failing write is under way
-    log.append(put(3), true); // queued behind it
-    const behind = log.pending();
-    const e = await rejection(failing);
-    expect(e.message).toBe(`persisting to ${dir} failed: EIO: i/o error, write`);
-    expect(await rejection(behind)).toBe(e);
-    await nextTurn();
-    expect(io.writes).toBe(2);
-    expect(plain(onDisk())).toEqual(plain([put(1)]));
-  });
-
-  it.skipIf(!existsSync('/dev/full'))('an error from write() itself (a full disk) rejects pending()', async () => {
-    const { log } = newLog(dir, 100);
-    log.load();
-    symlinkSync('/dev/full', join(dir, 'seg-00000002.log')); // the next segment is on a full disk
-    await appendInTurns(log, [[put(1, 'x'.repeat(120))]]);
-    log.append(put(2), true);
-    const e = await rejection(log.pending());
-    expect(e.message).toContain(`persisting to ${dir} failed`);
-    expect(e.message).toContain('ENOSPC');
-    expect(await rejection(log.pending())).toBe(e);
-  });
-});
