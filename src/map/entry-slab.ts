@@ -313,7 +313,8 @@ export class EntrySlab {
     if (this.deadBytes >= MIN_DEAD_BYTES && this.deadBytes * 2 > this.usedBytes) this.compact(false);
   }
 
-  private recordBytes(r: number): number {
+  /** Bytes the record at `r` takes in its chunk (header, metadata, key, value, padding). */
+  recordBytes(r: number): number {
     const u32 = this.u32s[r >>> OFFSET_BITS]!;
     const q = (r & OFFSET_MASK) << 1;
     return align8(HEADER_BYTES + this.metaBytes + (u32[q + 1]! & KEY_BYTES_MASK) + u32[q + 2]!);

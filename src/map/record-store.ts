@@ -95,6 +95,8 @@ export class RecordStore {
   readonly usesClock: boolean;
   readonly observer: StoreObserver | undefined;
   private readonly expiredReads: { expirations: number } | undefined;
+  /** Bytes the record evictOne removed last took. */
+  lastEvictedBytes = 0;
   /** Handles sampled by evictOne (reused). */
   private readonly sampleBuf: number[] = [];
 
@@ -203,7 +205,7 @@ export class RecordStore {
    * or undefined when the sample held no other entry. LRU and LFU read the access time, hits
    * and creation time a store with statistics keeps; in any other store every entry ties.
    */
-  evictOne(policy: EvictionPolicyName, exceptKey: string, start: number, sampleCount: number, nowMs: number): string | undefined {
+  evictOne(policy: EvictionPolicyName, exceptKey: string | undefined, start: number, sampleCount: number, nowMs: number): string | undefined {
     const s = this.slab;
     const sample = this.sampleBuf;
     const n = s.sample(start, sampleCount, sample);
@@ -224,6 +226,7 @@ export class RecordStore {
       }
     }
     if (bestKey === undefined) return undefined;
+    this.lastEvictedBytes = s.recordBytes(best);
     this.remove(bestKey, nowMs);
     return bestKey;
   }
