@@ -326,7 +326,8 @@ export class MapService implements MapFacade {
   private readonly isOwner: (partitionId: number) => boolean;
   private readonly clusterSize: () => number;
   private readonly memory: MemorySource;
-  private trimmer: TimerHandle | undefined;
+  /** Some map here evicts (the sweeper's tick then looks for stores over their limit). */
+  private anyEvicting = false;
   /** Keys the last runPut evicted, taken by its operation at once (operations run one at a time). */
   private evicted: string[] | undefined;
 
@@ -1052,17 +1053,16 @@ export class MapService implements MapFacade {
   /** Start reclaiming expired entries in the background. */
   startExpirySweeper(intervalMs: number): void {
     this.sweeper?.cancel();
-    this.sweeper = this.clock.setInterval(() => this.sweepSome(), intervalMs);
-    // The eviction trim shares the sweeper's pace.
-    this.trimmer?.cancel();
-    this.trimmer = this.clock.setInterval(() => void this.trimSome().catch((e: unknown) => this.logger.warn({ err: e }, 'map eviction trim failed')), intervalMs);
+    // The eviction trim shares the sweeper's timer and pace.
+    this.sweeper = this.clock.setInterval(() => {
+      this.sweepSome();
+      if (this.anyEvicting) void this.trimSome().catch((e: unknown) => this.logger.warn({ err: e }, 'map eviction trim failed'));
+    }, intervalMs);
   }
 
   stop(): void {
     this.sweeper?.cancel();
     this.sweeper = undefined;
-    this.trimmer?.cancel();
-    this.trimmer = undefined;
   }
 
   /**
@@ -1146,6 +1146,7 @@ export class MapService implements MapFacade {
         random: () => (Math.random() * 0x1_0000_0000) >>> 0,
       });
       c = new MapContainer(mapName, config, () => this.wan, config.dataPersistence.enabled ? this.persistence : undefined, this.counters.of(mapName, true), eviction);
+      if (eviction.enabled) this.anyEvicting = true;
       this.containers.set(mapName, c);
     }
     return c;
