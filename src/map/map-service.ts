@@ -20,6 +20,8 @@ import type { MergePolicyName } from '../config/types.js';
 import { LogOp, type LogRecord } from '../persistence/log-format.js';
 import { CountersByName, type MetricsRegistrar } from '../core/metrics.js';
 import { MapEviction, type MemorySource } from './map-eviction.js';
+import { SAMPLE_COUNT } from './eviction.js';
+import type { WriteGate } from '../core/memory-guard.js';
 
 /** A map's entries of one partition, taken from a cluster that merges into another after a split brain. */
 export interface MapMergeBatch {
@@ -302,6 +304,9 @@ class MapContainer {
   }
 }
 
+/** Entries a put to a map with eviction may evict to make room while the member is at its memory limit. */
+const MAX_ROOM_EVICTIONS = 16;
+
 /** Entries the expiry sweeper examines per tick (it always finishes the partition it is in). */
 export const SWEEP_BUDGET = 50_000;
 
@@ -326,6 +331,7 @@ export class MapService implements MapFacade {
   private readonly isOwner: (partitionId: number) => boolean;
   private readonly clusterSize: () => number;
   private readonly memory: MemorySource;
+  private readonly gate: WriteGate | undefined;
   /** Some map here evicts (the sweeper's tick then looks for stores over their limit). */
   private anyEvicting = false;
   /** Keys the last runPut evicted, taken by its operation at once (operations run one at a time). */
@@ -342,6 +348,8 @@ export class MapService implements MapFacade {
     isOwner?: (partitionId: number) => boolean;
     /** The member's memory (eviction's memory max-size policies). Default: the resident set against the machine's memory. */
     memory?: MemorySource;
+    /** The member memory guard: puts are refused while it refuses (maps with eviction evict instead). */
+    writeGate?: WriteGate;
   }) {
     this.config = deps.config;
     this.invoker = deps.invoker;
@@ -350,6 +358,7 @@ export class MapService implements MapFacade {
     this.guard = SplitBrainGuard.of(deps.config, deps.config.maps, deps.clusterSize ?? ALONE_SIZE);
     this.isOwner = deps.isOwner ?? ((): boolean => true);
     this.clusterSize = deps.clusterSize ?? ALONE_SIZE;
+    this.gate = deps.writeGate;
     this.memory = deps.memory ?? { limitBytes: () => totalmem(), usedBytes: () => process.memoryUsage.rss() };
   }
 
@@ -477,19 +486,25 @@ export class MapService implements MapFacade {
   /** The owner's put; returns the sequence numbers of the WAN events it queued (undefined: none). */
   /** @internal */ runPut(pid: number, mapName: string, key: string, value: string, ct: string | undefined): WireValue | undefined {
     const c = this.container(mapName);
+    // At the member's memory limit a map without eviction refuses the put; one with eviction makes room.
+    let makeRoom = false;
+    if (this.gate !== undefined && this.gate.refusing()) {
+      if (!c.eviction.enabled) this.gate.check(`the put to map "${mapName}"`);
+      makeRoom = true;
+    }
     c.counters.puts++;
     const store = c.store(pid);
     const wan = c.publishes ? this.wan : undefined;
     const now = wan !== undefined || store.usesClock ? this.clock.now() : 0;
     if (wan === undefined) {
       store.put(key, value, ct, now);
-      if (c.eviction.enabled) this.evictAfterPut(c, store, key, value, now);
+      if (c.eviction.enabled) this.evictAfterPut(c, store, key, value, now, makeRoom);
       return undefined;
     }
     const tickets = wan.admit(mapName, pid);
     if (tickets === undefined) {
       store.put(key, value, ct, now);
-      if (c.eviction.enabled) this.evictAfterPut(c, store, key, value, now);
+      if (c.eviction.enabled) this.evictAfterPut(c, store, key, value, now, makeRoom);
       return undefined;
     }
     try {
@@ -500,14 +515,25 @@ export class MapService implements MapFacade {
     }
     const seqs = wan.commit(tickets, pid, this.putEvent(store, mapName, key, now, []));
     // Evictions are not replicated over WAN (as in Hazelcast): only the put's event is queued.
-    if (c.eviction.enabled) this.evictAfterPut(c, store, key, value, now);
+    if (c.eviction.enabled) this.evictAfterPut(c, store, key, value, now, makeRoom);
     return seqs;
   }
 
   /** The owner evicts after a put that made the store (or the map's memory) too big; the keys go to the backups with the put. */
-  private evictAfterPut(c: MapContainer, store: RecordStore, key: string, value: string, now: number): void {
+  private evictAfterPut(c: MapContainer, store: RecordStore, key: string, value: string, now: number, makeRoom: boolean): void {
     c.eviction.grew(key.length + value.length);
-    const evicted = c.eviction.evict(c.stores, store, key, now || this.clock.now());
+    let evicted = c.eviction.evict(c.stores, store, key, now || this.clock.now());
+    // The member is at its memory limit: evict beyond the map's own bound until as many bytes
+    // were freed as the put added (at most MAX_ROOM_EVICTIONS entries, from this partition's store).
+    if (makeRoom) {
+      let freed = 0;
+      for (let i = 0; i < MAX_ROOM_EVICTIONS && freed < key.length + value.length; i++) {
+        const k = store.evictOne(c.config.eviction.evictionPolicy, key, (Math.random() * 0x1_0000_0000) >>> 0, SAMPLE_COUNT, now || this.clock.now());
+        if (k === undefined) break;
+        freed += store.lastEvictedBytes;
+        (evicted ??= []).push(k);
+      }
+    }
     if (evicted === undefined) return;
     c.counters.evictions += evicted.length;
     this.evicted = evicted;

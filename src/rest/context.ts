@@ -1,6 +1,7 @@
 // What the REST layer may use: narrow facades of the services below it.
 
 import type { GridConfig, EndpointGroupName } from '../config/types.js';
+import type { MemoryStatus } from '../core/memory-guard.js';
 import type { Logger, LogControl } from '../core/logger.js';
 import type { ClusterFacade } from '../cluster/cluster-service.js';
 import type { MapFacade } from '../map/map-service.js';
@@ -16,6 +17,8 @@ export interface HealthView {
   migrationQueueSize(): number;
   /** True while the member restarts from persisted data (its node state shows STARTING). */
   recovering?(): boolean;
+  /** The member memory guard: limit, figures, whether writes are refused. */
+  memory?(): MemoryStatus;
 }
 
 /** The PERSISTENCE endpoints: cluster-wide commands (the receiving member tells every member). */
