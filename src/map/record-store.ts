@@ -208,24 +208,21 @@ export class RecordStore {
   evictOne(policy: EvictionPolicyName, exceptKey: string | undefined, start: number, sampleCount: number, nowMs: number): string | undefined {
     const s = this.slab;
     const sample = this.sampleBuf;
+    // The excluded entry by handle: no key string is made for the sampled entries, only for the victim.
+    const skip = exceptKey === undefined ? -1 : s.find(exceptKey);
     const n = s.sample(start, sampleCount, sample);
     let best = -1;
-    let bestKey: string | undefined;
     for (let i = 0; i < n; i++) {
       const r = sample[i]!;
-      const key = s.key(r);
-      if (key === exceptKey) continue;
+      if (r === skip) continue;
       if (this.expiring && this.isExpired(r, nowMs)) {
         best = r;
-        bestKey = key;
         break;
       }
-      if (best < 0 || (this.stats && betterVictim(policy, s.meta(r, LAST_ACCESS_AT), s.meta(r, HITS), s.meta(r, CREATION_TIME), s.meta(best, LAST_ACCESS_AT), s.meta(best, HITS), s.meta(best, CREATION_TIME)))) {
-        best = r;
-        bestKey = key;
-      }
+      if (best < 0 || (this.stats && betterVictim(policy, s.meta(r, LAST_ACCESS_AT), s.meta(r, HITS), s.meta(r, CREATION_TIME), s.meta(best, LAST_ACCESS_AT), s.meta(best, HITS), s.meta(best, CREATION_TIME)))) best = r;
     }
-    if (bestKey === undefined) return undefined;
+    if (best < 0) return undefined;
+    const bestKey = s.key(best);
     this.lastEvictedBytes = s.recordBytes(best);
     this.remove(bestKey, nowMs);
     return bestKey;
