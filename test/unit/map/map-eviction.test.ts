@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { configFromObject } from '../../../src/config/index.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import type { BackupSpec, Invoker, Operation } from '../../../src/invocation/invoker.js';
-import { MapService } from '../../../src/map/map-service.js';
+import { MapService, type MapWanEvent, type MapWanSink } from '../../../src/map/map-service.js';
 import { partitionIdOf, PARTITION_COUNT } from '../../../src/partition/partitioning.js';
 import { LogOp, type LogRecord } from '../../../src/persistence/log-format.js';
 import { decodeValue, encodeValue, type WireValue } from '../../../src/protocol/codec.js';
@@ -147,5 +147,33 @@ describe('map eviction in the map service', () => {
     } as never);
     expect(counters['grid_map_evictions_total']).toBe(9);
     expect(PARTITION_COUNT).toBe(271);
+  });
+
+  it('evictions are not published over WAN (as in Hazelcast); the put is, and its backup carries both its WAN sequence and the evicted key', async () => {
+    const config = configFromObject({
+      'wan-replication': { w: { 'batch-publisher': { b: { 'cluster-name': 'b', 'target-endpoints': 'h:5701' } } } },
+      map: { m: { 'wan-replication-ref': { w: {} }, eviction: { 'eviction-policy': 'LRU', 'max-size-policy': 'PER_PARTITION', size: 1 } } },
+    }).config;
+    const events: MapWanEvent[] = [];
+    const sink: MapWanSink = {
+      admit: () => ({ ticket: true }),
+      commit: (_t, _pid, e) => (events.push(e), events.length),
+      cancel: () => undefined,
+      offer: (_pid, e) => (events.push(e), events.length),
+      backup: () => undefined,
+      newObserver: () => undefined,
+    };
+    const invoker = new BackingInvoker();
+    const owner = new MapService({ config, invoker, clock: new ManualClock(5), logger: captureLogs().control.logger });
+    owner.setWanSink(sink);
+    const [a, b] = keysOf(11, 2);
+    await owner.put('m', a!, '1', undefined);
+    await owner.put('m', b!, '2', undefined);
+    expect(await held(owner, 'm', [a!, b!])).toEqual([b]);
+    expect(events.map((e) => [e.kind, e.key])).toEqual([
+      ['put', a],
+      ['put', b],
+    ]);
+    expect(invoker.backups.at(-1)!.args.slice(4)).toEqual([2, [a]]);
   });
 });
