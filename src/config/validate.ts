@@ -43,6 +43,7 @@ import {
   MIN_PERSISTENCE_TIMEOUT_SECONDS,
 } from './defaults.js';
 import { isHost, parseMemberEntry, splitMemberEntries } from './member-list.js';
+import { parseMemoryLimit } from '../core/memory-guard.js';
 import { childPath, isRecord, show, type Problems } from './problems.js';
 import {
   CLUSTER_DATA_RECOVERY_POLICIES,
@@ -1155,6 +1156,7 @@ const TUNING_SUFFIXES = [
   'debug.ignore-messages',
   'merge.first.run.delay.seconds',
   'merge.next.run.delay.seconds',
+  'memory.limit',
 ];
 
 function readTuning(problems: Problems, props: ReadonlyMap<string, string>): TuningConfig {
@@ -1173,6 +1175,15 @@ function readTuning(problems: Problems, props: ReadonlyMap<string, string>): Tun
   for (const name of props.keys()) {
     if (name.startsWith('grid.') && !TUNING_SUFFIXES.includes(name.slice(5))) {
       problems.warn(`hazelcast.properties.${name}`, 'unknown Grid property, ignored');
+    }
+  }
+  // The member memory guard reads it at start (against the cgroup's or machine's memory); its form is checked here.
+  const memoryLimit = pick('memory.limit');
+  if (memoryLimit !== undefined) {
+    try {
+      parseMemoryLimit(memoryLimit.value, 1);
+    } catch (e) {
+      problems.error(`hazelcast.properties.${memoryLimit.name}`, (e as Error).message.replace(/^grid\.memory\.limit: /, ''));
     }
   }
   let logLevel = DEFAULT_TUNING.logLevel;

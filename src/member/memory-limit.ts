@@ -41,9 +41,9 @@ function readFigures(): MemoryFigures {
   return { rssBytes: u.rss, heapUsedBytes: u.heapUsed, heapLimitBytes: getHeapStatistics().heap_size_limit };
 }
 
-/** The guard of this member, from grid.memory.limit (or the default). Throws CONFIG_INVALID for a bad value. */
+/** The guard of this member, from grid.memory.limit (hazelcast.memory.limit; or the default). Throws CONFIG_INVALID for a bad value. */
 export function memoryGuardOf(properties: ReadonlyMap<string, string>, clock: Clock): MemoryGuard {
-  const text = properties.get('grid.memory.limit') ?? DEFAULT_MEMORY_LIMIT;
+  const text = properties.get('grid.memory.limit') ?? properties.get('hazelcast.memory.limit') ?? DEFAULT_MEMORY_LIMIT;
   return new MemoryGuard(parseMemoryLimit(text, availableMemoryBytes()), readFigures, clock);
 }
 

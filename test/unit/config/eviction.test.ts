@@ -83,4 +83,11 @@ describe('map eviction config', () => {
     expect(w).toContain('map.cmp.eviction.comparator-class-name: custom eviction comparators are not supported');
     expect(r.config.maps.find((m) => m.name === 'old')?.eviction.evictionPolicy).toBe('NONE');
   });
+
+  it('checks the form of grid.memory.limit (the member memory guard) and knows the property', () => {
+    const ok = configFromObject({ properties: { 'grid.memory.limit': '512m' } });
+    expect(ok.warnings).toEqual([]);
+    const e = configErrorOf(() => configFromObject({ properties: { 'grid.memory.limit': 'lots' } }));
+    expect(e.problems.join('\n')).toContain('hazelcast.properties.grid.memory.limit: expected bytes (e.g. 536870912, 512m, 2g) or a percentage (e.g. 80%), got "lots"');
+  });
 });
