@@ -1082,7 +1082,8 @@ export class MapService implements MapFacade {
     // The eviction trim shares the sweeper's timer and pace.
     this.sweeper = this.clock.setInterval(() => {
       this.sweepSome();
-      if (this.anyEvicting) void this.trimSome().catch((e: unknown) => this.logger.warn({ err: e }, 'map eviction trim failed'));
+      // A trim refused now (cluster PASSIVE, a migration) is retried at the next tick: not worth a warning per second.
+      if (this.anyEvicting) void this.trimSome().catch((e: unknown) => this.logger.debug({ err: e }, 'map eviction trim deferred'));
     }, intervalMs);
   }
 
