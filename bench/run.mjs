@@ -43,12 +43,13 @@ import { WAN_PHASES, renderWanReport, runWan, wanProblems } from './wan.mjs';
 import { CP_PARTS, CP_PHASES, cpProblems, renderCpReport, runCp } from './cp.mjs';
 import { DEFAULT_GRID_BIN, PERSISTENCE_PHASES, persistenceProblems, renderPersistenceReport, runPersistence } from './persistence.mjs';
 import { METRICS_PHASES, metricsProblems, renderMetricsReport, runMetrics } from './metrics.mjs';
+import { EVICTION_PHASES, renderEvictionReport, runEviction } from './eviction.mjs';
 
 // Issue 12's targets: Grid's req/s over the bare node:http server's, per workload; p99 at 50 connections;
 // RSS per 100-byte entry; the 3-member cluster's CPU µs/request over the single member's (cluster.mjs).
 const TARGETS = { ratio: { get: 1.5, post: 1.4, queue: 1.3 }, p99Ms: 2, bytesPerEntry: 200, clusterCpuRatio: CLUSTER_CPU_RATIO_TARGET };
 const passFail = (ok) => (ok ? 'PASS' : 'FAIL');
-const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...METRICS_PHASES, ...CLUSTER_PHASES, ...WAN_PHASES, ...CP_PHASES, ...PERSISTENCE_PHASES];
+const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...METRICS_PHASES, ...EVICTION_PHASES, ...CLUSTER_PHASES, ...WAN_PHASES, ...CP_PHASES, ...PERSISTENCE_PHASES];
 const PERSISTENCE_PARTS = ['throughput', 'single', 'cluster'];
 
 // ---------------------------------------------------------------- options
@@ -585,6 +586,7 @@ async function main() {
       log(`memory part FAILED: ${err.stack ?? err}`);
     }
     await runMetrics(opts, report);
+    await runEviction(opts, report);
     await runCluster(opts, report);
     await runWan(opts, report);
     await runCp(opts, report);
@@ -603,7 +605,7 @@ function finish(opts, report) {
     `grid: ${opts.gridBin}, http path ${opts.httpPath ? `${opts.httpPath} (grid.rest.http-path)` : 'member default (grid)'}; ` +
       `load average (1/5/15 min) at the start ${la(report.loadAvgStart)}, at the end ${la(report.loadAvgEnd)}`,
   ].join('\n');
-  const parts = [renderReport(report), renderMetricsReport(report), renderClusterReport(report), renderWanReport(report), renderCpReport(report), renderPersistenceReport(report)];
+  const parts = [renderReport(report), renderMetricsReport(report), renderEvictionReport(report), renderClusterReport(report), renderWanReport(report), renderCpReport(report), renderPersistenceReport(report)];
   const summary = report.targetSummary?.length ? `\nIssue 12 targets:\n${report.targetSummary.map((t) => `  ${t}`).join('\n')}` : '';
   const text = [header, ...parts].filter(Boolean).join('\n') + summary;
   process.stdout.write(`\nGrid benchmark (target ${opts.target}, ${report.cpus} CPUs, node ${process.version})\n${text}\n`);

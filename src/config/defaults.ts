@@ -5,6 +5,7 @@
 import type {
   CpSubsystemConfig,
   DataPersistenceConfig,
+  EvictionConfig,
   EndpointGroupName,
   MapConfig,
   MergePolicyName,
@@ -71,6 +72,12 @@ export const MAX_BACKUP_COUNT = 6;
 export const DEFAULT_DATA_PERSISTENCE: DataPersistenceConfig = { enabled: false, fsync: false };
 
 /** `map` settings used when no entry (exact, wildcard or `default`) matches a map name. */
+/**
+ * A map's `eviction`: Hazelcast's defaults for an on-heap map (policy NONE, PER_NODE,
+ * Integer.MAX_VALUE entries): nothing is evicted unless the config asks for it.
+ */
+export const DEFAULT_EVICTION: EvictionConfig = { evictionPolicy: 'NONE', maxSizePolicy: 'PER_NODE', size: 2147483647 };
+
 export const DEFAULT_MAP: Omit<MapConfig, 'name'> = {
   /** One synchronous backup. */
   backupCount: 1,
@@ -89,6 +96,7 @@ export const DEFAULT_MAP: Omit<MapConfig, 'name'> = {
    */
   merkleTree: { enabled: false, depth: 10 },
   dataPersistence: DEFAULT_DATA_PERSISTENCE,
+  eviction: DEFAULT_EVICTION,
 };
 
 /** Smallest `merkle-tree depth` (Hazelcast's limit; src/wan/merkle-tree.ts has the same, config does not import wan/). */

@@ -91,6 +91,27 @@ export interface MapConfig {
   readonly merkleTree: MerkleTreeConfig;
   /** `data-persistence` (4.x: `hot-restart`): whether this map's entries are written to disk. */
   readonly dataPersistence: DataPersistenceConfig;
+  /** `eviction`: how the map stays within a size (NONE: it does not). */
+  readonly eviction: EvictionConfig;
+}
+
+/** Hazelcast's eviction policies of a map (`eviction-policy`). NONE: no entry is evicted. */
+export const EVICTION_POLICIES = ['NONE', 'LRU', 'LFU', 'RANDOM'] as const;
+export type EvictionPolicyName = (typeof EVICTION_POLICIES)[number];
+
+/**
+ * Hazelcast's max-size policies of an on-heap map (`max-size-policy`): entries per member or per
+ * partition, megabytes or percent of memory the map's entries use, megabytes or percent free.
+ */
+export const MAX_SIZE_POLICIES = ['PER_NODE', 'PER_PARTITION', 'USED_HEAP_SIZE', 'USED_HEAP_PERCENTAGE', 'FREE_HEAP_SIZE', 'FREE_HEAP_PERCENTAGE'] as const;
+export type MaxSizePolicyName = (typeof MAX_SIZE_POLICIES)[number];
+
+/** A map's `eviction` element (Hazelcast 4/5). */
+export interface EvictionConfig {
+  readonly evictionPolicy: EvictionPolicyName;
+  readonly maxSizePolicy: MaxSizePolicyName;
+  /** Entries (PER_NODE, PER_PARTITION), megabytes (*_SIZE) or percent (*_PERCENTAGE); 0 reads as Integer.MAX_VALUE, as Hazelcast reads it. */
+  readonly size: number;
 }
 
 /**

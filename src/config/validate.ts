@@ -43,17 +43,21 @@ import {
   MIN_PERSISTENCE_TIMEOUT_SECONDS,
 } from './defaults.js';
 import { isHost, parseMemberEntry, splitMemberEntries } from './member-list.js';
+import { parseMemoryLimit } from '../core/memory-guard.js';
 import { childPath, didYouMean, isRecord, show, type Problems } from './problems.js';
 import {
   CLUSTER_DATA_RECOVERY_POLICIES,
   ENDPOINT_GROUPS,
   SPLIT_BRAIN_PROTECTION_ON,
   MERGE_POLICY_NAMES,
+  EVICTION_POLICIES,
+  MAX_SIZE_POLICIES,
   type MergePolicyConfig,
   type MergePolicyName,
   type AdvancedNetworkConfig,
   type CpSubsystemConfig,
   type DataPersistenceConfig,
+  type EvictionConfig,
   type EndpointGroupName,
   type FencedLockConfig,
   type GridConfig,
@@ -95,11 +99,11 @@ const IGNORED_NETWORK = [
 ];
 const IGNORED_JOIN = ['aws', 'gcp', 'azure', 'kubernetes', 'eureka', 'discovery-strategies'];
 const IGNORED_MAP = [
-  'in-memory-format', 'statistics-enabled', 'per-entry-stats-enabled', 'cache-deserialized-values', 'eviction',
+  'in-memory-format', 'statistics-enabled', 'per-entry-stats-enabled', 'cache-deserialized-values',
   'read-backup-data', 'event-journal', 'map-store',
   'near-cache', 'indexes', 'attributes', 'entry-listeners', 'partition-lost-listeners', 'partition-strategy',
   'query-caches', 'metadata-policy', 'tiered-store', 'partition-attributes',
-  'user-code-namespace', 'max-size', 'eviction-policy', 'optimize-queries', 'quorum-ref',
+  'user-code-namespace', 'optimize-queries', 'quorum-ref',
 ];
 const IGNORED_QUEUE = [
   'statistics-enabled', 'item-listeners', 'queue-store',
@@ -540,6 +544,7 @@ function readMaps(problems: Problems, s: Section, persistenceEnabled: boolean): 
     const splitBrainProtectionRef = readProtectionRef(m);
     const merkleTree = readMerkleTree(problems, m);
     const dataPersistence = readDataPersistence(problems, m, persistenceEnabled, 'map');
+    const eviction = readEviction(problems, m);
     m.finish(IGNORED_MAP);
     maps.push({
       name,
@@ -552,6 +557,7 @@ function readMaps(problems: Problems, s: Section, persistenceEnabled: boolean): 
       mergePolicy,
       merkleTree,
       dataPersistence,
+      eviction,
     });
   }
   return maps;
@@ -1165,6 +1171,7 @@ const TUNING_SUFFIXES = [
   'debug.ignore-messages',
   'merge.first.run.delay.seconds',
   'merge.next.run.delay.seconds',
+  'memory.limit',
 ];
 
 function readTuning(problems: Problems, props: ReadonlyMap<string, string>): TuningConfig {
@@ -1183,6 +1190,15 @@ function readTuning(problems: Problems, props: ReadonlyMap<string, string>): Tun
   for (const name of props.keys()) {
     if (name.startsWith('grid.') && !TUNING_SUFFIXES.includes(name.slice(5))) {
       problems.warn(`hazelcast.properties.${name}`, 'unknown Grid property, ignored');
+    }
+  }
+  // The member memory guard reads it at start (against the cgroup's or machine's memory); its form is checked here.
+  const memoryLimit = pick('memory.limit');
+  if (memoryLimit !== undefined) {
+    try {
+      parseMemoryLimit(memoryLimit.value, 1);
+    } catch (e) {
+      problems.error(`hazelcast.properties.${memoryLimit.name}`, (e as Error).message.replace(/^grid\.memory\.limit: /, ''));
     }
   }
   let logLevel = DEFAULT_TUNING.logLevel;
@@ -1320,4 +1336,58 @@ export function validateConfig(raw: Raw, source: string, problems: Problems): Gr
     tuning,
     source,
   };
+}
+
+/** Max-size policies of Hazelcast that Grid's maps cannot have, with the reason. */
+const UNSUPPORTED_MAX_SIZE_POLICIES: Readonly<Record<string, string>> = {
+  USED_NATIVE_MEMORY_SIZE: 'needs in-memory-format NATIVE (Hazelcast Enterprise), which Grid does not have; use USED_HEAP_SIZE',
+  USED_NATIVE_MEMORY_PERCENTAGE: 'needs in-memory-format NATIVE (Hazelcast Enterprise), which Grid does not have; use USED_HEAP_PERCENTAGE',
+  FREE_NATIVE_MEMORY_SIZE: 'needs in-memory-format NATIVE (Hazelcast Enterprise), which Grid does not have; use FREE_HEAP_SIZE',
+  FREE_NATIVE_MEMORY_PERCENTAGE: 'needs in-memory-format NATIVE (Hazelcast Enterprise), which Grid does not have; use FREE_HEAP_PERCENTAGE',
+  ENTRY_COUNT: 'is a max-size policy of caches (JCache), not of maps; use PER_NODE or PER_PARTITION',
+};
+
+/**
+ * A map's `eviction` (Hazelcast 4/5): XML `<eviction eviction-policy="LRU"
+ * max-size-policy="PER_NODE" size="1000"/>`, YAML `eviction: {eviction-policy: LRU, ...}`;
+ * Hazelcast's defaults (NONE, PER_NODE, Integer.MAX_VALUE; size 0 reads as Integer.MAX_VALUE).
+ * The 3.x elements `max-size` and `eviction-policy` are not read: a warning says the map stays
+ * unbounded and how to write it (Hazelcast 4+ refuses them too).
+ */
+function readEviction(problems: Problems, m: Section): EvictionConfig {
+  const def = DEFAULT_MAP.eviction;
+  const v3 = 'the Hazelcast 3.x form is not read, so the map is not bounded: write <eviction eviction-policy="LRU" max-size-policy="PER_NODE" size="1000"/> (YAML eviction: {eviction-policy: LRU, max-size-policy: PER_NODE, size: 1000})';
+  m.unsupported({ 'max-size': v3, 'eviction-policy': v3 });
+  if (!m.has('eviction')) {
+    m.raw('eviction');
+    return def;
+  }
+  const e = m.child('eviction');
+  const choice = <T extends string>(key: string, names: readonly T[], fallback: T, unsupported: Readonly<Record<string, string>> = {}): T => {
+    const v = e.optStr(key);
+    if (v === undefined) return fallback;
+    const upper = v.toUpperCase();
+    const known = names.find((n) => n === upper);
+    if (known !== undefined) return known;
+    const why = unsupported[upper];
+    problems.error(e.at(key), why !== undefined ? `${upper} ${why}` : `unknown ${key} ${show(v)}: one of ${names.join(', ')}`);
+    return fallback;
+  };
+  const evictionPolicy = choice('eviction-policy', EVICTION_POLICIES, def.evictionPolicy);
+  const maxSizePolicy = choice('max-size-policy', MAX_SIZE_POLICIES, def.maxSizePolicy, UNSUPPORTED_MAX_SIZE_POLICIES);
+  const percent = maxSizePolicy === 'USED_HEAP_PERCENTAGE' || maxSizePolicy === 'FREE_HEAP_PERCENTAGE';
+  const memory = maxSizePolicy !== 'PER_NODE' && maxSizePolicy !== 'PER_PARTITION';
+  let size = e.int('size', def.size, 0, percent ? 100 : INT_MAX);
+  if (size === 0) size = def.size;
+  // Hazelcast's default size (Integer.MAX_VALUE) means "evict always" for FREE_HEAP_SIZE and never for the others: a memory policy names its size.
+  if (memory && !e.has('size')) problems.error(e.at('size'), `is required with max-size-policy ${maxSizePolicy} (${percent ? 'a percentage, 1-100' : 'megabytes'})`);
+  if (evictionPolicy === 'NONE' && e.has('size')) {
+    problems.warn(e.at('eviction-policy'), 'is NONE (the default), so nothing is evicted and size has no effect; set LRU, LFU or RANDOM to bound the map');
+  }
+  e.unsupported({
+    'comparator-class-name': 'custom eviction comparators are not supported; use eviction-policy LRU, LFU or RANDOM',
+    comparator: 'custom eviction comparators are not supported; use eviction-policy LRU, LFU or RANDOM',
+  });
+  e.finish();
+  return { evictionPolicy, maxSizePolicy, size };
 }

@@ -13,6 +13,7 @@ export type GridErrorCode =
   | 'HEADERS_TOO_LARGE'
   | 'BODY_BUDGET_FULL' // the member's budget for request bodies being received is used up; retry later
   | 'QUEUE_FULL'
+  | 'MEMORY_LIMIT' // the member is at its memory limit (grid.memory.limit): writes that grow memory are refused
   | 'CLUSTER_PASSIVE' // writes refused while the cluster is PASSIVE
   | 'MEMBER_SHUTTING_DOWN'
   | 'PARTITION_UNAVAILABLE'
@@ -45,6 +46,7 @@ const CODES: Readonly<Record<GridErrorCode, true>> = {
   HEADERS_TOO_LARGE: true,
   BODY_BUDGET_FULL: true,
   QUEUE_FULL: true,
+  MEMORY_LIMIT: true,
   CLUSTER_PASSIVE: true,
   MEMBER_SHUTTING_DOWN: true,
   PARTITION_UNAVAILABLE: true,

@@ -274,6 +274,22 @@ export class EntrySlab {
     return -1;
   }
 
+  /**
+   * Up to `n` live records in index order from slot `start` (masked, wrapping) into `out`;
+   * returns how many. The index is a hash table, so consecutive slots from a random start are
+   * a random sample: Hazelcast samples its storage so for eviction.
+   */
+  sample(start: number, n: number, out: number[]): number {
+    const index = this.index;
+    const mask = this.mask;
+    let k = 0;
+    for (let i = 0, j = start & mask; i < index.length && k < n; i++, j = (j + 1) & mask) {
+      const e = index[j]!;
+      if (e !== 0) out[k++] = e - 1;
+    }
+    return k;
+  }
+
   /** Every live key, in slab order. */
   keys(): string[] {
     const out: string[] = [];
@@ -297,7 +313,8 @@ export class EntrySlab {
     if (this.deadBytes >= MIN_DEAD_BYTES && this.deadBytes * 2 > this.usedBytes) this.compact(false);
   }
 
-  private recordBytes(r: number): number {
+  /** Bytes the record at `r` takes in its chunk (header, metadata, key, value, padding). */
+  recordBytes(r: number): number {
     const u32 = this.u32s[r >>> OFFSET_BITS]!;
     const q = (r & OFFSET_MASK) << 1;
     return align8(HEADER_BYTES + this.metaBytes + (u32[q + 1]! & KEY_BYTES_MASK) + u32[q + 2]!);

@@ -1,6 +1,7 @@
 // Distributed maps: one RecordStore per map per partition, created on first write. Every
 // operation is invoked on its key's partition; the REST layer sees only this facade.
 
+import { totalmem } from 'node:os';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
 import type { Logger } from '../core/logger.js';
@@ -18,6 +19,9 @@ import { mergingWins, policyNeedsStats } from '../cluster/merge-policies.js';
 import type { MergePolicyName } from '../config/types.js';
 import { LogOp, type LogRecord } from '../persistence/log-format.js';
 import { CountersByName, type MetricsRegistrar } from '../core/metrics.js';
+import { MapEviction, type MemorySource } from './map-eviction.js';
+import { SAMPLE_COUNT } from './eviction.js';
+import type { WriteGate } from '../core/memory-guard.js';
 
 /** A map's entries of one partition, taken from a cluster that merges into another after a split brain. */
 export interface MapMergeBatch {
@@ -121,6 +125,8 @@ class MapPut implements Operation<void> {
   private wire: WireValue[] | undefined;
   /** Sequence numbers of the WAN events this put queued, for the backups to mirror them. */
   private wanSeqs: WireValue | undefined;
+  /** Keys the put evicted (the backups remove them too). */
+  private evicted: string[] | undefined;
   constructor(
     private readonly svc: MapService,
     private readonly pid: number,
@@ -138,9 +144,12 @@ class MapPut implements Operation<void> {
   run(): void {
     this.svc.guardOwner(this.mapName, 'WRITE');
     this.wanSeqs = this.svc.runPut(this.pid, this.mapName, this.key, this.value, this.ct);
+    this.evicted = this.svc.takeEvicted();
   }
 
   backup(): BackupSpec {
+    // [map, key, value, ct, WAN seqs | null, evicted keys]: older members read the first five.
+    if (this.evicted !== undefined) return this.svc.putBackup(this.mapName, [...this.args, this.wanSeqs ?? null, this.evicted]);
     return this.svc.putBackup(this.mapName, this.wanSeqs === undefined ? this.args : [...this.args, this.wanSeqs]);
   }
 }
@@ -287,6 +296,8 @@ export class MapCounters {
   removes = 0;
   /** Entries found expired by a read or reclaimed by the sweeper in owned partitions. */
   expirations = 0;
+  /** Entries evicted (max-size) in partitions this member owns. */
+  evictions = 0;
 }
 
 class MapContainer {
@@ -305,12 +316,15 @@ class MapContainer {
     /** Where the map's changes are persisted (undefined: not persisted). */
     private readonly persist: MapPersistence | undefined,
     readonly counters: MapCounters,
+    readonly eviction: MapEviction,
     /** A change of this map was put back (its record could not be written): WAN hears of the entry as it is again. */
     private readonly undone: (partitionId: number, key: string) => void = () => undefined,
   ) {
     this.expiring = config.timeToLiveSeconds > 0 || config.maxIdleSeconds > 0;
     this.replicas = 1 + config.backupCount + config.asyncBackupCount;
-    this.stats = policyNeedsStats(config.mergePolicy.policy);
+    // LRU and LFU compare the access time, hits and creation time a store with statistics keeps.
+    const policy = config.eviction.evictionPolicy;
+    this.stats = policyNeedsStats(config.mergePolicy.policy) || policy === 'LRU' || policy === 'LFU';
     this.publishes = config.wanReplicationRef !== undefined;
   }
 
@@ -337,6 +351,9 @@ class MapContainer {
   }
 }
 
+/** Entries a put to a map with eviction may evict to make room while the member is at its memory limit. */
+const MAX_ROOM_EVICTIONS = 16;
+
 /** Entries the expiry sweeper examines per tick (it always finishes the partition it is in). */
 export const SWEEP_BUDGET = 50_000;
 
@@ -359,6 +376,13 @@ export class MapService implements MapFacade {
   private readonly observerQueries = new Map<string, (observer: StoreObserver | undefined, config: MapConfig, arg: WireValue) => WireValue>();
   private readonly counters = new CountersByName(() => new MapCounters());
   private readonly isOwner: (partitionId: number) => boolean;
+  private readonly clusterSize: () => number;
+  private readonly memory: MemorySource;
+  private readonly gate: WriteGate | undefined;
+  /** Some map here evicts (the sweeper's tick then looks for stores over their limit). */
+  private anyEvicting = false;
+  /** Keys the last runPut evicted, taken by its operation at once (operations run one at a time). */
+  private evicted: string[] | undefined;
 
   constructor(deps: {
     config: GridConfig;
@@ -369,6 +393,10 @@ export class MapService implements MapFacade {
     clusterSize?: () => number;
     /** Whether this member owns a partition now (metrics: owned vs backup entries, expirations). Default: owns all. */
     isOwner?: (partitionId: number) => boolean;
+    /** The member's memory (eviction's memory max-size policies). Default: the resident set against the machine's memory. */
+    memory?: MemorySource;
+    /** The member memory guard: puts are refused while it refuses (maps with eviction evict instead). */
+    writeGate?: WriteGate;
   }) {
     this.config = deps.config;
     this.invoker = deps.invoker;
@@ -376,6 +404,9 @@ export class MapService implements MapFacade {
     this.logger = deps.logger;
     this.guard = SplitBrainGuard.of(deps.config, deps.config.maps, deps.clusterSize ?? ALONE_SIZE);
     this.isOwner = deps.isOwner ?? ((): boolean => true);
+    this.clusterSize = deps.clusterSize ?? ALONE_SIZE;
+    this.gate = deps.writeGate;
+    this.memory = deps.memory ?? { limitBytes: () => totalmem(), usedBytes: () => process.memoryUsage.rss() };
   }
 
   get(mapName: string, key: string): MaybePromise<StoredValue | undefined> {
@@ -551,17 +582,25 @@ export class MapService implements MapFacade {
   /** The owner's put; returns the sequence numbers of the WAN events it queued (undefined: none). */
   /** @internal */ runPut(pid: number, mapName: string, key: string, value: string, ct: string | undefined): WireValue | undefined {
     const c = this.container(mapName);
+    // At the member's memory limit a map without eviction refuses the put; one with eviction makes room.
+    let makeRoom = false;
+    if (this.gate !== undefined && this.gate.refusing()) {
+      if (!c.eviction.enabled) this.gate.check(`the put to map "${mapName}"`);
+      makeRoom = true;
+    }
     c.counters.puts++;
     const store = c.store(pid);
     const wan = c.publishes ? this.wan : undefined;
     const now = wan !== undefined || store.usesClock ? this.clock.now() : 0;
     if (wan === undefined) {
       store.put(key, value, ct, now);
+      if (c.eviction.enabled) this.evictAfterPut(c, store, key, value, now, makeRoom);
       return undefined;
     }
     const tickets = wan.admit(mapName, pid);
     if (tickets === undefined) {
       store.put(key, value, ct, now);
+      if (c.eviction.enabled) this.evictAfterPut(c, store, key, value, now, makeRoom);
       return undefined;
     }
     try {
@@ -570,7 +609,37 @@ export class MapService implements MapFacade {
       wan.cancel(tickets);
       throw e;
     }
-    return wan.commit(tickets, pid, this.putEvent(store, mapName, key, now, []));
+    const seqs = wan.commit(tickets, pid, this.putEvent(store, mapName, key, now, []));
+    // Evictions are not replicated over WAN (as in Hazelcast): only the put's event is queued.
+    if (c.eviction.enabled) this.evictAfterPut(c, store, key, value, now, makeRoom);
+    return seqs;
+  }
+
+  /** The owner evicts after a put that made the store (or the map's memory) too big; the keys go to the backups with the put. */
+  private evictAfterPut(c: MapContainer, store: RecordStore, key: string, value: string, now: number, makeRoom: boolean): void {
+    c.eviction.grew(key.length + value.length);
+    let evicted = c.eviction.evict(c.stores, store, key, now || this.clock.now());
+    // The member is at its memory limit: evict beyond the map's own bound until as many bytes
+    // were freed as the put added (at most MAX_ROOM_EVICTIONS entries, from this partition's store).
+    if (makeRoom) {
+      let freed = 0;
+      for (let i = 0; i < MAX_ROOM_EVICTIONS && freed < key.length + value.length; i++) {
+        const k = store.evictOne(c.config.eviction.evictionPolicy, key, (Math.random() * 0x1_0000_0000) >>> 0, SAMPLE_COUNT, now || this.clock.now());
+        if (k === undefined) break;
+        freed += store.lastEvictedBytes;
+        (evicted ??= []).push(k);
+      }
+    }
+    if (evicted === undefined) return;
+    c.counters.evictions += evicted.length;
+    this.evicted = evicted;
+  }
+
+  /** @internal The keys the put that just ran evicted (undefined: none). */
+  takeEvicted(): string[] | undefined {
+    const e = this.evicted;
+    this.evicted = undefined;
+    return e;
   }
 
   /** The WAN event of an entry as stored now (TTL as the time left, statistics where kept). */
@@ -944,6 +1013,8 @@ export class MapService implements MapFacade {
           return this.wanApplyOp(pid, mapName, f.arr(args, 1, 'entries'));
         case 'observerQuery':
           return this.observerQueryOp(pid, mapName, f.str(args, 1, 'query'), args[2] ?? null);
+        case 'trim':
+          return this.trimOp(pid, mapName);
       }
       throw new GridError('BAD_REQUEST', `unknown map operation ${type}`);
     },
@@ -954,7 +1025,7 @@ export class MapService implements MapFacade {
       }
       if (type === 'remove') return result as boolean;
       if (type === 'observerQuery') return result as WireValue;
-      if (type === 'size' || type === 'merge' || type === 'wanApply') return result as number;
+      if (type === 'size' || type === 'merge' || type === 'wanApply' || type === 'trim') return result as number;
       return null;
     },
     decodeResult: (type: string, w: WireValue): unknown => {
@@ -965,7 +1036,7 @@ export class MapService implements MapFacade {
       }
       if (type === 'remove') return w === true;
       if (type === 'observerQuery') return w;
-      if (type === 'size' || type === 'merge' || type === 'wanApply') return typeof w === 'number' ? w : 0;
+      if (type === 'size' || type === 'merge' || type === 'wanApply' || type === 'trim') return typeof w === 'number' ? w : 0;
       return undefined;
     },
     applyBackup: (pid: number, type: string, args: readonly WireValue[]): void => {
@@ -976,14 +1047,24 @@ export class MapService implements MapFacade {
       switch (type) {
         case 'put': {
           const key = f.str(args, 1, 'key');
-          this.container(mapName).store(pid).put(key, f.latin1(args, 2, 'value'), this.contentTypeAt(args, 3), now);
+          const store = this.container(mapName).store(pid);
+          store.put(key, f.latin1(args, 2, 'value'), this.contentTypeAt(args, 3), now);
           this.mirrorWan(pid, mapName, key, args[4], false);
+          // What the owner evicted after this put.
+          const evicted = args[5];
+          if (Array.isArray(evicted)) for (let i = 0; i < evicted.length; i++) store.remove(f.str(evicted, i, 'evicted key'), now);
           return;
         }
         case 'remove': {
           const key = f.str(args, 1, 'key');
           this.containers.get(mapName)?.stores[pid]?.remove(key, now);
           this.mirrorWan(pid, mapName, key, args[2], true);
+          return;
+        }
+        case 'evict': {
+          const store = this.containers.get(mapName)?.stores[pid];
+          const keys = f.arr(args, 1, 'evicted keys');
+          if (store !== undefined) for (let i = 0; i < keys.length; i++) store.remove(f.str(keys, i, 'evicted key'), now);
           return;
         }
         case 'clear': {
@@ -1091,18 +1172,66 @@ export class MapService implements MapFacade {
     counter('grid_map_misses_total', 'Map reads that found no entry (or an expired one)', (c) => c.misses);
     counter('grid_map_puts_total', 'Map puts run on this member as partition owner', (c) => c.puts);
     counter('grid_map_removes_total', 'Map removes (DELETE of a key) run on this member as partition owner, whether or not the key existed', (c) => c.removes);
+    counter('grid_map_evictions_total', 'Entries evicted (eviction max-size) in partitions this member owns; not replicated over WAN', (c) => c.evictions);
     counter('grid_map_expirations_total', 'Entries that expired (time-to-live, max-idle) in partitions this member owns: found by a read or reclaimed by the sweeper', (c) => c.expirations);
   }
 
   /** Start reclaiming expired entries in the background. */
   startExpirySweeper(intervalMs: number): void {
     this.sweeper?.cancel();
-    this.sweeper = this.clock.setInterval(() => this.sweepSome(), intervalMs);
+    // The eviction trim shares the sweeper's timer and pace.
+    this.sweeper = this.clock.setInterval(() => {
+      this.sweepSome();
+      // A trim refused now (cluster PASSIVE, a migration) is retried at the next tick: not worth a warning per second.
+      if (this.anyEvicting) void this.trimSome().catch((e: unknown) => this.logger.debug({ err: e }, 'map eviction trim deferred'));
+    }, intervalMs);
   }
 
   stop(): void {
     this.sweeper?.cancel();
     this.sweeper = undefined;
+  }
+
+  /**
+   * Bring owned stores that are over their entry limit without a put (a member left, so each
+   * member's PER_NODE share per partition shrank; entries came by a migration, a merge or WAN)
+   * back to the limit: one trim operation per such partition, run by the owner and backed up.
+   * Resolves with how many entries were evicted.
+   */
+  async trimSome(): Promise<number> {
+    const calls: MaybePromise<number>[] = [];
+    for (const [mapName, c] of this.containers) {
+      if (!c.eviction.enabled) continue;
+      for (let pid = 0; pid < PARTITION_COUNT; pid++) {
+        const s = c.stores[pid];
+        if (s !== undefined && c.eviction.over(s) && this.isOwner(pid)) calls.push(this.invoker.invoke(pid, this.trimOp(pid, mapName)));
+      }
+    }
+    let n = 0;
+    for (const v of await Promise.all(calls)) n += v;
+    return n;
+  }
+
+  private trimOp(pid: number, mapName: string): Operation<number> {
+    const args = [mapName];
+    let evicted: string[] | undefined;
+    return {
+      name: 'map.trim',
+      service: 'map',
+      type: 'trim',
+      mutating: true,
+      args,
+      run: () => {
+        const c = this.containers.get(mapName);
+        const store = c?.stores[pid];
+        if (c === undefined || store === undefined) return 0;
+        evicted = c.eviction.evict(c.stores, store, undefined, this.clock.now(), store.size);
+        if (evicted === undefined) return 0;
+        c.counters.evictions += evicted.length;
+        return evicted.length;
+      },
+      backup: (n) => (n > 0 && evicted !== undefined ? this.backupOf(mapName, 'evict', [mapName, evicted]) : undefined),
+    };
   }
 
   /**
@@ -1137,9 +1266,16 @@ export class MapService implements MapFacade {
     let c = this.containers.get(mapName);
     if (c === undefined) {
       const config = findMapConfig(this.config, mapName);
-      c = new MapContainer(mapName, config, () => this.wan, config.dataPersistence.enabled ? this.persistence : undefined, this.counters.of(mapName, true), (pid, key) =>
+      const eviction = new MapEviction(config.eviction, {
+        memberCount: this.clusterSize,
+        memory: this.memory,
+        isOwner: this.isOwner,
+        random: () => (Math.random() * 0x1_0000_0000) >>> 0,
+      });
+      c = new MapContainer(mapName, config, () => this.wan, config.dataPersistence.enabled ? this.persistence : undefined, this.counters.of(mapName, true), eviction, (pid, key) =>
         this.undoneChange(pid, mapName, key),
       );
+      if (eviction.enabled) this.anyEvicting = true;
       this.containers.set(mapName, c);
     }
     return c;

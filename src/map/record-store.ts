@@ -6,6 +6,8 @@
 // and reclaimed by a sweeper; the store itself has no timers.
 
 import { EntrySlab } from './entry-slab.js';
+import { betterVictim } from './eviction.js';
+import type { EvictionPolicyName } from '../config/types.js';
 
 /** A stored value: bytes as a latin1 string and the Content-Type it was written with. */
 export interface StoredValue {
@@ -93,6 +95,10 @@ export class RecordStore {
   readonly usesClock: boolean;
   readonly observer: StoreObserver | undefined;
   private readonly expiredReads: { expirations: number } | undefined;
+  /** Bytes the record evictOne removed last took. */
+  lastEvictedBytes = 0;
+  /** Handles sampled by evictOne (reused). */
+  private readonly sampleBuf: number[] = [];
 
   constructor(policy: ExpiryPolicy) {
     this.observer = policy.observer;
@@ -190,6 +196,42 @@ export class RecordStore {
     if (this.observer !== undefined) this.observer.changed(key, this.entryAt(o), undefined);
     s.compactIfSparse();
     return live;
+  }
+
+  /**
+   * Evict one entry: the best victim by `policy` among `sampleCount` entries sampled from index
+   * slot `start` (an expired one is taken at once), never `exceptKey` (the entry just put).
+   * The observer is told as of a remove (persistence logs a remove). Returns the evicted key,
+   * or undefined when the sample held no other entry. LRU and LFU read the access time, hits
+   * and creation time a store with statistics keeps; in any other store every entry ties.
+   */
+  evictOne(policy: EvictionPolicyName, exceptKey: string | undefined, start: number, sampleCount: number, nowMs: number): string | undefined {
+    const s = this.slab;
+    const sample = this.sampleBuf;
+    // The excluded entry by handle: no key string is made for the sampled entries, only for the victim.
+    const skip = exceptKey === undefined ? -1 : s.find(exceptKey);
+    const n = s.sample(start, sampleCount, sample);
+    let best = -1;
+    for (let i = 0; i < n; i++) {
+      const r = sample[i]!;
+      if (r === skip) continue;
+      if (this.expiring && this.isExpired(r, nowMs)) {
+        best = r;
+        break;
+      }
+      if (best < 0 || (this.stats && betterVictim(policy, s.meta(r, LAST_ACCESS_AT), s.meta(r, HITS), s.meta(r, CREATION_TIME), s.meta(best, LAST_ACCESS_AT), s.meta(best, HITS), s.meta(best, CREATION_TIME)))) best = r;
+    }
+    if (best < 0) return undefined;
+    const bestKey = s.key(best);
+    this.lastEvictedBytes = s.recordBytes(best);
+    this.remove(bestKey, nowMs);
+    return bestKey;
+  }
+
+  /** Bytes this store's entries take (records, dead ones until compaction, and the index): what the memory max-size policies count. */
+  get footprintBytes(): number {
+    const f = this.slab.footprint;
+    return f.chunkBytes + f.indexBytes;
   }
 
   clear(): void {

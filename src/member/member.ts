@@ -10,6 +10,8 @@ import type { DestinationStream } from 'pino';
 import { systemClock, type Clock } from '../core/clock.js';
 import { createLogControl, parseLogLevel, type LogControl, type Logger } from '../core/logger.js';
 import { generateInstanceName } from '../core/names.js';
+import type { MemoryGuard } from '../core/memory-guard.js';
+import { memoryGuardOf, reportMemoryMetrics } from './memory-limit.js';
 import { expandMemberList, listenPlan, type EndpointGroupName, type GridConfig, type ListenPlan } from '../config/index.js';
 import { ClusterService } from '../cluster/cluster-service.js';
 import type { MemberInfo } from '../cluster/types.js';
@@ -91,6 +93,8 @@ export class Member {
   /** Prometheus metrics (undefined when `metrics enabled="false"`). */
   readonly metrics: GridMetrics | undefined;
   private readonly clock: Clock;
+  /** Refuses writes that grow memory past grid.memory.limit (docs/maps.md). */
+  private readonly memoryGuard: MemoryGuard;
   private memberListener: Listener | undefined;
   private restListener: Listener | undefined;
   private rest: RestServer | undefined;
@@ -104,6 +108,7 @@ export class Member {
     this.config = opts.config;
     this.plan = listenPlan(opts.config);
     this.clock = opts.clock ?? systemClock;
+    this.memoryGuard = memoryGuardOf(opts.config.properties, this.clock);
     this.instanceName = opts.config.instanceName ?? generateInstanceName();
     this.logControl = createLogControl({
       level: parseLogLevel(opts.config.tuning.logLevel) ?? 'INFO',
@@ -180,8 +185,13 @@ export class Member {
       for (const m of this.cluster.members()) if (!m.liteMember) n++;
       return n;
     };
-    const serviceDeps = { config: this.config, invoker, clock: this.clock, logger: this.logger, clusterSize };
-    this.maps = new MapService({ ...serviceDeps, isOwner: (pid) => this.partitions.table.ownerOf(pid) === this.cluster.localMember().uuid });
+    const serviceDeps = { config: this.config, invoker, clock: this.clock, logger: this.logger, clusterSize, writeGate: this.memoryGuard };
+    const guard = this.memoryGuard;
+    this.maps = new MapService({
+      ...serviceDeps,
+      isOwner: (pid) => this.partitions.table.ownerOf(pid) === this.cluster.localMember().uuid,
+      memory: { limitBytes: () => guard.limitBytes, usedBytes: () => process.memoryUsage.rss() },
+    });
     const cluster = this.cluster;
     const partitions = this.partitions;
     this.queues = new QueueService({
@@ -234,6 +244,7 @@ export class Member {
     r.gauge({ name: 'grid_rest_connections', help: 'Open HTTP connections of this member' }, (report) => report(this.connectionCounts().client));
     this.maps.reportMetrics(r);
     this.queues.reportMetrics(r);
+    reportMemoryMetrics(r, this.memoryGuard);
     reportWanMetrics(r, () => this.wan.status());
     this.persistence?.reportMetrics(r);
     if (this.config.cpSubsystem.enabled) reportCpMetrics(r, () => this.cp.status());
@@ -505,6 +516,7 @@ export class Member {
           if (s === undefined) return undefined;
           return { state: diskStateName(s.kind), ...(s.reason === undefined ? {} : { reason: s.reason }), since: s.sinceMs };
         },
+        memory: () => this.memoryGuard.status(),
       },
       persistence: { enabled: this.persistence !== undefined, command: (name) => this.persistenceCommand(name) },
       partitions: {

@@ -11,6 +11,7 @@
 // twice when the holder dies after writing the answer and before its confirm arrived.
 
 import type { Clock, TimerHandle } from '../core/clock.js';
+import type { WriteGate } from '../core/memory-guard.js';
 import { GridError } from '../core/errors.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
 import type { Logger } from '../core/logger.js';
@@ -270,6 +271,7 @@ export class QueueService implements QueueFacade {
   private readonly sweepTimer: TimerHandle | undefined;
   private readonly unsubscribe: () => void;
 
+  private readonly gate: WriteGate | undefined;
   constructor(deps: {
     config: GridConfig;
     invoker: Invoker;
@@ -278,7 +280,10 @@ export class QueueService implements QueueFacade {
     membership?: QueueMembership;
     /** Data members in this member's list (lite members do not count), for split-brain protection. Default: 1. */
     clusterSize?: () => number;
+    /** The member memory guard: offers are refused while it refuses. */
+    writeGate?: WriteGate;
   }) {
+    this.gate = deps.writeGate;
     this.config = deps.config;
     this.invoker = deps.invoker;
     this.clock = deps.clock;
@@ -470,6 +475,7 @@ export class QueueService implements QueueFacade {
   }
 
   /** @internal */ runOffer(op: QueueOffer): boolean {
+    this.gate?.check(`the offer to queue "${op.queueName}"`);
     const e = this.entry(op.queueName, op.pid);
     const outcome = e.queue.offerItem(op.item);
     op.outcome = outcome;

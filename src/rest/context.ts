@@ -1,6 +1,7 @@
 // What the REST layer may use: narrow facades of the services below it.
 
 import type { GridConfig, EndpointGroupName } from '../config/types.js';
+import type { MemoryStatus } from '../core/memory-guard.js';
 import type { Logger, LogControl } from '../core/logger.js';
 import type { ClusterFacade } from '../cluster/cluster-service.js';
 import type { MapFacade } from '../map/map-service.js';
@@ -18,6 +19,8 @@ export interface HealthView {
   recovering?(): boolean;
   /** The member log's disk, when persistence is on: OK, DISK_FULL (refusing persisted writes until space is free) or FAILED (until restart). */
   persistence?(): PersistenceHealth | undefined;
+  /** The member memory guard: limit, figures, whether writes are refused. */
+  memory?(): MemoryStatus;
 }
 
 export interface PersistenceHealth {

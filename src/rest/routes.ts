@@ -2,6 +2,7 @@
 // is pure path work; an unknown path or method is a 400 (the contract's "syntax not known").
 
 import type { RestRequest, RestResponse } from './exchange.js';
+import type { MemoryStatus } from '../core/memory-guard.js';
 import type { StoredValue } from '../map/record-store.js';
 import type { EndpointGroupName } from '../config/types.js';
 import { GridError, describeError } from '../core/errors.js';
@@ -343,6 +344,13 @@ function healthRoute(method: Method, path: string): Route {
       return route((r, d) => sendJson(r.res, d.health.migrationQueueSize()));
     case 'cluster-size':
       return route((r, d) => sendJson(r.res, d.cluster.members().length));
+    case 'memory':
+      // Grid's: the memory guard (limit, resident set, V8 heap, whether writes are refused). /health itself keeps Hazelcast's shape.
+      return route((r, d) => {
+        const m: MemoryStatus | undefined = d.health.memory?.();
+        if (m === undefined) throw new GridError('NOT_ENABLED', 'this member has no memory guard');
+        sendJson(r.res, m);
+      });
     case 'ready':
       return route((r, d) => {
         const recovering = d.health.recovering?.() === true;

@@ -201,6 +201,7 @@ describe('defaults', () => {
       splitBrainProtectionRef: undefined,
       merkleTree: { enabled: false, depth: 10 },
       dataPersistence: { enabled: false, fsync: false },
+      eviction: { evictionPolicy: 'NONE', maxSizePolicy: 'PER_NODE', size: 2147483647 },
     });
     expect(c.queues[0]).toEqual({
       name: 'q',

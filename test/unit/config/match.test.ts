@@ -43,6 +43,7 @@ describe('findMapConfig', () => {
       splitBrainProtectionRef: undefined,
       merkleTree: { enabled: false, depth: 10 },
       dataPersistence: { enabled: false, fsync: false },
+      eviction: { evictionPolicy: 'NONE', maxSizePolicy: 'PER_NODE', size: 2147483647 },
     });
     expect(Object.isFrozen(findMapConfig(bare, 'other'))).toBe(true);
   });

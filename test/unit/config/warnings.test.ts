@@ -12,7 +12,7 @@ describe('unknown elements are warnings with their path; unused ones are summed 
         <network><reuse-address>true</reuse-address><frobnicate/></network>
         <map name="m">
           <in-memory-format>BINARY</in-memory-format>
-          <eviction size="10"/>
+          <eviction eviction-policy="LRU" size="10"/>
           <colour>blue</colour>
         </map>
         <queue name="q"><statistics-enabled>true</statistics-enabled></queue>
@@ -25,12 +25,11 @@ describe('unknown elements are warnings with their path; unused ones are summed 
       'w.xml: hazelcast.network.frobnicate: unknown element, ignored',
       'w.xml: hazelcast.map.m.colour: unknown element, ignored',
       'w.xml: hazelcast.bogus: unknown element, ignored',
-      'w.xml: not used by Grid: reuse-address, in-memory-format, eviction, statistics-enabled, management-center (5 elements; `grid validate --verbose` lists their paths)',
+      'w.xml: not used by Grid: reuse-address, in-memory-format, statistics-enabled, management-center (4 elements; `grid validate --verbose` lists their paths)',
     ]);
     expect(unused).toEqual([
       'hazelcast.network.reuse-address',
       'hazelcast.map.m.in-memory-format',
-      'hazelcast.map.m.eviction',
       'hazelcast.queue.q.statistics-enabled',
       'hazelcast.management-center',
     ]);

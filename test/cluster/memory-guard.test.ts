@@ -1,0 +1,72 @@
+// The member memory guard through a real member process started with a small
+// grid.memory.limit: a flood of 1 MiB writes ends in 503 MEMORY_LIMIT answers (the member
+// lives), reads and deletes keep working, /health and /metrics show it, a map with eviction
+// makes room instead of refusing, and writes come back after the data is deleted.
+
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startCluster, type Cluster } from '../support/cluster.js';
+import { sampleValue, scrape } from '../support/prometheus.js';
+import { waitFor } from '../support/process.js';
+
+const LIMIT_MB = 256;
+const MiB = 'x'.repeat(1024 * 1024);
+
+let c: Cluster;
+beforeAll(async () => {
+  c = await startCluster({
+    size: 1,
+    scope: 'file',
+    properties: { 'grid.memory.limit': `${LIMIT_MB}m` },
+    config: () => ({ map: { 'cache*': { eviction: { 'eviction-policy': 'LRU', 'max-size-policy': 'PER_NODE', size: 1_000_000 } } } }),
+  });
+}, 60_000);
+afterAll(async () => c?.destroy());
+
+interface Memory { limitBytes: number; rssBytes: number; refusing: boolean; refusedWrites: number }
+
+it('a write flood gets 503 MEMORY_LIMIT instead of killing the member; reads, deletes, /health, /metrics; eviction makes room; writes resume after deletes', async () => {
+  const base = `http://127.0.0.1:${c.member(0).port}`;
+  const health = async (): Promise<{ memory: Memory }> => ({ memory: await c.json<Memory>(0, '/hazelcast/health/memory') });
+  expect((await health()).memory).toMatchObject({ limitBytes: LIMIT_MB * 1024 * 1024, refusing: false });
+
+  // A map with eviction fills memory up to the limit and goes on: each put evicts what it adds.
+  let refusedAt = -1;
+  for (let i = 0; i < 3000 && refusedAt < 0; i++) {
+    const r = await c.http(0, 'POST', `/hazelcast/rest/maps/cache/k${i}`, MiB);
+    expect({ i, status: r.status, error: r.headers['x-grid-error'] }).toEqual({ i, status: 200, error: undefined });
+    if (i % 5 === 4) {
+      const p = await c.http(0, 'POST', `/hazelcast/rest/maps/plain/p${i}`, MiB);
+      if (p.status === 503) refusedAt = i;
+      else expect(p.status).toBe(200);
+    }
+  }
+  expect(refusedAt).toBeGreaterThan(0);
+  for (let i = 0; i < 100; i++) expect((await c.http(0, 'POST', `/hazelcast/rest/maps/cache/more${i}`, MiB)).status).toBe(200);
+  expect(c.member(0).status).toBe('running');
+
+  // A plain map and a queue refuse, with the reason; reads and deletes work.
+  const refused = await c.http(0, 'POST', '/hazelcast/rest/maps/plain/new', MiB);
+  expect(refused.status).toBe(503);
+  expect(refused.headers['x-grid-error']).toMatch(/^member memory limit reached \(resident \d+ MiB of grid\.memory\.limit 256 MiB.*\): the put to map "plain" was not applied; reads and deletes still work/);
+  const offer = await c.http(0, 'POST', '/hazelcast/rest/queues/jobs', 'small');
+  expect(offer.status).toBe(503);
+  expect(offer.headers['x-grid-error']).toMatch(/the offer to queue "jobs" was not applied/);
+  expect((await c.http(0, 'GET', '/hazelcast/rest/maps/plain/p4')).status).toBe(200);
+  expect((await c.http(0, 'DELETE', '/hazelcast/rest/maps/plain/p4')).status).toBe(200);
+  const h = await health();
+  expect(h.memory.refusing).toBe(true);
+  expect(h.memory.refusedWrites).toBeGreaterThanOrEqual(3);
+  // The evicting map kept its memory near the limit: resident well below twice the limit after 100+ MiB more of puts.
+  expect(h.memory.rssBytes).toBeLessThan(LIMIT_MB * 1024 * 1024 * 1.5);
+  const m = await scrape(base);
+  expect(sampleValue(m, 'grid_memory_refusing_writes')).toBe(1);
+  expect(sampleValue(m, 'grid_memory_refused_writes_total')).toBeGreaterThanOrEqual(3);
+  expect(sampleValue(m, 'grid_map_evictions_total', { map: 'cache' })).toBeGreaterThan(50);
+
+  // Delete the data: writes come back once the resident set is under 90% of the limit.
+  expect((await c.http(0, 'DELETE', '/hazelcast/rest/maps/cache')).status).toBe(200);
+  expect((await c.http(0, 'DELETE', '/hazelcast/rest/maps/plain')).status).toBe(200);
+  await waitFor('writes accepted again after the deletes', async () => (await c.http(0, 'POST', '/hazelcast/rest/maps/plain/again', 'v')).status === 200, 30_000, 200);
+  expect((await health()).memory.refusing).toBe(false);
+  expect((await c.http(0, 'POST', '/hazelcast/rest/queues/jobs', 'small')).status).toBe(200);
+}, 120_000);
