@@ -56,8 +56,10 @@ it('a write flood gets 503 MEMORY_LIMIT instead of killing the member; reads, de
   const h = await health();
   expect(h.memory.refusing).toBe(true);
   expect(h.memory.refusedWrites).toBeGreaterThanOrEqual(3);
-  // The evicting map kept its memory near the limit: resident well below twice the limit after 100+ MiB more of puts.
-  expect(h.memory.rssBytes).toBeLessThan(LIMIT_MB * 1024 * 1024 * 1.5);
+  // The evicting map kept its memory near the limit: resident below twice the limit after 100+ MiB more of puts
+  // (the resident set also holds what the collector has not returned yet, so the bound is loose; unbounded, 1 MiB puts
+  // past the limit would grow it by their size).
+  expect(h.memory.rssBytes).toBeLessThan(LIMIT_MB * 1024 * 1024 * 2);
   const m = await scrape(base);
   expect(sampleValue(m, 'grid_memory_refusing_writes')).toBe(1);
   expect(sampleValue(m, 'grid_memory_refused_writes_total')).toBeGreaterThanOrEqual(3);
