@@ -51,8 +51,9 @@ export const DELIBERATE: readonly Deliberate[] = [
   {
     id: 'head-like-get',
     reason:
-      'HEAD answers like GET without a body (grid-behavior §1; RFC 9110 9.3.2): status and headers of the GET. Hazelcast answers HEAD outside /health with a bare 200 whatever the resource.',
-    applies: (c, hz) => c.method === 'HEAD' && !c.path.startsWith('/hazelcast/health') && answered(hz) && hz.status === 200 && hz.body.length === 0,
+      'HEAD answers like GET without a body (grid-behavior §1; RFC 9110 9.3.2): status and headers of the GET. Hazelcast answers HEAD outside /health with a bare 200 whatever the resource, and HEAD on a /health sub-path with 404.',
+    applies: (c, hz) =>
+      c.method === 'HEAD' && answered(hz) && hz.body.length === 0 && ((hz.status === 200 && !c.path.startsWith('/hazelcast/health')) || (hz.status === 404 && c.path.split('?')[0] !== '/hazelcast/health')),
   },
   {
     id: 'poll-timeout',
@@ -169,6 +170,24 @@ export const DELIBERATE: readonly Deliberate[] = [
       'POST management/cluster/version with a version the members do not run is refused as an answer, 200 {"status":"fail","message":…,"version":<current>} (grid-behavior §8: only the current version is accepted); Hazelcast answers 500, an error reserved for faults of the server in the contract (§7).',
     applies: (c, hz, grid) =>
       c.path === '/hazelcast/rest/management/cluster/version' && c.method === 'POST' && answered(hz) && hz.status === 500 && answered(grid) && grid.status === 200 && /"status":"fail"/.test(grid.body.toString()),
+  },
+  {
+    id: 'exact-paths',
+    reason:
+      'An endpoint answers its own path only: /rest/cluster/x is 400 (grid-behavior §3: unknown path); Hazelcast matches GET paths by prefix and answers /rest/cluster/x as /rest/cluster.',
+    applies: (c, hz, grid) => answered(hz) && hz.status === 200 && gridError(grid, 400) && /^\/hazelcast\/rest\/(cluster|instance)\/./.test(c.path),
+  },
+  {
+    id: 'content-type-verbatim',
+    reason:
+      'The Content-Type of a value is stored and returned verbatim (grid-behavior §4); Hazelcast stores a text/plain value as a string and returns it as "text/plain" whatever the case it was sent in.',
+    applies: (_c, hz, grid) =>
+      answered(hz) &&
+      answered(grid) &&
+      hz.status === grid.status &&
+      hz.body.equals(grid.body) &&
+      hz.contentType !== grid.contentType &&
+      (hz.contentType ?? '').toLowerCase() === (grid.contentType ?? '').toLowerCase(),
   },
 ];
 

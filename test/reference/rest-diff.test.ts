@@ -5,6 +5,7 @@
 // no JDK or Maven is present. `npm run fuzz -- --target http-reference --cases N` runs the
 // generated part long.
 
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { ALL_GROUPS, REFERENCE_VERSION, referenceUnavailable, startReference, type HazelcastMember } from '../support/hazelcast.js';
@@ -14,6 +15,9 @@ import { describe as show, generatedCases, send, type DiffCase } from './rest-di
 
 const unavailable = referenceUnavailable();
 const CLUSTER = 'dev';
+const SEED = Number(process.env.FUZZ_SEED ?? 23);
+/** Generated cases: 200 in npm test, FUZZ_CASES under `npm run fuzz -- --target http-reference`. */
+const GENERATED = Number(process.env.FUZZ_CASES ?? 200);
 const QUEUE_XML = `  <queue name="bounded-*"><max-size>2</max-size></queue>\n`;
 
 describe.skipIf(unavailable !== undefined)(`REST answers against Hazelcast ${REFERENCE_VERSION}`, () => {
@@ -74,7 +78,16 @@ describe.skipIf(unavailable !== undefined)(`REST answers against Hazelcast ${REF
   }, 120_000);
 
   it('generated request variations', async () => {
-    const bugs = await run(generatedCases(Number(process.env.FUZZ_SEED ?? 23), Number(process.env.FUZZ_CASES ?? 200)));
+    const started = Date.now();
+    const rss = process.memoryUsage().rss / 2 ** 20;
+    const bugs = await run(generatedCases(SEED, GENERATED));
+    if (process.env.FUZZ_SUMMARY !== undefined) {
+      const seconds = (Date.now() - started) / 1000;
+      const end = process.memoryUsage().rss / 2 ** 20;
+      const findings = bugs.map((b) => ({ kind: 'difference', target: 'http-reference', caseId: undefined, label: undefined, detail: b, hex: undefined }));
+      const row = { target: 'http-reference', seed: SEED, cases: GENERATED, differences: bugs.length, crashes: 0, wedges: 0, canaryFailures: 0, internalErrors: 0, rssStartMb: rss, rssPeakMb: Math.max(rss, end), rssEndMb: end, casesPerSecond: GENERATED / seconds, findings };
+      writeFileSync(`${process.env.FUZZ_SUMMARY}.http-reference.json`, JSON.stringify([row]));
+    }
     expect(bugs, bugs.join('\n')).toEqual([]);
-  }, 120_000);
+  }, Math.max(120_000, GENERATED * 200));
 });

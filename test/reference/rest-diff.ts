@@ -144,11 +144,15 @@ export function generatedCases(seed: number, count: number): DiffCase[] {
   const methods = ['GET', 'POST', 'PUT', 'DELETE', 'HEAD', 'OPTIONS', 'PATCH'];
   const out: DiffCase[] = [];
   for (let i = 0; out.length < count; i++) {
+    // Each variation has names of its own, so a write one member takes and the other refuses
+    // on purpose (a deliberate difference) cannot make later reads differ. A write is followed
+    // by a plain GET of the same path: what it stored is compared too.
+    const own = (n: string): string => (n === '' ? n : `${n}${i}`);
     const method = pick(methods);
     const kind = r();
     let path: string;
-    if (kind < 0.45) path = `/hazelcast/rest/maps/${pick(names)}${r() < 0.85 ? `/${pick(keys)}` : ''}`;
-    else if (kind < 0.7) path = `/hazelcast/rest/queues/${pick(names)}${r() < 0.7 ? `/${pick(['0', '0', 'size', '-1', 'x', '1.5', '', '00', '0/extra'])}` : ''}`;
+    if (kind < 0.45) path = `/hazelcast/rest/maps/${own(pick(names))}${r() < 0.85 ? `/${pick(keys)}` : ''}`;
+    else if (kind < 0.7) path = `/hazelcast/rest/queues/${own(pick(names))}${r() < 0.7 ? `/${pick(['0', '0', 'size', '-1', 'x', '1.5', '', '00', '0/extra'])}` : ''}`;
     else if (kind < 0.85)
       path = pick(['/hazelcast/rest/cluster', '/hazelcast/rest/instance', '/hazelcast/health', '/hazelcast/health/ready', '/hazelcast/health/node-state', '/hazelcast/health/cluster-safe', '/hazelcast/health/cluster-size', '/hazelcast/rest/management/cluster/version', '/hazelcast/rest/management/cluster/state', '/hazelcast/rest/management/cluster/nodes']);
     else path = pick(['/hazelcast/rest/', '/hazelcast/rest', '/hazelcast/', '/hazelcast/rest/mapsx/a/b', '/hazelcast/rest/maps', '/hazelcast/health/x', '/hazelcast/rest/cluster/x', '/', '/x']);
@@ -158,6 +162,7 @@ export function generatedCases(seed: number, count: number): DiffCase[] {
     const body = method === 'GET' || method === 'HEAD' || method === 'DELETE' ? (r() < 0.85 ? undefined : bodies()) : bodies();
     const management = path.includes('/management/');
     out.push({ name: `generated #${i} (seed ${seed})`, method, path, headers, body: management && method === 'POST' ? pick(['dev&', 'wrong&', '', 'dev&&x']) : body, timeoutMs: 3_000 });
+    if (!management && ['POST', 'PUT', 'DELETE'].includes(method) && out.length < count) out.push({ name: `generated #${i} read-back (seed ${seed})`, method: 'GET', path, timeoutMs: 3_000 });
   }
   return out;
 }
