@@ -64,8 +64,8 @@ export const DELIBERATE: readonly Deliberate[] = [
       gridError(grid, 400) &&
       ((answered(hz) && (hz.status === 500 || hz.status === 200 || hz.status === 204)) || hz.kind === 'silent') &&
       segments(c).length >= 3 &&
-      !/^\d+$/.test(segments(c)[2] ?? '') &&
-      segments(c)[2] !== 'size',
+      !/^\d+$/.test(segments(c).slice(2).join('/')) &&
+      !(segments(c)[2] === 'size' && (c.method === 'GET' || c.method === 'HEAD')),
   },
   {
     id: 'raw-split',
@@ -137,7 +137,7 @@ export const DELIBERATE: readonly Deliberate[] = [
     reason:
       'A parameter that does not parse (an unknown cluster state or log level, a poll timeout that is not a number) is the client\'s mistake: 400 (grid-behavior §3, §8); Hazelcast answers 500 with the Java exception\'s text.',
     applies: (_c, hz, grid) =>
-      answered(hz) && hz.status === 500 && /No enum constant|Invalid level|For input string/.test(hz.body.toString('utf8')) && gridError(grid, 400),
+      answered(hz) && hz.status === 500 && /No enum constant|Invalid level|For input string|Cannot parse/.test(hz.body.toString('utf8')) && gridError(grid, 400),
   },
   {
     id: 'passive-503',
