@@ -183,3 +183,38 @@ export function fixedCases(cluster: string): DiffCase[] {
     c('garbage request line', 'GET', '', { raw: Buffer.from('HELLO\r\n\r\n') }),
   ];
 }
+
+/** Cases for members with only the default groups (CLUSTER_READ, HEALTH_CHECK) enabled. */
+export function groupsOffCases(cluster: string): DiffCase[] {
+  const cred = `${cluster}&`;
+  const post = (name: string, path: string, body: string): DiffCase => c(name, 'POST', path, { body, headers: form(body) });
+  return [
+    c('DATA off: map get', 'GET', '/hazelcast/rest/maps/m/k'),
+    c('DATA off: map post', 'POST', '/hazelcast/rest/maps/m/k', { body: 'v', headers: [['Content-Type', 'text/plain']] }),
+    c('DATA off: map delete', 'DELETE', '/hazelcast/rest/maps/m/k'),
+    c('DATA off: map clear', 'DELETE', '/hazelcast/rest/maps/m'),
+    c('DATA off: queue offer', 'POST', '/hazelcast/rest/queues/q', { body: 'i' }),
+    c('DATA off: queue poll', 'DELETE', '/hazelcast/rest/queues/q/0'),
+    c('DATA off: queue size', 'GET', '/hazelcast/rest/queues/q/size'),
+    c('CLUSTER_READ on: cluster', 'GET', '/hazelcast/rest/cluster'),
+    c('CLUSTER_READ on: instance', 'GET', '/hazelcast/rest/instance'),
+    c('CLUSTER_READ on: version', 'GET', '/hazelcast/rest/management/cluster/version'),
+    post('CLUSTER_READ on: state', '/hazelcast/rest/management/cluster/state', cred),
+    post('CLUSTER_READ on: nodes', '/hazelcast/rest/management/cluster/nodes', cred),
+    c('HEALTH_CHECK on: health', 'GET', '/hazelcast/health'),
+    c('HEALTH_CHECK on: ready', 'GET', '/hazelcast/health/ready'),
+    post('CLUSTER_WRITE off: changeState', '/hazelcast/rest/management/cluster/changeState', `${cred}&frozen`),
+    post('CLUSTER_WRITE off: changeState, wrong cluster name', '/hazelcast/rest/management/cluster/changeState', 'wrong&&frozen'),
+    post('CLUSTER_WRITE off: clusterShutdown', '/hazelcast/rest/management/cluster/clusterShutdown', 'wrong&'),
+    post('CLUSTER_WRITE off: memberShutdown', '/hazelcast/rest/management/cluster/memberShutdown', 'wrong&'),
+    post('CLUSTER_WRITE off: version', '/hazelcast/rest/management/cluster/version', `${cred}&4.0`),
+    post('CLUSTER_WRITE off: log level', '/hazelcast/rest/log-level', `${cred}&FINE`),
+    post('PERSISTENCE off: forceStart', '/hazelcast/rest/management/cluster/forceStart', cred),
+    post('PERSISTENCE off: partialStart', '/hazelcast/rest/management/cluster/partialStart', cred),
+    post('WAN off: pausePublisher', '/hazelcast/rest/wan/pausePublisher', `${cred}&none&none`),
+    post('WAN off: sync/allmaps', '/hazelcast/rest/wan/sync/allmaps', `${cred}&none&none`),
+    c('WAN off: sync progress', 'GET', '/hazelcast/rest/wan/sync/progress/00000000-0000-0000-0000-000000000000'),
+    c('CP off: groups', 'GET', '/hazelcast/rest/cp-subsystem/groups'),
+    c('CP off: members', 'GET', '/hazelcast/rest/cp-subsystem/members'),
+  ];
+}

@@ -106,11 +106,6 @@ export const DELIBERATE: readonly Deliberate[] = [
     applies: (c, hz, grid) => ['GET', 'HEAD', 'DELETE'].includes(c.method) && bodyOf(c) > 0 && hz.kind === 'closed' && answered(grid),
   },
   {
-    id: 'wan-implemented',
-    reason: 'WAN replication is a real feature of Grid (grid-behavior §9); Hazelcast\'s open source answers "Wan Sync requires Hazelcast Enterprise Edition" (500) or does nothing.',
-    applies: (c) => c.path.startsWith('/hazelcast/rest/wan/'),
-  },
-  {
     id: 'cp-not-enabled',
     reason:
       'With CP off every /cp-subsystem endpoint is 500 "CP subsystem is not enabled" (grid-behavior §8); Hazelcast 5.5+ open source has no CP subsystem at all (500 "licensed feature", or 404 for members/local).',
@@ -188,6 +183,17 @@ export const DELIBERATE: readonly Deliberate[] = [
       hz.body.equals(grid.body) &&
       hz.contentType !== grid.contentType &&
       (hz.contentType ?? '').toLowerCase() === (grid.contentType ?? '').toLowerCase(),
+  },
+  {
+    id: 'group-disabled-403',
+    reason:
+      'A request to an endpoint whose group is disabled gets 403 with X-Grid-Error "endpoint group … is disabled" (grid-behavior §2); Hazelcast 5.x closes the connection without an answer (and logs it), which a client cannot tell from a crash.',
+    applies: (_c, hz, grid) => hz.kind === 'closed' && gridError(grid, 403) && answered(grid) && /endpoint group \S+ is disabled/i.test(grid.headers['x-grid-error'] ?? ''),
+  },
+  {
+    id: 'wan-implemented',
+    reason: 'WAN replication is a real feature of Grid (grid-behavior §9); Hazelcast\'s open source answers "Wan Sync requires Hazelcast Enterprise Edition" (500) or does nothing.',
+    applies: (c) => c.path.startsWith('/hazelcast/rest/wan/'),
   },
 ];
 

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { ALL_GROUPS, REFERENCE_VERSION, referenceUnavailable, startReference, type HazelcastMember } from '../support/hazelcast.js';
-import { fixedCases } from './cases.js';
+import { fixedCases, groupsOffCases } from './cases.js';
 import { deliberate } from './deliberate.js';
 import { describe as show, generatedCases, send, type DiffCase } from './rest-diff.js';
 
@@ -23,39 +23,40 @@ const QUEUE_XML = `  <queue name="bounded-*"><max-size>2</max-size></queue>\n`;
 describe.skipIf(unavailable !== undefined)(`REST answers against Hazelcast ${REFERENCE_VERSION}`, () => {
   let hz: HazelcastMember;
   let grid: Cluster;
+  /** The same pair with only the default groups (CLUSTER_READ, HEALTH_CHECK) enabled. */
+  let hzDefault: HazelcastMember;
+  let gridDefault: Cluster;
   let ports: number[];
 
   beforeAll(async () => {
-    [hz, grid] = await Promise.all([
+    const gridConfig = (groups: readonly string[]) => () => ({
+      'instance-name': 'ref-member',
+      network: { 'rest-api': { 'endpoint-groups': Object.fromEntries(ALL_GROUPS.map((g) => [g, { enabled: groups.includes(g) }])) } },
+      map: { default: { 'backup-count': 0 } },
+      queue: { default: { 'backup-count': 0 }, 'bounded-*': { 'max-size': 2, 'backup-count': 0 } },
+    });
+    const DEFAULT_GROUPS = ['CLUSTER_READ', 'HEALTH_CHECK'];
+    [hz, grid, hzDefault, gridDefault] = await Promise.all([
       startReference({ clusterName: CLUSTER, instanceName: 'ref-member', groups: ALL_GROUPS, extraXml: QUEUE_XML }),
-      startCluster({
-        size: 1,
-        spare: 0,
-        clusterName: CLUSTER,
-        scope: 'file',
-        config: () => ({
-          'instance-name': 'ref-member',
-          network: { 'rest-api': { 'endpoint-groups': Object.fromEntries(ALL_GROUPS.map((g) => [g, { enabled: true }])) } },
-          map: { default: { 'backup-count': 0 } },
-          queue: { default: { 'backup-count': 0 }, 'bounded-*': { 'max-size': 2, 'backup-count': 0 } },
-        }),
-      }),
+      startCluster({ size: 1, spare: 0, clusterName: CLUSTER, scope: 'file', config: gridConfig(ALL_GROUPS) }),
+      startReference({ clusterName: CLUSTER, instanceName: 'ref-member', groups: DEFAULT_GROUPS, extraXml: QUEUE_XML }),
+      startCluster({ size: 1, spare: 0, clusterName: CLUSTER, scope: 'file', config: gridConfig(DEFAULT_GROUPS) }),
     ]);
-    ports = [hz.port, grid.member(0).port];
+    ports = [hz.port, grid.member(0).port, hzDefault.port, gridDefault.member(0).port];
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all([hz?.stop(), grid?.destroy()]);
+    await Promise.all([hz?.stop(), grid?.destroy(), hzDefault?.stop(), gridDefault?.destroy()]);
   });
 
   /** Per deliberate difference, how many cases it allowed; bugs: the differences no rule allows. */
   const allowed = new Map<string, number>();
   let compared = 0;
 
-  async function run(cases: readonly DiffCase[]): Promise<string[]> {
+  async function run(cases: readonly DiffCase[], hzPort = hz.port, gridPort = grid.member(0).port): Promise<string[]> {
     const bugs: string[] = [];
     for (const c of cases) {
-      const [h, g] = await Promise.all([send(hz.port, c), send(grid.member(0).port, c)]);
+      const [h, g] = await Promise.all([send(hzPort, c), send(gridPort, c)]);
       compared++;
       const hs = show(h, ports);
       const gs = show(g, ports);
@@ -76,6 +77,11 @@ describe.skipIf(unavailable !== undefined)(`REST answers against Hazelcast ${REF
     const bugs = await run(fixedCases(CLUSTER));
     expect(bugs, bugs.join('\n')).toEqual([]);
   }, 120_000);
+
+  it('endpoint groups switched off (only the default CLUSTER_READ and HEALTH_CHECK on)', async () => {
+    const bugs = await run(groupsOffCases(CLUSTER), hzDefault.port, gridDefault.member(0).port);
+    expect(bugs, bugs.join('\n')).toEqual([]);
+  }, 60_000);
 
   it('generated request variations', async () => {
     const started = Date.now();
