@@ -25,6 +25,8 @@ export interface HazelcastOptions {
   readonly members?: readonly number[];
   /** XML inside <hazelcast> (map and queue configs). */
   readonly extraXml?: string;
+  /** Extra <properties> (hazelcast.heartbeat.interval.seconds, …). */
+  readonly properties?: Readonly<Record<string, string | number | boolean>>;
   /** cp-member-count (0: CP off). */
   readonly cp?: number;
   readonly jvmOptions?: readonly string[];

@@ -113,7 +113,8 @@ const xmlEscape = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').
  * The member's Hazelcast XML: loopback only, no discovery but its own tcp-ip member list, REST
  * on with exactly `groups` enabled, and `extraXml` (map/queue configs) inside <hazelcast>.
  */
-export function hazelcastXml({ port, clusterName = 'dev', instanceName = 'ref-member', groups = ALL_GROUPS, members = [port], extraXml = '', cp = 0 }) {
+export function hazelcastXml({ port, clusterName = 'dev', instanceName = 'ref-member', groups = ALL_GROUPS, members = [port], extraXml = '', cp = 0, properties = {} }) {
+  const propertyLines = Object.entries(properties).map(([k, v]) => `    <property name="${xmlEscape(k)}">${xmlEscape(v)}</property>`).join('\n');
   const groupLines = ALL_GROUPS.map((g) => `      <endpoint-group name="${g}" enabled="${groups.includes(g)}"/>`).join('\n');
   const memberLines = members.map((p) => `          <member>127.0.0.1:${p}</member>`).join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>
@@ -127,6 +128,7 @@ export function hazelcastXml({ port, clusterName = 'dev', instanceName = 'ref-me
     <property name="hazelcast.socket.bind.any">false</property>
     <property name="hazelcast.shutdownhook.enabled">false</property>
     <property name="hazelcast.partition.count">271</property>
+${propertyLines}
   </properties>
   <network>
     <port auto-increment="false">${port}</port>

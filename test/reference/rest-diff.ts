@@ -114,8 +114,9 @@ export function normaliseBody(text: string, ports: readonly number[]): string {
 /** The observed answer as one comparable line. */
 export function describe(o: Observed, ports: readonly number[]): string {
   if (o.kind !== 'answer') return o.kind === 'closed' ? 'closed without an answer' : 'no answer';
-  const body = o.body.toString('latin1');
-  const shown = body.length > 300 ? `${normaliseBody(body.slice(0, 300), ports)}…(${body.length} bytes, sha ${hashOf(o.body)})` : normaliseBody(body, ports);
+  // Normalised whole, then cut for the report: the hash covers the normalised text.
+  const body = normaliseBody(o.body.toString('latin1'), ports);
+  const shown = body.length > 300 ? `${body.slice(0, 300)}…(${body.length} chars, hash ${hashOf(Buffer.from(body, 'latin1'))})` : body;
   return `${o.status} ${o.contentType ?? '-'} ${JSON.stringify(shown)}`;
 }
 
