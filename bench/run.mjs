@@ -82,6 +82,7 @@ function parseOptions() {
       'grid-bin': { type: 'string', default: process.env.GRID_BENCH_BIN || process.env.GRID_BIN || DEFAULT_GRID_BIN },
       'http-path': { type: 'string' },
       'load-gen': { type: 'string', default: 'auto' },
+      hazelcast: { type: 'string', default: 'auto' },
       pin: { type: 'string', default: 'auto' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -96,6 +97,8 @@ function parseOptions() {
         '  --connections N   connections of the load generator (default 50)',
         '  --load-gen G      auto (wrk when it is on PATH, else autocannon; default) | wrk | autocannon:',
         '                    what drives get, post, queue and the cluster workloads',
+        '  --hazelcast H     auto (default: a Hazelcast member, scripts/hazelcast-reference.mjs, measured beside Grid in the',
+        '                    get, post and queue workloads, on the same CPU, when a JDK and the jar or Maven are here) | off',
         '  --pin P           auto (default: servers/members on CPU 0 with taskset -c 0, wrk on CPU 1, when taskset',
         '                    exists and there are >= 2 CPUs) | off',
         '  --http-path P     node | grid: sets the members\' hazelcast property grid.rest.http-path (default: not set,',
@@ -146,6 +149,7 @@ function parseOptions() {
   if (values['http-path'] !== undefined && !['node', 'grid'].includes(values['http-path'])) throw new Error('--http-path must be node or grid');
   if (!['auto', 'wrk', 'autocannon'].includes(values['load-gen'])) throw new Error('--load-gen must be auto, wrk or autocannon');
   if (!['auto', 'off'].includes(values.pin)) throw new Error('--pin must be auto or off');
+  if (!['auto', 'off'].includes(values.hazelcast)) throw new Error('--hazelcast must be auto or off');
   const persistenceParts = values['persistence-parts'].split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of persistenceParts) if (!PERSISTENCE_PARTS.includes(p)) throw new Error(`--persistence-parts: unknown part '${p}' (use ${PERSISTENCE_PARTS})`);
   const persistenceEntries = int('persistence-entries', 1);
@@ -181,6 +185,7 @@ function parseOptions() {
     gridBin: path.resolve(values['grid-bin']),
     httpPath: values['http-path'] ?? null,
     loadGen: loadGenSetup({ loadGen: values['load-gen'], pin: values.pin }),
+    hazelcast: values.hazelcast,
     nodeArgs: (process.env.GRID_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
   };
 }
@@ -284,7 +289,7 @@ function renderReport(report) {
     lines.push('');
     lines.push(`${w.name}`);
     lines.push(row(cols.map((c) => c[0])));
-    for (const [label, s] of [['bare node:http', w.bare], ['bare net', w.net], ['grid', w.grid]]) {
+    for (const [label, s] of [['bare node:http', w.bare], ['bare net', w.net], ['grid', w.grid], ...(w.hazelcast ? [[`hazelcast ${report.hazelcast?.version ?? ''}`.trim(), w.hazelcast]] : [])]) {
       lines.push(
         row([
           label,
@@ -304,6 +309,13 @@ function renderReport(report) {
       (ratioTarget ? `  target >= ${ratioTarget}  ${passFail(w.targets.ratio)}` : '');
     const p99Line = `  grid p99 = ${ms(w.grid.p99MedianMs)} ms (median round; worst ${ms(w.grid.p99Ms)})  target <= ${TARGETS.p99Ms} ms  ${passFail(w.targets.p99)}`;
     lines.push(ratioLine, p99Line);
+    if (w.hazelcast) {
+      lines.push(
+        `  grid / hazelcast = ${w.gridOverHazelcast.toFixed(2)} req/s (rounds ${ratioSpread(w.rounds.map((r) => r.hzRatio))}); ` +
+          `server CPU per request hazelcast / grid = ${w.hazelcastCpuOverGrid.toFixed(2)}; hazelcast p99 ${ms(w.hazelcast.p99MedianMs)} ms`,
+      );
+      summary.push(`${w.name} grid/hazelcast ${w.gridOverHazelcast.toFixed(2)} req/s, CPU/req hazelcast/grid ${w.hazelcastCpuOverGrid.toFixed(2)}`);
+    }
     // What the ratio would be if both servers had a whole core: req per CPU-second, Grid over bare node:http.
     // Not the target's verdict (that is req/s), but steady when neighbours take CPU away from some runs.
     lines.push(
@@ -396,6 +408,14 @@ function renderReport(report) {
     );
     summary.push(`memory ${fmtInt(m.bytesPerEntry)} B/entry <= ${TARGETS.bytesPerEntry}: ${passFail(m.bytesPerEntry <= TARGETS.bytesPerEntry)}`);
   }
+  const hm = report.hazelcastMemory;
+  if (hm) {
+    lines.push(
+      `memory, hazelcast ${report.hazelcast?.version ?? ''}: ${fmtInt(hm.entries)} entries x ${VALUE_SIZE} B: RSS +${(hm.rssDelta / 1e6).toFixed(1)} MB = ` +
+        `${fmtInt(hm.bytesPerEntry)} bytes/entry (JVM ${report.hazelcast?.jvmOptions ?? ''}; RSS before ${(hm.rssBefore / 1e6).toFixed(1)} MB, after ${(hm.rssAfter / 1e6).toFixed(1)} MB)`,
+    );
+    if (m) summary.push(`memory grid ${fmtInt(m.bytesPerEntry)} B/entry, hazelcast ${fmtInt(hm.bytesPerEntry)} B/entry`);
+  }
   if (summary.length) report.targetSummary = summary;
   return lines.join('\n');
 }
@@ -427,8 +447,13 @@ async function runThroughput(opts, report) {
   const bare = await startBare(opts, 'bare node:http server', 'bare-server.mjs', 'bare.log');
   const net = await startBare(opts, 'bare net server', 'bare-net-server.mjs', 'bare-net.log');
   const member = await startMember(opts, 'member-throughput.log');
+  const hz = await startHazelcastPeer(opts, report);
   let loadGenConnections = 0;
   try {
+    if (hz && (phases.includes('get') || phases.includes('post'))) {
+      const pre = await pipelinedLoad({ port: hz.port, map: 'bench', count: PRELOAD_KEYS, keyOf: (i) => `key-${i}` });
+      if (pre.ok !== PRELOAD_KEYS) throw new Error(`Hazelcast preload: only ${pre.ok}/${PRELOAD_KEYS} answered 200 (${JSON.stringify(pre.statuses)})`);
+    }
     if (phases.includes('get') || phases.includes('post')) {
       const pre = await pipelinedLoad({ port: member.port, map: 'bench', count: PRELOAD_KEYS, keyOf: (i) => `key-${i}` });
       if (pre.ok !== PRELOAD_KEYS) {
@@ -448,9 +473,11 @@ async function runThroughput(opts, report) {
         const b = await measureWorkload(`bare node${tag}`, bare, opts, key);
         const n = await measureWorkload(`bare net${tag}`, net, opts, key);
         const g = await measureWorkload(`grid${tag}`, member, opts, key);
+        const h = hz ? await measureWorkload(`hazelcast${tag}`, hz.server, opts, key) : undefined;
         loadGenConnections += opts.connections * (opts.loadGen.tool === 'wrk' ? 2 : 1);
-        rounds.push({ round: i, ratio: g.reqPerSec / b.reqPerSec, share: g.reqPerSec / n.reqPerSec, bare: b, net: n, grid: g });
+        rounds.push({ round: i, ratio: g.reqPerSec / b.reqPerSec, share: g.reqPerSec / n.reqPerSec, bare: b, net: n, grid: g, ...(h ? { hz: h, hzRatio: g.reqPerSec / h.reqPerSec } : {}) });
       }
+      const hzSummary = hz ? summarize(rounds.map((r) => r.hz)) : undefined;
       const b = summarize(rounds.map((r) => r.bare));
       const n = summarize(rounds.map((r) => r.net));
       const g = summarize(rounds.map((r) => r.grid));
@@ -479,6 +506,7 @@ async function runThroughput(opts, report) {
         spread,
         share,
         cpuUsPerReqRatio: g.cpuUsPerReq / b.cpuUsPerReq,
+        ...(hzSummary ? { hazelcast: hzSummary, gridOverHazelcast: g.reqPerSec / hzSummary.reqPerSec, hazelcastCpuOverGrid: hzSummary.cpuUsPerReq / g.cpuUsPerReq } : {}),
         valid,
         targets: {
           ratioTarget: ratioTarget ?? null,
@@ -499,9 +527,41 @@ async function runThroughput(opts, report) {
       );
     }
   } finally {
+    await hz?.member.stop();
     await stopChild(member.child);
     await stopChild(net.child);
     await stopChild(bare.child);
+  }
+}
+
+/**
+ * Hazelcast as a peer (issue 23): one member of the newest open-source version with the REST
+ * API, its JVM pinned to the servers' CPU like Grid's member (taskset -a: every thread), or
+ * undefined with the reason in the report when it cannot run here.
+ */
+async function startHazelcastPeer(opts, report, { pin = true } = {}) {
+  if (opts.hazelcast === 'off' || opts.target !== 'grid') return undefined;
+  const ref = await import('../scripts/hazelcast-reference.mjs');
+  try {
+    ref.requireJava();
+    ref.ensureJar(ref.HAZELCAST_REST_VERSION);
+    const member = await ref.startHazelcast({
+      clusterName: 'bench',
+      groups: ['DATA', 'HEALTH_CHECK', 'CLUSTER_READ'],
+      readyPath: '/hazelcast/health/ready',
+      // A server JVM for throughput (C2 on), heap room for the workloads; serial GC on one core.
+      jvmOptions: ['-Xms512m', '-Xmx2g', '-XX:+UseSerialGC', '-Djava.net.preferIPv4Stack=true'],
+    });
+    const cpus = pin ? serverCpus(opts) : undefined;
+    if (cpus) execFileSync('taskset', ['-a', '-cp', cpus, String(member.pid)], { stdio: 'ignore' });
+    log(`Hazelcast ${member.version} pid ${member.pid} ready on port ${member.port} in ${member.startMs} ms${cpus ? `, pinned to CPU ${cpus}` : ''}`);
+    report.hazelcast = { version: member.version, jvmOptions: '-Xms512m -Xmx2g -XX:+UseSerialGC' };
+    return { member, port: member.port, server: { ports: [member.port], pids: [member.pid] } };
+  } catch (e) {
+    if (!(e instanceof ref.ReferenceUnavailable)) throw e;
+    log(`Hazelcast peer skipped: ${e.message}`);
+    report.hazelcast = { skipped: e.message };
+    return undefined;
   }
 }
 
@@ -537,6 +597,35 @@ async function runMemory(opts, report) {
     };
   } finally {
     await stopChild(member.child);
+  }
+  await runHazelcastMemory(opts, report);
+}
+
+/**
+ * The same measurement on a Hazelcast member (issue 23): RSS of its JVM after the same warm-up,
+ * then after loading the same entries. A JVM's RSS follows its committed heap, which grows in
+ * steps and is not given back at once: the figure is what the process holds, as for Grid.
+ */
+async function runHazelcastMemory(opts, report) {
+  const hz = await startHazelcastPeer(opts, report, { pin: false });
+  if (!hz) return;
+  try {
+    // One request at a time per connection: Hazelcast's REST server loses answers to pipelined
+    // requests (a batch-64 load of 1,000,000 stalled with 610 never answered).
+    const unpipelined = { connections: 64, batch: 1 };
+    const warm = await pipelinedLoad({ port: hz.port, map: 'warmup', count: 5000, keyOf: (i) => `w${i}`, ...unpipelined });
+    if (warm.ok !== warm.count) throw new Error(`Hazelcast memory warm-up: ${JSON.stringify(warm.statuses)}`);
+    await sleep(1000);
+    const before = readRss(hz.member.pid);
+    const load = await pipelinedLoad({ port: hz.port, map: 'mem', count: opts.entries, keyOf: (i) => `k${i}`, ...unpipelined });
+    if (load.ok !== opts.entries) throw new Error(`Hazelcast memory load: only ${load.ok}/${opts.entries} answered 200 (${JSON.stringify(load.statuses)})`);
+    await sleep(2000);
+    const after = readRss(hz.member.pid);
+    const delta = after.rss - before.rss;
+    report.hazelcastMemory = { entries: opts.entries, rssBefore: before.rss, rssAfter: after.rss, rssDelta: delta, bytesPerEntry: delta / opts.entries, loadRate: load.rate };
+    log(`Hazelcast memory: ${fmtInt(opts.entries)} entries, RSS +${(delta / 1e6).toFixed(1)} MB = ${fmtInt(delta / opts.entries)} bytes/entry (load ${fmtInt(load.rate)} entries/s)`);
+  } finally {
+    await hz.member.stop();
   }
 }
 

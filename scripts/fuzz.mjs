@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// npm run fuzz -- --cases N [--seed S] [--target member|http|http-diff|dial|decoders|all]
+// npm run fuzz -- --cases N [--seed S] [--target member|http|http-diff|http-reference|dial|decoders|all]
+// http-reference: the generated REST variations against a real Hazelcast member
+// (test/reference/rest-diff.test.ts); only when named, as it needs a JDK and Maven.
 // Builds, then runs the fuzz tests of test/fuzz through vitest with FUZZ_* variables (the same
 // code `npm test` runs bounded), and prints one summary table. Exits 1 when anything was found.
 // With TEST_GRID_BIN set, members run from that build and none is made here.
@@ -10,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const TARGETS = ['member', 'http', 'http-diff', 'dial', 'decoders', 'all'];
+const TARGETS = ['member', 'http', 'http-diff', 'http-reference', 'dial', 'decoders', 'all'];
 
 function parseArgs(argv) {
   const out = { cases: 10_000, seed: undefined, target: 'all', dialSeconds: undefined };
@@ -26,7 +28,7 @@ function parseArgs(argv) {
     else if (a === '--target') out.target = value();
     else if (a === '--dial-seconds') out.dialSeconds = Number(value());
     else if (a === '--help' || a === '-h') {
-      console.log('usage: npm run fuzz -- --cases N [--seed S] [--target member|http|http-diff|dial|decoders|all] [--dial-seconds S]');
+      console.log('usage: npm run fuzz -- --cases N [--seed S] [--target member|http|http-diff|http-reference|dial|decoders|all] [--dial-seconds S]');
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -57,7 +59,8 @@ if (args.seed !== undefined) env.FUZZ_SEED = String(args.seed);
 if (args.dialSeconds !== undefined) env.FUZZ_DIAL_SECONDS = String(args.dialSeconds);
 const files = [];
 env.FUZZ_TARGET = args.target;
-if (args.target !== 'decoders' && args.target !== 'http-diff') files.push('test/fuzz/cluster-fuzz.test.ts');
+if (args.target !== 'decoders' && args.target !== 'http-diff' && args.target !== 'http-reference') files.push('test/fuzz/cluster-fuzz.test.ts');
+if (args.target === 'http-reference') files.push('test/reference/rest-diff.test.ts');
 if (args.target === 'http-diff' || args.target === 'all') files.push('test/fuzz/http-diff.test.ts');
 if (args.target === 'decoders' || args.target === 'all') files.push('test/fuzz/decoders.test.ts');
 
@@ -68,7 +71,7 @@ const run = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.
   stdio: 'inherit',
 });
 
-const rows = [summaryFile, `${summaryFile}.http-diff.json`].flatMap((f) => (existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : []));
+const rows = [summaryFile, `${summaryFile}.http-diff.json`, `${summaryFile}.http-reference.json`].flatMap((f) => (existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : []));
 rmSync(dir, { recursive: true, force: true });
 // differences / node-path losses: the http-diff target's (Grid's HTTP path against node:http); '-' for the others.
 const head = ['target', 'seed', 'cases', 'differences', 'node-path losses', 'crashes', 'wedges', 'canary fail', 'internal err', 'RSS start/peak/end MB', 'cases/s'];

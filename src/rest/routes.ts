@@ -471,12 +471,14 @@ function managementRoute(method: Method, op: string): Route {
       return paramRoute('CLUSTER_READ', 2, 2, (r, d) => sendJson(r.res, { status: 'success', state: d.cluster.state().toLowerCase() }));
     case 'nodes':
       return paramRoute('CLUSTER_READ', 2, 2, (r, d) => {
+        // Hazelcast's answer: its member collection's toString() (`[Member [host]:port - uuid
+        // this lite, …]`, join order), the member version, the runtime version.
         const local = d.cluster.localMember().uuid;
         const list = d.cluster
           .members()
-          .map((m) => `\tMember [${m.host}]:${m.port} - ${m.uuid}${m.liteMember ? ' lite' : ''}${m.uuid === local ? ' this' : ''}`)
-          .join('\n');
-        const response = `Members {size:${d.cluster.members().length}, ver:${d.cluster.memberListVersion()}} [\n${list}\n]\n${d.cluster.localMember().version}\nNode.js ${process.version}`;
+          .map((m) => `Member [${m.host}]:${m.port} - ${m.uuid}${m.uuid === local ? ' this' : ''}${m.liteMember ? ' lite' : ''}`)
+          .join(', ');
+        const response = `[${list}]\n${d.cluster.localMember().version}\nNode.js ${process.version}`;
         sendJson(r.res, { status: 'success', response });
       });
     case 'changeState':

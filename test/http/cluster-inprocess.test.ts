@@ -213,22 +213,17 @@ describe('in-process cluster: what every member reports', () => {
 
   it('management/cluster/nodes lists every member, marking the answering one', async () => {
     const members = await startCluster(3);
-    // `ver` is the member list version (as in Hazelcast and the member log), the same on every member once they agree.
-    const versions = new Set<string>();
+    // Hazelcast's shape (checked against a real Hazelcast member by test/reference/): the member
+    // collection's toString() in join order, then the member version and the runtime version.
     for (const m of members) {
       const r = await post(m, '/hazelcast/rest/management/cluster/nodes', `${CLUSTER}&`);
       expect(r.status).toBe(200);
       const { status, response } = json<{ status: string; response: string }>(r);
       expect(status).toBe('success');
-      const ver = /^Members \{size:3, ver:(\d+)\} \[\n/.exec(response)?.[1];
-      expect(ver, response).toBeDefined();
-      versions.add(ver!);
       const memberVersion = (await clusterInfo(m)).members.find((x) => x.localMember)!.memberVersion;
-      expect(response.endsWith(`\n]\n${memberVersion}\nNode.js ${process.version}`), response).toBe(true);
-      const lines = response.split('\n').filter((l) => l.startsWith('\tMember '));
-      expect(lines).toEqual(members.map((x) => `\tMember [127.0.0.1]:${x.port} - ${x.member.uuid}${x === m ? ' this' : ''}`));
+      const list = members.map((x) => `Member [127.0.0.1]:${x.port} - ${x.member.uuid}${x === m ? ' this' : ''}`).join(', ');
+      expect(response).toBe(`[${list}]\n${memberVersion}\nNode.js ${process.version}`);
     }
-    expect(versions.size).toBe(1);
   }, 30_000);
 
   it('/health reports the real cluster size, and /health/cluster-safe becomes 200 on every member', async () => {
