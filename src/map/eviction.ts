@@ -72,7 +72,7 @@ export function memoryExceeded(c: EvictionConfig, m: MemoryReading): boolean {
 /**
  * Whether candidate a is a better victim than b (Hazelcast's comparators): LRU takes the least
  * recently accessed, LFU the least often hit, each breaking a tie by the older creation time;
- * RANDOM prefers none, so the first sampled (from a random position) is taken.
+ * RANDOM prefers none: the record store picks one of the sampled entries at random.
  */
 export function betterVictim(
   policy: EvictionPolicyName,

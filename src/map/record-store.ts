@@ -212,15 +212,23 @@ export class RecordStore {
     const skip = exceptKey === undefined ? -1 : s.find(exceptKey);
     const n = s.sample(start, sampleCount, sample);
     let best = -1;
+    let eligible = 0;
+    let expired = false;
     for (let i = 0; i < n; i++) {
       const r = sample[i]!;
       if (r === skip) continue;
       if (this.expiring && this.isExpired(r, nowMs)) {
         best = r;
+        expired = true;
         break;
       }
-      if (best < 0 || (this.stats && betterVictim(policy, s.meta(r, LAST_ACCESS_AT), s.meta(r, HITS), s.meta(r, CREATION_TIME), s.meta(best, LAST_ACCESS_AT), s.meta(best, HITS), s.meta(best, CREATION_TIME)))) best = r;
+      // RANDOM keeps the eligible handles in order (the sample is reused in place) for a uniform pick below.
+      if (policy === 'RANDOM') sample[eligible++] = r;
+      else if (best < 0 || (this.stats && betterVictim(policy, s.meta(r, LAST_ACCESS_AT), s.meta(r, HITS), s.meta(r, CREATION_TIME), s.meta(best, LAST_ACCESS_AT), s.meta(best, HITS), s.meta(best, CREATION_TIME)))) best = r;
     }
+    // RANDOM: any sampled entry alike. Taking the first one found from the random slot would favour
+    // the entries after long runs of empty slots (in a small store, the same ones every time).
+    if (!expired && policy === 'RANDOM' && eligible > 0) best = sample[(start >>> 16) % eligible]!;
     if (best < 0) return undefined;
     const bestKey = s.key(best);
     this.lastEvictedBytes = s.recordBytes(best);
