@@ -65,11 +65,24 @@ async function sidesDiffer(c: Cluster, groups: readonly (readonly number[])[]): 
   return undefined;
 }
 
-/**
- * Cut `isolated` (member indexes) from the others for `cutMs`, write on both sides, heal, and
- * check the cycle; `round` names this cycle's keys. Returns the measured times.
- */
-export async function splitAndHeal(c: Cluster, lab: NetLab, isolated: readonly number[], cutMs: number, round: number): Promise<SplitHealTimes> {
+export interface SplitHealOptions {
+  /** Member indexes cut off from the others. */
+  readonly isolated: readonly number[];
+  /** How long the cut lasts (from its last step). */
+  readonly cutMs: number;
+  /** Names this cycle's keys. */
+  readonly round: number;
+  /**
+   * Cut the isolated members from one other member at a time, in member order (the master's
+   * first), this far apart: an isolated member then hears the master's silence first (the
+   * take-over that must not wait for members it suspects a moment later). 0: all at once.
+   */
+  readonly staggerMs?: number;
+}
+
+/** Cut, write on both sides, heal, and check the cycle (see the top of this file). Returns the measured times. */
+export async function splitAndHeal(c: Cluster, lab: NetLab, opts: SplitHealOptions): Promise<SplitHealTimes> {
+  const { isolated, cutMs, round } = opts;
   const all = c.members.map((m) => m.index);
   const rest = all.filter((i) => !isolated.includes(i));
   const small = isolated.length < rest.length ? isolated : rest;
@@ -79,6 +92,11 @@ export async function splitAndHeal(c: Cluster, lab: NetLab, isolated: readonly n
     for (const a of isolated) for (const b of rest) lab.setDrop(a, b, dropping);
   };
 
+  for (const b of rest.slice(0, -1)) {
+    if (!(opts.staggerMs! > 0)) break;
+    for (const a of isolated) lab.setDrop(a, b, true);
+    await new Promise((r) => setTimeout(r, opts.staggerMs)); // the stagger is a duration, not a wait for something
+  }
   const cutAt = Date.now();
   setCut(true);
   await waitFor('both sides to split', async () => (await sidesDiffer(c, [isolated, rest])) === undefined, 60_000, 100);
