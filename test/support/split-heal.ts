@@ -53,6 +53,16 @@ export interface SplitHealTimes {
   readonly cutMs: number;
 }
 
+/** Member indexes in the order of the member list (join order: the master first), as member `asked` sees it. */
+export async function memberOrder(c: Cluster, asked = 0): Promise<number[]> {
+  const list = (await c.clusterInfo(asked)).members.map((m) => m.address);
+  return list.map((address) => {
+    const m = c.members.find((x) => x.address === address);
+    if (m === undefined) throw new Error(`member ${asked} lists ${address}, not a member of this test`);
+    return m.index;
+  });
+}
+
 /** Whether each member lists exactly the members of its side (undefined), or what differs. */
 async function sidesDiffer(c: Cluster, groups: readonly (readonly number[])[]): Promise<string | undefined> {
   for (const g of groups) {
@@ -78,6 +88,13 @@ export interface SplitHealOptions {
    * take-over that must not wait for members it suspects a moment later). 0: all at once.
    */
   readonly staggerMs?: number;
+  /** The cluster's max-no-heartbeat (how long "stays merged" is watched: twice this). Default SPLIT_HEAL_MAX_NO_HEARTBEAT_MS. */
+  readonly maxNoHeartbeatMs?: number;
+}
+
+export function describeCycle(size: number, isolated: readonly number[], order: readonly number[]): string {
+  const role = (i: number): string => (order[0] === i ? 'master' : `${order.indexOf(i) + 1}${['st', 'nd', 'rd'][order.indexOf(i)] ?? 'th'} oldest`);
+  return `${size} members, cut ${isolated.map((i) => `member ${i} (${role(i)})`).join(' and ')}`;
 }
 
 /** Cut, write on both sides, heal, and check the cycle (see the top of this file). Returns the measured times. */
@@ -92,7 +109,9 @@ export async function splitAndHeal(c: Cluster, lab: NetLab, opts: SplitHealOptio
     for (const a of isolated) for (const b of rest) lab.setDrop(a, b, dropping);
   };
 
-  for (const b of rest.slice(0, -1)) {
+  const order = await memberOrder(c, rest[0]);
+  const restInOrder = order.filter((i) => rest.includes(i));
+  for (const b of restInOrder.slice(0, -1)) {
     if (!(opts.staggerMs! > 0)) break;
     for (const a of isolated) lab.setDrop(a, b, true);
     await new Promise((r) => setTimeout(r, opts.staggerMs)); // the stagger is a duration, not a wait for something
@@ -130,7 +149,7 @@ export async function splitAndHeal(c: Cluster, lab: NetLab, opts: SplitHealOptio
         .map((l) => `member ${i}: ${l}`),
     );
   const duringCut = suspicions().length;
-  await holdsFor('the merged cluster', 2 * SPLIT_HEAL_MAX_NO_HEARTBEAT_MS, async () => {
+  await holdsFor('the merged cluster', 2 * (opts.maxNoHeartbeatMs ?? SPLIT_HEAL_MAX_NO_HEARTBEAT_MS), async () => {
     const differ = await sidesDiffer(c, [all]);
     if (differ !== undefined) return differ;
     const s = suspicions();
