@@ -377,7 +377,7 @@ export class MemberNet {
     this.gate = gate;
   }
 
-  /** Called with the address of an outbound connection that closed (the peer may be gone). */
+  /** Called with the address of an outbound connection that closed (the peer may be gone); not for one closed as stalled. */
   onOutboundClosed(fn: (address: string) => void): void {
     this.outboundClosedListeners.push(fn);
   }
@@ -406,7 +406,9 @@ export class MemberNet {
           conn.onClose(() => {
             if (this.ready.get(address) === conn) this.ready.delete(address);
             if (this.outbound.get(address) === p) this.outbound.delete(address);
-            if (!this.stopped) for (const fn of this.outboundClosedListeners) fn(address);
+            // A stalled connection replaced says nothing of the peer's life (it may be paused, or
+            // behind a cut): the heartbeat deadline judges that, not the connection monitor.
+            if (!this.stopped && !conn.retired) for (const fn of this.outboundClosedListeners) fn(address);
           });
         },
         () => {

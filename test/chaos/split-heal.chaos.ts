@@ -26,6 +26,8 @@ const log = (line: string): void => void process.stderr.write(`${line}\n`);
 function check(what: string, t: SplitHealTimes, maxNoHeartbeatMs: number, heartbeatMs: number, joinMs: number): void {
   log(`${what}: cut ${t.cutMs} ms, split after ${t.splitMs} ms, merged ${t.mergeMs} ms after the heal`);
   expect(t.splitMs, `${what}: split time`).toBeLessThanOrEqual(maxNoHeartbeatMs + heartbeatMs + SLACK_MS);
+  // Not before the deadline either: a stalled connection replaced is no reason to suspect a member.
+  expect(t.splitMs, `${what}: split time`).toBeGreaterThanOrEqual(maxNoHeartbeatMs - heartbeatMs);
   expect(t.mergeMs, `${what}: merge time`).toBeLessThanOrEqual(SPLIT_HEAL_MERGE_DELAY_MS + joinMs + SLACK_MS);
 }
 

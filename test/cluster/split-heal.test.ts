@@ -25,6 +25,7 @@ it.skipIf(unavailable !== undefined)(
     const t = await splitAndHeal(c, lab, { isolated: [1], cutMs: 10_000, round: 0, staggerMs: 1_000 });
     console.log(`3 members, member 1 cut (from the master 1 s before the rest) for ${t.cutMs} ms: split after ${t.splitMs} ms, merged ${t.mergeMs} ms after the heal`);
     expect(t.splitMs).toBeLessThanOrEqual(SPLIT_HEAL_MAX_NO_HEARTBEAT_MS + SPLIT_HEAL_HEARTBEAT_MS + SLACK_MS);
+    expect(t.splitMs).toBeGreaterThanOrEqual(SPLIT_HEAL_MAX_NO_HEARTBEAT_MS - SPLIT_HEAL_HEARTBEAT_MS);
     // A join is well under a second here; the old connections' back-off took seconds more.
     expect(t.mergeMs).toBeLessThanOrEqual(SPLIT_HEAL_MERGE_DELAY_MS + 1_000 + SLACK_MS);
   },
