@@ -420,10 +420,37 @@ export class MemberNet {
     return c;
   }
 
+  /**
+   * Send a request to `address` and wait for its answer; `timeoutMs` covers dialling too (a dial
+   * to a paused peer, after its connection stalled, would otherwise hold the call for the whole
+   * connect timeout: a backup's ack must not wait longer than the backup timeout).
+   */
   request(address: string, type: number, payload: WireValue, timeoutMs: number): Promise<WireValue> {
     const up = this.ready.get(address);
     if (up !== undefined && !up.closed) return up.request(type, payload, timeoutMs);
-    return this.connect(address).then((conn) => conn.request(type, payload, timeoutMs));
+    const deadline = this.now() + timeoutMs;
+    return new Promise<WireValue>((resolve, reject) => {
+      let connected = false;
+      const timer = this.deps.clock.setTimeout(() => {
+        if (connected) return;
+        connected = true; // settled: a late connection carries nothing for this call
+        reject(new GridError('TIMEOUT', `${messageName(type)} to ${address} got no answer in time (still connecting)`));
+      }, timeoutMs);
+      this.connect(address).then(
+        (conn) => {
+          if (connected) return;
+          connected = true;
+          timer.cancel();
+          conn.request(type, payload, Math.max(1, deadline - this.now())).then(resolve, reject);
+        },
+        (e: unknown) => {
+          if (connected) return;
+          connected = true;
+          timer.cancel();
+          reject(e);
+        },
+      );
+    });
   }
 
   /** Fire and forget; dials if needed, drops the message when the peer is unreachable. */

@@ -757,6 +757,23 @@ describe('MemberNet: removed members and stalled connections', () => {
     expect(a.logs.messages().filter((l) => l.includes('stalled'))).toEqual([]);
   });
 
+  it('a request that has to dial times out at its own timeout, not at the connect timeout (a peer that never answers Auth)', async () => {
+    const mute = net.createServer((socket) => socket.on('error', () => undefined)); // accepts, reads, never answers
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = `127.0.0.1:${(mute.address() as net.AddressInfo).port}`;
+      const a = await startNode({}, { connectTimeoutMs: 5_000 });
+      const t0 = performance.now();
+      const e = await rejection(a.net.request(address, Msg.Operation, 1, 300));
+      const ms = performance.now() - t0;
+      expect([e.code, e.message]).toEqual(['TIMEOUT', `Operation to ${address} got no answer in time (still connecting)`]);
+      expect(ms).toBeGreaterThanOrEqual(290);
+      expect(ms).toBeLessThan(2_000);
+    } finally {
+      mute.close();
+    }
+  });
+
   it('a connection of a MemberNet without stall bounds is never probed', async () => {
     const peer = await silentPeer();
     try {
