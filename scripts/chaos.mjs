@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run chaos -- [--minutes 10] [--members 3] [--seed N] [--faults kill,pause,longpause] [--clients 4]`:
+// `npm run chaos -- [--minutes 10] [--members 3] [--seed N] [--faults kill,pause,longpause,partition] [--clients 4]`:
 // builds dist/ (the members run `node bin/grid.js start`), then runs the long chaos test
 // (test/chaos/long.chaos.ts) under vitest with the flags as CHAOS_* variables, and prints its
 // summary table. The members run from a copy of the build in test-results/chaos-build/.
@@ -16,7 +16,7 @@ const FLAGS = { minutes: 'CHAOS_MINUTES', members: 'CHAOS_MEMBERS', seed: 'CHAOS
 
 function usage(message) {
   if (message) console.error(`chaos: ${message}`);
-  console.error('usage: npm run chaos -- [--minutes 10] [--members 3..5] [--seed N] [--faults kill,pause,longpause] [--clients 4]');
+  console.error('usage: npm run chaos -- [--minutes 10] [--members 3..5] [--seed N] [--faults kill,pause,longpause,partition] [--clients 4]');
   process.exit(2);
 }
 

@@ -163,6 +163,8 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
   private readonly joinAddresses: () => readonly string[];
   private readonly detector: DeadlineFailureDetector;
   private readonly suspected = new Set<string>();
+  /** Calls to wake when a member becomes suspected (a take-over stops waiting for its answer). */
+  private readonly suspicionWaiters = new Map<string, Set<() => void>>();
   private readonly askedBy = new Map<string, number>();
   private readonly monitors = new Map<string, TimerHandle>();
   private heartbeatTimer: TimerHandle | undefined;
@@ -644,7 +646,9 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
     else this.masterSince ??= Date.now();
   }
 
+  /** `m` left the member list: forget its liveness and close its connections (later messages to its address go over new ones). */
   private forgetMember(m: MemberInfo): void {
+    this.net?.closeMember(m.uuid, m.address);
     this.detector.forget(m.uuid);
     this.suspected.delete(m.uuid);
     this.monitors.get(m.address)?.cancel();
@@ -874,11 +878,30 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
     this.monitors.set(address, this.clock.setTimeout(attempt, this.tuning.connectionMonitorIntervalMs));
   }
 
+  /** A request to member `uuid` that fails as soon as this member suspects it (instead of at its timeout). */
+  private requestUnlessSuspected(uuid: string, address: string, type: number, payload: WireValue): Promise<WireValue> {
+    if (this.suspected.has(uuid)) return Promise.reject(new GridError('MEMBER_UNREACHABLE', `member ${address} is suspected dead`));
+    let cancel: (() => void) | undefined;
+    const suspected = new Promise<never>((_resolve, reject) => {
+      const fn = (): void => reject(new GridError('MEMBER_UNREACHABLE', `member ${address} is suspected dead`));
+      let set = this.suspicionWaiters.get(uuid);
+      if (set === undefined) this.suspicionWaiters.set(uuid, (set = new Set()));
+      set.add(fn);
+      cancel = () => {
+        set.delete(fn);
+        if (set.size === 0 && this.suspicionWaiters.get(uuid) === set) this.suspicionWaiters.delete(uuid);
+      };
+    });
+    return Promise.race([this.net!.request(address, type, payload, this.tuning.callTimeoutMs), suspected]).finally(() => cancel?.());
+  }
+
   private suspect(uuid: string, reason: string): void {
     if (this.suspected.has(uuid) || uuid === this.local.uuid || this.node === 'SHUT_DOWN' || this.fenced()) return;
     const member = this.memberByUuid(uuid);
     if (member === undefined) return;
     this.suspected.add(uuid);
+    const waiters = this.suspicionWaiters.get(uuid);
+    if (waiters !== undefined) for (const fn of [...waiters]) fn();
     this.logger.warn(`member ${member.address} (${uuid}) is suspected dead: ${reason}`);
     if (this.isMaster()) {
       this.removeMembers([uuid], reason);
@@ -899,7 +922,9 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
     // Another member may have seen a newer list from the old master: adopt the newest.
     let newestVersion = this.listVersion;
     const others = this.memberList.filter((m) => m.uuid !== this.local.uuid && !this.suspected.has(m.uuid));
-    const answers = await Promise.allSettled(others.map((m) => this.net!.request(m.address, Msg.FetchState, encodeEmpty(), this.tuning.callTimeoutMs)));
+    // A member suspected meanwhile (cut off with the old master, most often a moment later) is
+    // not waited for: the split must complete within max-no-heartbeat of the cut.
+    const answers = await Promise.allSettled(others.map((m) => this.requestUnlessSuspected(m.uuid, m.address, Msg.FetchState, encodeEmpty())));
     let list: readonly MemberInfo[] = this.memberList;
     let newestState: { state: ClusterState; version: number } | undefined;
     for (const a of answers) {

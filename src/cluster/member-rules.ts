@@ -21,6 +21,7 @@ export const AUTHORITY: Readonly<Record<number, Authority>> = {
   [Msg.Members]: 'open',
   [Msg.Heartbeat]: 'open',
   [Msg.FetchState]: 'open', // read-only; a member back from a pause asks it to learn whether it was removed
+  [Msg.Ping]: 'open', // answered by MemberNet before the gate: a connection-level probe
   [Msg.FetchTable]: 'member',
   [Msg.Operation]: 'member',
   [Msg.Backup]: 'member',

@@ -19,6 +19,7 @@ import { PartitionService } from '../partition/partition-service.js';
 import { replicaCountFor } from '../partition/assignment.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
 import { ClusterInvoker } from '../invocation/invoker.js';
+import { memberStallBounds } from '../net/stall-detector.js';
 import { MemberNet } from '../net/member-net.js';
 import { GridError, describeError } from '../core/errors.js';
 import { MapService, type MapMergeBatch } from '../map/map-service.js';
@@ -133,6 +134,7 @@ export class Member {
       local: () => ({ uuid: this.uuid, address: this.address }),
       connectTimeoutMs: opts.config.network.join.tcpIp.connectionTimeoutSeconds * 1000,
       version: GRID_VERSION,
+      stall: memberStallBounds(t.heartbeatIntervalSeconds * 1000, t.maxNoHeartbeatSeconds * 1000),
     });
     // Placeholder identity until the port is bound; replaced in start().
     this.cluster = new ClusterService({

@@ -3,6 +3,10 @@
 // request came in on. Every connection starts with the preamble and an Auth request (cluster
 // name, and the member identity when security is on); nothing else is accepted before it.
 // Requests are correlated by call id and time out; a closed connection fails its calls.
+// An outbound member connection that is written to and hears nothing back is probed, and
+// replaced once it stays silent past a bound (stall-detector.ts): a connection stuck in TCP
+// retransmission back-off must not hold heartbeats back. Removing a member closes every
+// connection to it (`closeMember`), so a member that comes back is talked to over new ones.
 
 import net from 'node:net';
 import type { Clock, TimerHandle } from '../core/clock.js';
@@ -13,7 +17,8 @@ import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, encodeFrameInto, type 
 import { ValueWriter, type WireValue } from '../protocol/codec.js';
 import { Msg, messageName } from '../protocol/messages.js';
 import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../protocol/preamble.js';
-import { decodeAuth, decodeAuthAnswer, encodeAuth, encodeAuthAnswer } from '../protocol/payloads.js';
+import { decodeAuth, decodeAuthAnswer, encodeAuth, encodeAuthAnswer, encodeEmpty } from '../protocol/payloads.js';
+import { StallDetector, type StallBounds } from './stall-detector.js';
 import { decodeWanAuth, decodeWanAuthAnswer, encodeWanAuth, encodeWanAuthAnswer, type WanAuthPayload } from '../protocol/wan-payloads.js';
 
 export type RequestHandler = (payload: WireValue, from: MemberConnection) => MaybePromise<WireValue>;
@@ -57,6 +62,8 @@ interface Pending {
 const CHECK_TIMEOUTS_EVERY_MS = 100;
 /** How long stop() lets connections flush before destroying them. */
 const STOP_FLUSH_MS = 1_000;
+/** How long an inbound connection of a removed member stays open for the answers still due on it. */
+const REMOVED_INBOUND_GRACE_MS = 500;
 /** Largest frame an inbound connection may send before it has authenticated. */
 const PRE_AUTH_MAX_FRAME_BYTES = 64 * 1024;
 
@@ -73,6 +80,10 @@ export class MemberConnection {
   /** Size of the last turn's frames: the next turn's writer starts that big. */
   private outHint = 1024;
   closed = false;
+  /** Watches an outbound member connection for silence (undefined: not watched). */
+  stall: StallDetector | undefined;
+  /** Found stalled: no longer used for new messages; closed once its calls are settled. */
+  retired = false;
   private readonly closeListeners = new Set<() => void>();
   /** @internal */ reader: FrameReader | undefined;
 
@@ -110,8 +121,15 @@ export class MemberConnection {
     return () => this.closeListeners.delete(fn);
   }
 
+  /** Close at once: nothing more is sent or read; pending calls fail now. */
   close(): void {
     this.socket.destroy();
+    this.markClosed();
+  }
+
+  /** Calls waiting for an answer on this connection. */
+  pendingCount(): number {
+    return this.pending.size;
   }
 
   /**
@@ -181,7 +199,9 @@ export class MemberConnection {
     if (this.closed || w.length === 0) return;
     // Start the next turn's buffer at this turn's size (within 1 KiB .. 1 MiB).
     this.outHint = Math.min(1 << 20, Math.max(1024, w.length));
-    this.socket.write(w.finish());
+    const bytes = w.finish();
+    this.socket.write(bytes);
+    this.stall?.wrote(bytes.length, this.owner.now());
   };
 
   /** @internal */ handleResponse(frame: Frame): void {
@@ -254,12 +274,76 @@ export class MemberNet {
       readonly local: () => PeerIdentity;
       readonly connectTimeoutMs: number;
       readonly version: string;
+      /** When an outbound member connection counts as stalled (undefined: never). */
+      readonly stall?: StallBounds;
     },
   ) {
     this.timer = deps.clock.setInterval(() => {
       const now = this.now();
-      for (const c of this.live) c.expire(now);
+      for (const c of this.live) {
+        c.expire(now);
+        if (c.stall !== undefined && !c.closed) this.checkStall(c, now);
+      }
     }, CHECK_TIMEOUTS_EVERY_MS);
+  }
+
+  /** Probe a silent connection, retire a stalled one; close a retired one once its calls are settled. */
+  private checkStall(c: MemberConnection, now: number): void {
+    if (c.retired) {
+      if (c.pendingCount() === 0) c.close();
+      return;
+    }
+    const verdict = c.stall!.check(now);
+    if (verdict === 'probe') {
+      // Any answer shows the connection delivers (an older member answers an unknown message with an error).
+      c.request(Msg.Ping, encodeEmpty(), this.deps.stall!.stallAfterMs).catch(() => undefined);
+    } else if (verdict === 'stalled') {
+      const { silentMs, bytes } = c.stall!.unanswered(now);
+      this.deps.logger.warn(
+        { remote: c.describe(), silentMs, bytes },
+        `member connection to ${c.describe()} stalled: ${bytes} bytes written over ${silentMs} ms and nothing came back (packets lost, TCP in retransmission back-off?): later messages go over a new connection`,
+      );
+      this.retire(c);
+    }
+  }
+
+  /** Stop sending on `c`: the next message to its address dials a new connection. */
+  private retire(c: MemberConnection): void {
+    c.retired = true;
+    const address = c.remote;
+    if (this.ready.get(address) === c) {
+      this.ready.delete(address);
+      this.outbound.delete(address);
+    }
+    if (c.pendingCount() === 0) c.close();
+  }
+
+  /**
+   * Member `uuid` (at `address`) was removed: close every connection to and from it. Connections
+   * this member dialled close at once (their pending calls fail), and a dial to its address still
+   * under way is closed once it turns out to reach that member, so any later message goes over a
+   * new connection: one opened before a cut may sit in TCP back-off for many seconds. Connections
+   * it dialled here close a moment later, after the answers being computed for it (a leaving
+   * member's LeaveRequest) went out.
+   */
+  closeMember(uuid: string, address: string): void {
+    const pending = this.outbound.get(address);
+    if (pending !== undefined && this.ready.get(address) === undefined) {
+      pending.then(
+        (c) => {
+          if (c.peer?.uuid === uuid) c.close();
+        },
+        () => undefined,
+      );
+    }
+    let closed = 0;
+    for (const c of [...this.live]) {
+      if (c.wanCluster !== undefined || c.peer?.uuid !== uuid) continue;
+      closed++;
+      if (c.outbound) c.close();
+      else this.deps.clock.setTimeout(() => void c.closeGracefully(STOP_FLUSH_MS), REMOVED_INBOUND_GRACE_MS);
+    }
+    if (closed > 0) this.deps.logger.info({ remote: address, uuid }, `closed ${closed} connection(s) of removed member ${address}`);
   }
 
   now(): number {
@@ -306,7 +390,7 @@ export class MemberNet {
     this.gate = gate;
   }
 
-  /** Called with the address of an outbound connection that closed (the peer may be gone). */
+  /** Called with the address of an outbound connection that closed (the peer may be gone); not for one closed as stalled. */
   onOutboundClosed(fn: (address: string) => void): void {
     this.outboundClosedListeners.push(fn);
   }
@@ -330,11 +414,14 @@ export class MemberNet {
       this.outbound.set(address, p);
       p.then(
         (conn) => {
+          if (this.deps.stall !== undefined) conn.stall = new StallDetector(this.deps.stall);
           if (!conn.closed) this.ready.set(address, conn);
           conn.onClose(() => {
             if (this.ready.get(address) === conn) this.ready.delete(address);
             if (this.outbound.get(address) === p) this.outbound.delete(address);
-            if (!this.stopped) for (const fn of this.outboundClosedListeners) fn(address);
+            // A stalled connection replaced says nothing of the peer's life (it may be paused, or
+            // behind a cut): the heartbeat deadline judges that, not the connection monitor.
+            if (!this.stopped && !conn.retired) for (const fn of this.outboundClosedListeners) fn(address);
           });
         },
         () => {
@@ -346,10 +433,37 @@ export class MemberNet {
     return c;
   }
 
+  /**
+   * Send a request to `address` and wait for its answer; `timeoutMs` covers dialling too (a dial
+   * to a paused peer, after its connection stalled, would otherwise hold the call for the whole
+   * connect timeout: a backup's ack must not wait longer than the backup timeout).
+   */
   request(address: string, type: number, payload: WireValue, timeoutMs: number): Promise<WireValue> {
     const up = this.ready.get(address);
     if (up !== undefined && !up.closed) return up.request(type, payload, timeoutMs);
-    return this.connect(address).then((conn) => conn.request(type, payload, timeoutMs));
+    const deadline = this.now() + timeoutMs;
+    return new Promise<WireValue>((resolve, reject) => {
+      let connected = false;
+      const timer = this.deps.clock.setTimeout(() => {
+        if (connected) return;
+        connected = true; // settled: a late connection carries nothing for this call
+        reject(new GridError('TIMEOUT', `${messageName(type)} to ${address} got no answer in time (still connecting)`));
+      }, timeoutMs);
+      this.connect(address).then(
+        (conn) => {
+          if (connected) return;
+          connected = true;
+          timer.cancel();
+          conn.request(type, payload, Math.max(1, deadline - this.now())).then(resolve, reject);
+        },
+        (e: unknown) => {
+          if (connected) return;
+          connected = true;
+          timer.cancel();
+          reject(e);
+        },
+      );
+    });
   }
 
   /** Fire and forget; dials if needed, drops the message when the peer is unreachable. */
@@ -443,6 +557,7 @@ export class MemberNet {
     // The connection's error boundary: whatever a peer sends, a failure to decode or dispatch
     // it closes this connection (with a log line) and nothing else.
     socket.on('data', (chunk: Buffer) => {
+      conn.stall?.heard();
       try {
         const frames = reader.push(chunk);
         for (const frame of frames) {
@@ -486,6 +601,11 @@ export class MemberNet {
       // A member we dialled sends requests before answering our Auth: not a member.
       this.deps.logger.warn({ remote: conn.describe() }, `member connection closed: ${messageName(frame.type)} before authentication`);
       conn.close();
+      return;
+    }
+    if (frame.type === Msg.Ping && frame.kind === FrameKind.Request) {
+      // Answered here, on any authenticated connection: the caller only learns the connection delivers.
+      this.reply(conn, frame.callId, null, false);
       return;
     }
     if (conn.wanCluster !== undefined) {

@@ -58,6 +58,8 @@ export const Msg = {
   ReplicaSyncData: 32,
   /** Master -> members of its cluster: [targetMasterAddress] -> null: a split brain healed and this cluster is the smaller: merge into the other one. */
   MergeTo: 40,
+  /** Any member -> a member it dialled: [] -> null, answered by the connection layer (before any gate): the connection still delivers (sent when it was written to and heard nothing back for a while). */
+  Ping: 41,
   // WAN replication (payloads in wan-payloads.ts). 50-52 and 58 travel between clusters on a WAN connection.
   /** First request on a WAN connection (instead of Auth): [sourceCluster, targetCluster, uuid, address, username|null, password|null, version] -> [clusterName, uuid]. */
   WanAuth: 50,

@@ -2,7 +2,7 @@
 
 import type { Report } from './ledger.js';
 
-/** The faults the driver knows; `partition` (network namespaces) is not built yet: see faults in chaos-run.ts. */
+/** The faults the driver knows (`partition` runs the members in network namespaces: chaos-run.ts). */
 export type FaultKind = 'kill' | 'pause' | 'longpause' | 'partition';
 
 export interface FaultRecord {

@@ -438,6 +438,8 @@ const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'nam
   // decided by who sent it: the fuzz tests decoding, and must not start testing the gate (or
   // breaking the cluster under test) if that rule ever changes. test/cluster tests the rule.
   MergeTo: { request: payload(P.encodeMergeTo, P.decodeMergeTo, { target: address }), effect: 'command' },
+  // Answered by the connection layer whatever its payload: it only shows the connection delivers.
+  Ping: { request: EMPTY, effect: 'harmless' },
   // WAN messages of another cluster: they come on a WAN connection (its first frame a WanAuth
   // instead of an Auth). On a member connection after Auth they are refused (the gate lets
   // only members send them, and past it no member handler takes them: "unknown member

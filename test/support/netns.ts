@@ -3,10 +3,15 @@
 // by veth links (the links a test cuts and restores) and each to this process's namespace by
 // its own veth (so the test reaches every member's REST port while the sides cannot reach each
 // other). Needs root and iproute2; `netnsUnavailable()` says why not, for a clear skip.
+// Namespace names start with GRID_NETNS_PREFIX (default `grid`), so that test runs sharing a
+// machine can each tell (and clean up) their own.
 
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterEach } from 'vitest';
+
+/** The start of every namespace name a lab creates. */
+const NS_PREFIX = process.env.GRID_NETNS_PREFIX ?? 'grid';
 
 function ip(...args: string[]): string {
   return execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -16,7 +21,7 @@ function ip(...args: string[]): string {
 export function netnsUnavailable(): string | undefined {
   if (process.platform !== 'linux') return 'network namespaces need Linux';
   if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'network namespaces need root';
-  const probe = `gp${randomBytes(3).toString('hex')}`;
+  const probe = `${NS_PREFIX}p${randomBytes(3).toString('hex')}`;
   try {
     ip('netns', 'add', probe);
     ip('-n', probe, 'link', 'set', 'lo', 'up');
@@ -40,12 +45,35 @@ afterEach(() => {
   labs.clear();
 });
 
+/**
+ * `ip netns del`, tried again for a while: it fails (busy) while a process started with `ip
+ * netns exec` is still on its way out, and a namespace left behind outlives the test run.
+ */
+function removeNamespace(ns: string): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      ip('netns', 'del', ns);
+      return;
+    } catch (e) {
+      const why = (e as { stderr?: string }).stderr ?? String(e);
+      if (/No such file|does not exist/i.test(why)) return;
+      if (attempt >= 20) {
+        console.warn(`network namespace ${ns} could not be removed: ${why.trim()}`);
+        return;
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+  }
+}
+
 export class NetLab {
   /** Namespace name of each side. */
   readonly ns: string[] = [];
   /** Address members of each side bind (on the side's loopback). */
   readonly hosts: string[] = [];
   private readonly links = new Map<string, { a: number; b: number; devA: string; devB: string }>();
+  /** Sink devices made so far (setDrop, setReach). */
+  private readonly sinks = new Set<string>();
 
   private constructor(private readonly id: string, private readonly net: number) {}
 
@@ -67,7 +95,7 @@ export class NetLab {
     labs.add(lab);
     try {
       for (let i = 0; i < sides; i++) {
-        const ns = `grid${id}s${i}`;
+        const ns = `${NS_PREFIX}${id}s${i}`;
         ip('netns', 'add', ns);
         lab.ns.push(ns);
         ip('-n', ns, 'link', 'set', 'lo', 'up');
@@ -124,6 +152,50 @@ export class NetLab {
     }
   }
 
+  /**
+   * Drop (or deliver again) every packet between sides `a` and `b`, the links staying up: both
+   * sides route the other's address into a sink (a veth whose other end is down), so what they
+   * send leaves without an error and is lost, as in a network that drops packets (a dead switch,
+   * a firewall). TCP connections across it retransmit with exponential back-off until packets go
+   * through again. (A link taken down is another fault: the kernel knows the route is gone and
+   * sends nothing.)
+   */
+  setDrop(a: number, b: number, dropping: boolean): void {
+    const [lo, hi] = a < b ? [a, b] : [b, a];
+    const l = this.links.get(`${lo}-${hi}`);
+    if (l === undefined) throw new Error(`no link between sides ${a} and ${b}`);
+    this.routeTo(['-n', this.ns[l.a]!], this.hosts[l.b]!, dropping ? this.sink(l.a) : ['dev', l.devA]);
+    this.routeTo(['-n', this.ns[l.b]!], this.hosts[l.a]!, dropping ? this.sink(l.b) : ['dev', l.devB]);
+  }
+
+  /** Drop (or deliver again) every packet between side `i` and this process's namespace, as `setDrop` does between sides. */
+  setReach(i: number, reachable: boolean): void {
+    const ns = this.ns[i];
+    if (ns === undefined) throw new Error(`no side ${i}`);
+    this.routeTo([], this.hosts[i]!, reachable ? ['via', `10.${this.net}.${i}.2`] : this.sink(i, true));
+    if (reachable) ip('-n', ns, 'route', 'del', `10.${this.net}.${i}.1/32`);
+    else this.routeTo(['-n', ns], `10.${this.net}.${i}.1`, this.sink(i));
+  }
+
+  private routeTo(nsArgs: string[], host: string, via: string[]): void {
+    ip(...nsArgs, 'route', 'replace', `${host}/32`, ...via);
+    // A fixed neighbour on the sink: no ARP, whose queue would hold packets and send them when the way is back.
+    if (via[0] === 'dev' && via[1]!.includes('k')) ip(...nsArgs, 'neigh', 'replace', host, 'lladdr', '02:00:00:00:00:01', 'dev', via[1]!, 'nud', 'permanent');
+  }
+
+  /** The sink of side `i` (or, `root`, this namespace's sink towards side `i`), created once: a veth pair with one end down. */
+  private sink(i: number, root = false): string[] {
+    const dev = root ? `g${this.id}k${i}r` : `g${this.id}k${i}`;
+    if (!this.sinks.has(dev)) {
+      const nsArgs = root ? [] : ['-n', this.ns[i]!];
+      const other = root ? `g${this.id}z${i}r` : `g${this.id}z${i}`;
+      ip(...nsArgs, 'link', 'add', dev, 'type', 'veth', 'peer', 'name', other);
+      ip(...nsArgs, 'link', 'set', dev, 'up');
+      this.sinks.add(dev);
+    }
+    return ['dev', dev];
+  }
+
   /** `ip netns exec <ns>`: the prefix that runs a member on side `i`. */
   prefix(i: number): string[] {
     return ['ip', 'netns', 'exec', this.ns[i]!];
@@ -131,15 +203,16 @@ export class NetLab {
 
   destroy(): void {
     for (let i = 0; i < this.ns.length; i++) {
-      try {
-        ip('netns', 'del', this.ns[i]!);
-      } catch {
-        // already gone
-      }
+      removeNamespace(this.ns[i]!);
       try {
         ip('link', 'del', `g${this.id}r${i}`);
       } catch {
         // removed with its peer
+      }
+      try {
+        ip('link', 'del', `g${this.id}k${i}r`);
+      } catch {
+        // setReach made no sink towards this side
       }
     }
     this.ns.length = 0;

@@ -11,7 +11,8 @@ import { createLogControl } from '../../../src/core/logger.js';
 import { configFromObject } from '../../../src/config/index.js';
 import { Listener } from '../../../src/net/listener.js';
 import { MemberNet, splitAddress, type MemberAuth } from '../../../src/net/member-net.js';
-import { FrameKind, encodeFrame } from '../../../src/protocol/frame.js';
+import { FrameKind, FrameReader, encodeFrame, type Frame } from '../../../src/protocol/frame.js';
+import type { StallBounds } from '../../../src/net/stall-detector.js';
 import type { WireValue } from '../../../src/protocol/codec.js';
 import { Msg } from '../../../src/protocol/messages.js';
 import { MEMBER_PREAMBLE } from '../../../src/protocol/preamble.js';
@@ -44,7 +45,7 @@ afterEach(async () => {
 let nextId = 1;
 
 /** A MemberNet behind a Listener on a free loopback port. `raw` is the config (YAML shape). */
-async function startNode(raw: Record<string, unknown> = {}, opts: { auth?: MemberAuth; connectTimeoutMs?: number } = {}): Promise<Node> {
+async function startNode(raw: Record<string, unknown> = {}, opts: { auth?: MemberAuth; connectTimeoutMs?: number; stall?: StallBounds } = {}): Promise<Node> {
   const logs = new LogCapture();
   const logger = createLogControl({ level: 'FINE', destination: logs }).logger;
   const uuid = `uuid-${nextId++}`;
@@ -56,6 +57,7 @@ async function startNode(raw: Record<string, unknown> = {}, opts: { auth?: Membe
     local: () => ({ uuid, address }),
     connectTimeoutMs: opts.connectTimeoutMs ?? 2_000,
     version: '0.0.0-test',
+    ...(opts.stall ? { stall: opts.stall } : {}),
   });
   const listener = new Listener({ host: '127.0.0.1', logger, http: undefined, member: memberNet });
   const port = await listener.listen({ port: 0, autoIncrement: false, portCount: 1 });
@@ -622,6 +624,171 @@ describe('MemberNet: timeouts, closed peers, bad bytes, stop', () => {
     await waitFor('closed', () => a.net.connectionCount() === 0, 2_000);
     await sleep(20); // a negative: time for a report that must not come
     expect(closed).toEqual([]);
+  });
+});
+
+/**
+ * A peer that authenticates every connection and then never answers anything, as a member
+ * behind a link that drops its packets would look from user space (the frames it gets are kept).
+ */
+async function silentPeer(): Promise<{ address: string; connections: net.Socket[]; frames: Frame[][]; close: () => Promise<void> }> {
+  const connections: net.Socket[] = [];
+  const frames: Frame[][] = [];
+  const server = net.createServer((socket) => {
+    const i = connections.push(socket) - 1;
+    frames.push([]);
+    const reader = new FrameReader({ expectPreamble: true });
+    socket.on('error', () => undefined);
+    socket.on('data', (chunk: Buffer) => {
+      for (const f of reader.push(chunk)) {
+        frames[i]!.push(f);
+        if (f.type === Msg.Auth) socket.write(encodeFrame(FrameKind.Response, 0, f.callId, ['silent-uuid', address]));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  return {
+    address,
+    connections,
+    frames,
+    close: () => {
+      for (const s of connections) s.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('MemberNet: removed members and stalled connections', () => {
+  it('closeMember closes the connections to and from that member; later messages go over new connections', async () => {
+    const a = await startNode();
+    const b = await startNode();
+    for (const n of [a, b]) n.net.handle(Msg.Operation, (p) => p);
+    let holds = 0;
+    b.net.handle(Msg.Join, () => {
+      holds++;
+      return new Promise<WireValue>(() => undefined); // never answers
+    });
+    await a.net.request(b.address, Msg.Operation, 1, 2_000);
+    await b.net.request(a.address, Msg.Operation, 1, 2_000);
+    expect(a.net.connectionCount()).toBe(2);
+    const first = await a.net.existing(b.address);
+    const pending = rejection(a.net.request(b.address, Msg.Join, null, 10_000));
+    await waitFor('the pending call to reach b', () => holds === 1, 2_000);
+
+    // Another member at the same address (b replaced by a restart) is not b: nothing closes.
+    a.net.closeMember('some-other-uuid', b.address);
+    expect(first!.closed).toBe(false);
+
+    a.net.closeMember(b.uuid, b.address);
+    // The connection a dialled is closed at once: its pending call fails now, not at its timeout.
+    expect(first!.closed).toBe(true);
+    expect(a.net.existing(b.address)).toBeUndefined();
+    expect((await within(pending, 500, 'the pending call to fail')).code).toBe('MEMBER_UNREACHABLE');
+    // The one b dialled closes too, a moment later.
+    await waitFor('every connection of a closed', () => a.net.connectionCount() === 0, 3_000);
+    expect(a.logs.messages().some((l) => l.includes(`closed 2 connection(s) of removed member ${b.address}`))).toBe(true);
+
+    // Both directions dial anew.
+    expect(await a.net.request(b.address, Msg.Operation, 2, 2_000)).toBe(2);
+    const second = await a.net.existing(b.address);
+    expect(second).not.toBe(first);
+    expect(await b.net.request(a.address, Msg.Operation, 3, 2_000)).toBe(3);
+    // Each side serves one (new) inbound connection: the old ones are gone.
+    await waitFor('the old connections gone on both sides', () => a.net.connectionCount() === 2 && b.net.connectionCount() === 2, 2_000);
+    expect([a.listener.counts.member, b.listener.counts.member]).toEqual([1, 1]);
+  });
+
+  it('closeMember during a dial closes that connection once it turns out to reach the removed member', async () => {
+    const a = await startNode();
+    const b = await startNode();
+    b.net.handle(Msg.Operation, (p) => p);
+    const dialling = a.net.connect(b.address);
+    a.net.closeMember(b.uuid, b.address);
+    const conn = await dialling;
+    await waitFor('the dialled connection closed', () => conn.closed, 2_000);
+    await waitFor('forgotten', () => a.net.existing(b.address) === undefined, 2_000);
+    expect(await a.net.request(b.address, Msg.Operation, 'fresh', 2_000)).toBe('fresh');
+    expect((await a.net.existing(b.address))?.closed).toBe(false);
+  });
+
+  it('probes a connection that is written to and hears nothing, and sends on a new one once it stalls', async () => {
+    const peer = await silentPeer();
+    try {
+      const a = await startNode({}, { stall: { probeAfterMs: 200, stallAfterMs: 500 } });
+      const reported: string[] = [];
+      a.net.onOutboundClosed((address) => reported.push(address));
+      const beats = setInterval(() => a.net.oneWay(peer.address, Msg.Heartbeat, ['a', 1]), 50);
+      try {
+        await waitFor('a second connection from a', () => peer.connections.length >= 2, 3_000);
+      } finally {
+        clearInterval(beats);
+      }
+      const first = peer.frames[0]!;
+      // Auth, heartbeats, then one Ping (a probe is sent once per silence), then nothing: later beats go to the new connection.
+      expect(first[0]?.type).toBe(Msg.Auth);
+      expect(first.filter((f) => f.type === Msg.Ping && f.kind === FrameKind.Request).length).toBe(1);
+      expect(first.filter((f) => f.type === Msg.Heartbeat).length).toBeGreaterThan(3);
+      await waitFor('heartbeats on the new connection', () => (peer.frames[1] ?? []).some((f) => f.type === Msg.Heartbeat), 2_000);
+      // The stalled connection is closed once its probe timed out (nothing else was pending on it).
+      await waitFor('the stalled connection closed', () => peer.connections[0]!.destroyed || peer.connections[0]!.readableEnded, 3_000);
+      // Not reported as a lost connection: that would set the connection monitor on the peer,
+      // which may only be paused; the heartbeat deadline judges it.
+      expect(reported).toEqual([]);
+      const warn = a.logs.messages().find((l) => l.includes('stalled'));
+      expect(warn).toMatch(new RegExp(`member connection to ${peer.address} stalled: \\d+ bytes written over \\d+ ms and nothing came back`));
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('keeps a connection that carries one-way messages only while the peer answers its probes', async () => {
+    const a = await startNode({}, { stall: { probeAfterMs: 100, stallAfterMs: 300 } });
+    const b = await startNode();
+    let beats = 0;
+    b.net.handleOneWay(Msg.Heartbeat, () => beats++);
+    const timer = setInterval(() => a.net.oneWay(b.address, Msg.Heartbeat, ['a', 1]), 30);
+    try {
+      await waitFor('40 heartbeats over more than three stall bounds', () => beats >= 40, 5_000);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(b.listener.counts.member).toBe(1);
+    expect(a.logs.messages().filter((l) => l.includes('stalled'))).toEqual([]);
+  });
+
+  it('a request that has to dial times out at its own timeout, not at the connect timeout (a peer that never answers Auth)', async () => {
+    const mute = net.createServer((socket) => socket.on('error', () => undefined)); // accepts, reads, never answers
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = `127.0.0.1:${(mute.address() as net.AddressInfo).port}`;
+      const a = await startNode({}, { connectTimeoutMs: 5_000 });
+      const t0 = performance.now();
+      const e = await rejection(a.net.request(address, Msg.Operation, 1, 300));
+      const ms = performance.now() - t0;
+      expect([e.code, e.message]).toEqual(['TIMEOUT', `Operation to ${address} got no answer in time (still connecting)`]);
+      expect(ms).toBeGreaterThanOrEqual(290);
+      expect(ms).toBeLessThan(2_000);
+    } finally {
+      mute.close();
+    }
+  });
+
+  it('a connection of a MemberNet without stall bounds is never probed', async () => {
+    const peer = await silentPeer();
+    try {
+      const a = await startNode();
+      const timer = setInterval(() => a.net.oneWay(peer.address, Msg.Heartbeat, ['a', 1]), 20);
+      try {
+        await waitFor('25 heartbeats at the peer', () => (peer.frames[0] ?? []).filter((f) => f.type === Msg.Heartbeat).length >= 25, 3_000);
+      } finally {
+        clearInterval(timer);
+      }
+      expect(peer.connections.length).toBe(1);
+      expect(peer.frames[0]!.some((f) => f.type === Msg.Ping)).toBe(false);
+    } finally {
+      await peer.close();
+    }
   });
 });
 

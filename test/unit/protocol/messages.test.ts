@@ -32,6 +32,7 @@ const PINNED: Readonly<Record<string, number>> = {
   ReplicaSyncRequest: 31,
   ReplicaSyncData: 32,
   MergeTo: 40,
+  Ping: 41,
   WanAuth: 50,
   WanBatch: 51,
   WanMerkle: 52,

@@ -306,6 +306,17 @@ const VECTORS: readonly Vector[] = [
     hex: '0000000c010014000000070800000000',
   },
   {
+    // Answered by the connection layer whatever the payload; sent as an empty tuple.
+    name: 'Ping',
+    kind: FrameKind.Request,
+    type: Msg.Ping,
+    payload: {},
+    encode: P.encodeEmpty,
+    decode: (v) => (P.decodeEmpty(v, 'ping'), {}),
+    legacy: [],
+    hex: '0000000c010029000000070800000000',
+  },
+  {
     name: 'FetchTable answer',
     kind: FrameKind.Response,
     type: 0,
