@@ -117,8 +117,9 @@ describe('map eviction on a cluster of 2 with backups', () => {
     // LFU: hot keys have hits, cold ones none: all survive. LRU: a hot key is lost only to a cold put in the same millisecond as its read (older creation breaks the tie).
     expect(hotKept('lfu-m')).toBe(HOT);
     expect(hotKept('lru-m')).toBeGreaterThanOrEqual(HOT - 2);
-    // RANDOM: each eviction in a partition of 3 takes the hot key with probability 1/2 (the new entry is never taken).
-    expect(hotKept('rnd-m')).toBeLessThan(HOT / 2);
+    // RANDOM: a put over the bound of 3 evicts one of the other 3 entries alike, so the hot key goes with
+    // probability 1/3 each time; with ~5.5 cold puts per partition about 10 of the 30 survive (sd ~2.6).
+    expect(hotKept('rnd-m')).toBeLessThanOrEqual(20);
   }, 180_000);
 
   it('PER_PARTITION bounds every partition; after a kill -9 of a member the survivor holds exactly what was kept, and a PER_NODE map comes down to its one-member bound', async () => {
