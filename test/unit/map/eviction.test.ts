@@ -200,3 +200,21 @@ describe('RecordStore.evictOne against a model', () => {
     expect(store.footprintBytes).toBeGreaterThan(0);
   });
 });
+
+describe('RecordStore.evictOne RANDOM', () => {
+  it('takes each of the other sampled entries alike, whatever their slots (the entry just put never)', () => {
+    const next = prng(42);
+    const counts = new Map<string, number>();
+    const trials = 6000;
+    for (let t = 0; t < trials; t++) {
+      const s = new RecordStore({ ttlMs: 0, maxIdleMs: 0 });
+      for (const k of ['hot', 'c-a', 'c-b', 'new']) s.put(k, 'v', undefined, 0);
+      const victim = s.evictOne('RANDOM', 'new', (next() * 0x1_0000_0000) >>> 0, SAMPLE_COUNT, 0)!;
+      counts.set(victim, (counts.get(victim) ?? 0) + 1);
+    }
+    expect([...counts.keys()].sort()).toEqual(['c-a', 'c-b', 'hot']);
+    // Uniform: 1/3 each, within ~5 standard deviations (sd of a share ~0.006 at 6000 trials).
+    for (const [k, n] of counts) expect(Math.abs(n / trials - 1 / 3), k).toBeLessThan(0.03);
+  });
+});
+
