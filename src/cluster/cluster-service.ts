@@ -39,7 +39,7 @@ import {
   encodeStatePrepare,
   encodeStateRollback,
   type MembersPayload,
-  type WireClusterState,
+  type SettableClusterState,
 } from '../protocol/payloads.js';
 import { splitAddress, type MemberConnection, type MemberNet } from '../net/member-net.js';
 import { DeadlineFailureDetector } from './failure-detector.js';
@@ -585,7 +585,7 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
       version: this.listVersion,
       members: this.memberList,
       // The committed state: IN_TRANSITION is only ever derived from a lock, never stored.
-      state: this.states.state as WireClusterState,
+      state: this.states.state as SettableClusterState,
       stateVersion: this.states.version,
       masterSince: this.masterSince,
     };
@@ -830,7 +830,7 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
     const payload = encodeHeartbeat({
       uuid: this.local.uuid,
       membersVersion: this.listVersion,
-      clusterState: { state: this.states.state as WireClusterState, version: this.states.version, change: this.states.lockedTx(this.clock.now()) },
+      clusterState: { state: this.states.state as SettableClusterState, version: this.states.version, change: this.states.lockedTx(this.clock.now()) },
     });
     for (const m of this.memberList) {
       if (m.uuid !== this.local.uuid) this.net!.oneWay(m.address, Msg.Heartbeat, payload);

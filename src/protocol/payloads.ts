@@ -11,13 +11,19 @@ import * as f from './fields.js';
 
 // ------------------------------------------------------------------ shared shapes
 
-/** The cluster states that travel on the wire (IN_TRANSITION is derived locally from a state lock). */
-export const WIRE_CLUSTER_STATES = ['ACTIVE', 'NO_MIGRATION', 'FROZEN', 'PASSIVE'] as const;
-export type WireClusterState = (typeof WIRE_CLUSTER_STATES)[number];
+/**
+ * The cluster states an operator may set, and the ones that travel on the wire (the committed
+ * state). IN_TRANSITION is never stored nor sent: a member derives it from a state change's lock.
+ */
+export const SETTABLE_CLUSTER_STATES = ['ACTIVE', 'NO_MIGRATION', 'FROZEN', 'PASSIVE'] as const;
+export type SettableClusterState = (typeof SETTABLE_CLUSTER_STATES)[number];
+/** Hazelcast's cluster state names, as a member shows them. */
+export type ClusterState = SettableClusterState | 'IN_TRANSITION';
 
-/** A member as the member list carries it: [uuid, address, host, port, lite, version]. Same fields as cluster's MemberInfo. */
-export interface WireMember {
+/** A member as the member list carries it: [uuid, address, host, port, lite, version]. */
+export interface MemberInfo {
   readonly uuid: string;
+  /** `ip:port` of the member port (`[ipv6]:port` for IPv6). */
   readonly address: string;
   readonly host: string;
   readonly port: number;
@@ -28,12 +34,12 @@ export interface WireMember {
 /** Each service's data of one partition, by service name. */
 export type PerServiceData = Readonly<Record<string, WireValue>>;
 
-function clusterState(t: readonly WireValue[], i: number, what: string): WireClusterState {
+function clusterState(t: readonly WireValue[], i: number, what: string): SettableClusterState {
   const v = f.str(t, i, what);
-  if (!(WIRE_CLUSTER_STATES as readonly string[]).includes(v)) {
+  if (!(SETTABLE_CLUSTER_STATES as readonly string[]).includes(v)) {
     throw new GridError('BAD_REQUEST', `malformed member message: ${what} is ${JSON.stringify(v.slice(0, 40))}, not a cluster state`);
   }
-  return v as WireClusterState;
+  return v as SettableClusterState;
 }
 
 /** The tuple of `items`, optional trailing fields that are undefined left off, earlier ones sent as null. */
@@ -45,11 +51,11 @@ function trimmed(items: readonly (WireValue | undefined)[]): WireValue[] {
   return out;
 }
 
-export function encodeMember(m: WireMember): WireValue {
+export function encodeMember(m: MemberInfo): WireValue {
   return [m.uuid, m.address, m.host, m.port, m.liteMember, m.version];
 }
 
-export function decodeMember(v: WireValue, what = 'member'): WireMember {
+export function decodeMember(v: WireValue, what = 'member'): MemberInfo {
   const t = f.tuple(v, what);
   return {
     uuid: f.str(t, 0, `${what}.uuid`),
@@ -154,8 +160,8 @@ export function decodeDiscoverAnswer(v: WireValue): DiscoverAnswerPayload {
 export interface MembersPayload {
   readonly version: number;
   /** In join order: the first is the master. */
-  readonly members: readonly WireMember[];
-  readonly state: WireClusterState;
+  readonly members: readonly MemberInfo[];
+  readonly state: SettableClusterState;
   /** The master's count of committed state changes (absent from older senders). */
   readonly stateVersion?: number;
   /** Wall-clock ms since which the sender has been master (split-brain merge: the older master wins); null when it is not master. */
@@ -193,7 +199,7 @@ export function decodeFetchStateAnswer(v: WireValue): MembersPayload {
 
 /** [member tuple]: the joining member itself. */
 export interface JoinPayload {
-  readonly member: WireMember;
+  readonly member: MemberInfo;
 }
 
 export function encodeJoin(p: JoinPayload): WireValue {
@@ -234,7 +240,7 @@ export function decodeJoinAnswer(v: WireValue): JoinAnswerPayload {
 
 /** The master's cluster state as its heartbeats carry it. */
 export interface HeartbeatState {
-  readonly state: WireClusterState;
+  readonly state: SettableClusterState;
   readonly version: number;
   /** The txId of the state change the master has in progress. */
   readonly change?: string;
@@ -269,7 +275,7 @@ export function decodeHeartbeat(v: WireValue): HeartbeatPayload {
 /** StatePrepare: [txId, state, membersVersion?]. */
 export interface StatePreparePayload {
   readonly txId: string;
-  readonly state: WireClusterState;
+  readonly state: SettableClusterState;
   /** The master's member list version (fencing; absent from older senders). */
   readonly membersVersion?: number;
 }
@@ -318,7 +324,7 @@ export function decodeStateRollback(v: WireValue): StateRollbackPayload {
 
 /** ChangeState: [state]; the answer is a boolean (changed). */
 export interface ChangeStatePayload {
-  readonly state: WireClusterState;
+  readonly state: SettableClusterState;
 }
 
 export function encodeChangeState(p: ChangeStatePayload): WireValue {

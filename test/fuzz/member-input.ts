@@ -55,7 +55,7 @@ const int: ValueGen<number> = (rng) => (rng.chance(0.5) ? rng.range(-2, 300) : r
 const small: ValueGen<number> = (rng) => rng.range(0, 1000);
 /** A partition id, mostly in range (an id outside it is refused by the receiver). */
 const pid: ValueGen<number> = (rng) => (rng.chance(0.8) ? rng.int(PARTITION_COUNT) : rng.pick([PARTITION_COUNT, -1, 1000]));
-const state: ValueGen<P.WireClusterState> = (rng) => rng.pick(P.WIRE_CLUSTER_STATES);
+const state: ValueGen<P.SettableClusterState> = (rng) => rng.pick(P.SETTABLE_CLUSTER_STATES);
 const uuid: ValueGen<string> = (rng) => (rng.chance(0.7) ? fakeUuid(rng) : randomString(rng));
 const address: ValueGen<string> = (rng) => rng.pick(['127.0.0.1:1', '127.0.0.1:9', 'localhost:1', '[::1]:1', 'nowhere', '']);
 const version: ValueGen<string> = (rng) => (rng.chance(0.7) ? rng.pick(['5.3.0', '0.1.0']) : randomString(rng));
@@ -65,8 +65,8 @@ export function fakeUuid(rng: Rng): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-const MEMBER: Fields<P.WireMember> = { uuid, address, host: str, port: int, liteMember: (rng) => rng.chance(0.5), version };
-const member: ValueGen<P.WireMember> = (rng) => build(rng, MEMBER);
+const MEMBER: Fields<P.MemberInfo> = { uuid, address, host: str, port: int, liteMember: (rng) => rng.chance(0.5), version };
+const member: ValueGen<P.MemberInfo> = (rng) => build(rng, MEMBER);
 
 const MEMBERS: Fields<P.MembersPayload> = {
   version: int,

@@ -48,8 +48,8 @@ interface Vector {
 
 const callIdOf = (kind: number): number => (kind === FrameKind.OneWay ? 0 : 7);
 
-const M1: P.WireMember = { uuid: 'u1', address: '10.0.0.1:5701', host: '10.0.0.1', port: 5701, liteMember: false, version: '5.3.0' };
-const M2: P.WireMember = { uuid: 'u2', address: '[::1]:5702', host: '::1', port: 5702, liteMember: true, version: '5.3.0' };
+const M1: P.MemberInfo = { uuid: 'u1', address: '10.0.0.1:5701', host: '10.0.0.1', port: 5701, liteMember: false, version: '5.3.0' };
+const M2: P.MemberInfo = { uuid: 'u2', address: '[::1]:5702', host: '::1', port: 5702, liteMember: true, version: '5.3.0' };
 const M1_TUPLE: WireValue = ['u1', '10.0.0.1:5701', '10.0.0.1', 5701, false, '5.3.0'];
 const M2_TUPLE: WireValue = ['u2', '[::1]:5702', '::1', 5702, true, '5.3.0'];
 const MEMBER_FIELDS: readonly Field[] = [
@@ -671,7 +671,7 @@ function conforms(kind: Kind, v: WireValue | undefined): boolean {
     case 'bool':
       return typeof v === 'boolean';
     case 'state':
-      return typeof v === 'string' && (P.WIRE_CLUSTER_STATES as readonly string[]).includes(v);
+      return typeof v === 'string' && (P.SETTABLE_CLUSTER_STATES as readonly string[]).includes(v);
     // An array of the wrong items fails inside; only its emptiness conforms for sure.
     case 'arr':
     case 'tuple':
