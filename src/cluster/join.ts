@@ -84,7 +84,7 @@ export class Join {
     try {
       const r = decodeDiscoverAnswer(await ctx.net!.request(address, Msg.Discover, encodeDiscover({ uuid: ctx.local.uuid, address: ctx.local.address }), ctx.tuning.callTimeoutMs));
       if (r.uuid === ctx.local.uuid) return undefined; // ourselves under another address
-      return { address: r.address, joined: r.joined, masterAddress: r.masterAddress };
+      return r;
     } catch (e) {
       if (isGridError(e) && e.code === 'FORBIDDEN') {
         // Security refused our identity: joining can never succeed.
