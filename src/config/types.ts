@@ -325,6 +325,10 @@ export const WAN_QUEUE_FULL_BEHAVIORS = ['DISCARD_AFTER_MUTATION', 'THROW_EXCEPT
 export const WAN_PUBLISHER_STATES = ['REPLICATING', 'PAUSED', 'STOPPED'] as const;
 export const WAN_ACKNOWLEDGE_TYPES = ['ACK_ON_RECEIPT', 'ACK_ON_OPERATION_COMPLETE'] as const;
 export const WAN_CONSISTENCY_CHECK_STRATEGIES = ['NONE', 'MERKLE_TREES'] as const;
+export type WanQueueFullBehavior = (typeof WAN_QUEUE_FULL_BEHAVIORS)[number];
+export type WanPublisherState = (typeof WAN_PUBLISHER_STATES)[number];
+export type WanAcknowledgeType = (typeof WAN_ACKNOWLEDGE_TYPES)[number];
+export type WanConsistencyCheckStrategy = (typeof WAN_CONSISTENCY_CHECK_STRATEGIES)[number];
 
 export interface WanBatchPublisherConfig {
   readonly clusterName: string;
@@ -336,10 +340,10 @@ export interface WanBatchPublisherConfig {
   readonly batchMaxDelayMillis: number;
   readonly responseTimeoutMillis: number;
   readonly queueCapacity: number;
-  readonly queueFullBehavior: (typeof WAN_QUEUE_FULL_BEHAVIORS)[number];
-  readonly initialPublisherState: (typeof WAN_PUBLISHER_STATES)[number];
-  readonly acknowledgeType: (typeof WAN_ACKNOWLEDGE_TYPES)[number];
-  readonly consistencyCheckStrategy: (typeof WAN_CONSISTENCY_CHECK_STRATEGIES)[number];
+  readonly queueFullBehavior: WanQueueFullBehavior;
+  readonly initialPublisherState: WanPublisherState;
+  readonly acknowledgeType: WanAcknowledgeType;
+  readonly consistencyCheckStrategy: WanConsistencyCheckStrategy;
   /** Grid's own `heartbeat-interval-millis`: a WAN connection silent this long is sent a probe. */
   readonly heartbeatIntervalMillis: number;
   /** Grid's own `heartbeat-timeout-millis`: a WAN connection silent this long is closed and redialled; 0 = off (TCP alone). */

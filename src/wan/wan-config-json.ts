@@ -37,7 +37,7 @@ import {
 } from '../config/index.js';
 import { DEFAULT_WAN_PUBLISHER } from '../config/defaults.js';
 import { childPath, isRecord } from '../config/problems.js';
-import type { WanBatchPublisherConfig, WanReplicationConfig } from '../config/types.js';
+import type { WanBatchPublisherConfig, WanConsistencyCheckStrategy, WanReplicationConfig } from '../config/types.js';
 import { GridError } from '../core/errors.js';
 
 /** Largest accepted JSON text (characters). */
@@ -149,7 +149,7 @@ function publisher(v: Json, path: string): WanBatchPublisherConfig {
   const clusterName = name(v, path, 'clusterName', DEFAULT_WAN_PUBLISHER.clusterName);
   const publisherId = name(v, path, 'publisherId', clusterName, true);
   const endpoints = targetEndpoints(v, path);
-  let consistencyCheckStrategy: WanBatchPublisherConfig['consistencyCheckStrategy'] = DEFAULT_WAN_PUBLISHER.consistencyCheckStrategy;
+  let consistencyCheckStrategy: WanConsistencyCheckStrategy = DEFAULT_WAN_PUBLISHER.consistencyCheckStrategy;
   const sync = field(v, 'sync');
   if (sync !== undefined) {
     const syncPath = childPath(path, 'sync');
