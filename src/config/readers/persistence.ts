@@ -27,15 +27,7 @@ export function readPersistence(problems: Problems, root: Section): PersistenceC
   if (backupDir !== undefined && sameDir(backupDir, baseDir)) {
     problems.error(s.at('backup-dir'), `must not be base-dir (${show(baseDir)}): backups are copies kept beside the data, not in it`);
   }
-  let clusterDataRecoveryPolicy = def.clusterDataRecoveryPolicy;
-  const policy = s.optStr('cluster-data-recovery-policy');
-  if (policy !== undefined) {
-    // Hazelcast upper-cases the value before matching.
-    const found = CLUSTER_DATA_RECOVERY_POLICIES.find((p) => p === policy.toUpperCase());
-    if (found === undefined) {
-      problems.error(s.at('cluster-data-recovery-policy'), `must be one of ${CLUSTER_DATA_RECOVERY_POLICIES.join(', ')}, got ${show(policy)}`);
-    } else clusterDataRecoveryPolicy = found;
-  }
+  const clusterDataRecoveryPolicy = s.oneOf('cluster-data-recovery-policy', def.clusterDataRecoveryPolicy, CLUSTER_DATA_RECOVERY_POLICIES);
   const persistence: PersistenceConfig = {
     enabled: s.bool('enabled', def.enabled),
     baseDir,

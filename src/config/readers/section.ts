@@ -87,6 +87,18 @@ export class Section {
     return b;
   }
 
+  /**
+   * One of `allowed`, matched upper-cased (as Hazelcast matches its enum settings); absent or
+   * wrong -> `def` (wrong is an error listing the allowed names).
+   */
+  oneOf<T extends string>(key: string, def: T, allowed: readonly T[]): T {
+    const v = this.optStr(key);
+    if (v === undefined) return def;
+    const found = allowed.find((a) => a === v.toUpperCase());
+    if (found === undefined) this.problems.error(this.at(key), `must be one of ${allowed.join(', ')}, got ${show(v)}`);
+    return found ?? def;
+  }
+
   int(key: string, def: number, min: number, max: number = INT_MAX): number {
     const v = this.raw(key);
     if (v === undefined) return def;

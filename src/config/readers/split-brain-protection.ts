@@ -3,7 +3,7 @@
 // split-brain-protection-ref names one.
 
 import { DEFAULT_SPLIT_BRAIN_PROTECTION } from '../defaults.js';
-import { show, type Problems } from '../problems.js';
+import type { Problems } from '../problems.js';
 import { SPLIT_BRAIN_PROTECTION_ON, type SplitBrainProtectionConfig } from '../types.js';
 import type { Section } from './section.js';
 import { IGNORED_SPLIT_BRAIN_PROTECTION, OTHER_PROTECTION_FUNCTIONS } from './unused-elements.js';
@@ -18,13 +18,7 @@ export function readSplitBrainProtections(problems: Problems, s: Section): Split
     }
     const enabled = p.bool('enabled', DEFAULT_SPLIT_BRAIN_PROTECTION.enabled);
     const minimumClusterSize = p.int('minimum-cluster-size', DEFAULT_SPLIT_BRAIN_PROTECTION.minimumClusterSize, 2);
-    let protectOn: SplitBrainProtectionConfig['protectOn'] = DEFAULT_SPLIT_BRAIN_PROTECTION.protectOn;
-    const on = p.optStr('protect-on');
-    if (on !== undefined) {
-      const found = SPLIT_BRAIN_PROTECTION_ON.find((x) => x === on.toUpperCase());
-      if (found === undefined) problems.error(p.at('protect-on'), `must be one of ${SPLIT_BRAIN_PROTECTION_ON.join(', ')}, got ${show(on)}`);
-      else protectOn = found;
-    }
+    const protectOn = p.oneOf<SplitBrainProtectionConfig['protectOn']>('protect-on', DEFAULT_SPLIT_BRAIN_PROTECTION.protectOn, SPLIT_BRAIN_PROTECTION_ON);
     for (const key of OTHER_PROTECTION_FUNCTIONS) {
       if (!p.has(key)) continue;
       p.raw(key);

@@ -63,15 +63,6 @@ function publisherInt(p: Section, field: WanPublisherIntField): number {
   return p.int(rule.key, DEFAULT_WAN_PUBLISHER[field], rule.min, rule.max);
 }
 
-/** An enumeration by name, any case; a wrong one is an error and takes the default. */
-function enumOf<T extends string>(problems: Problems, s: Section, key: string, def: T, allowed: readonly T[]): T {
-  const v = s.optStr(key);
-  if (v === undefined) return def;
-  const found = allowed.find((a) => a === v.toUpperCase());
-  if (found === undefined) problems.error(s.at(key), `must be one of ${allowed.join(', ')}, got ${show(v)}`);
-  return found ?? def;
-}
-
 export function readWan(problems: Problems, s: Section): WanReplicationConfig[] {
   const out: WanReplicationConfig[] = [];
   for (const name of Object.keys(s.obj)) {
@@ -93,13 +84,7 @@ export function readWan(problems: Problems, s: Section): WanReplicationConfig[] 
         if (!isHostPort(t.value)) problems.error(t.path, `not a host or host:port: ${show(t.value)}`);
       }
       const sync = p.child('sync');
-      const consistencyCheckStrategy = enumOf(
-        problems,
-        sync,
-        'consistency-check-strategy',
-        DEFAULT_WAN_PUBLISHER.consistencyCheckStrategy,
-        WAN_CONSISTENCY_CHECK_STRATEGIES,
-      );
+      const consistencyCheckStrategy = sync.oneOf('consistency-check-strategy', DEFAULT_WAN_PUBLISHER.consistencyCheckStrategy, WAN_CONSISTENCY_CHECK_STRATEGIES);
       for (const key2 of Object.keys(sync.obj)) {
         if (key2 !== 'consistency-check-strategy') sync.unsupported({ [key2]: UNSUPPORTED_WAN_SYNC });
       }
@@ -112,9 +97,9 @@ export function readWan(problems: Problems, s: Section): WanReplicationConfig[] 
         batchMaxDelayMillis: publisherInt(p, 'batchMaxDelayMillis'),
         responseTimeoutMillis: publisherInt(p, 'responseTimeoutMillis'),
         queueCapacity: publisherInt(p, 'queueCapacity'),
-        queueFullBehavior: enumOf(problems, p, 'queue-full-behavior', DEFAULT_WAN_PUBLISHER.queueFullBehavior, WAN_QUEUE_FULL_BEHAVIORS),
-        initialPublisherState: enumOf(problems, p, 'initial-publisher-state', DEFAULT_WAN_PUBLISHER.initialPublisherState, WAN_PUBLISHER_STATES),
-        acknowledgeType: enumOf(problems, p, 'acknowledge-type', DEFAULT_WAN_PUBLISHER.acknowledgeType, WAN_ACKNOWLEDGE_TYPES),
+        queueFullBehavior: p.oneOf('queue-full-behavior', DEFAULT_WAN_PUBLISHER.queueFullBehavior, WAN_QUEUE_FULL_BEHAVIORS),
+        initialPublisherState: p.oneOf('initial-publisher-state', DEFAULT_WAN_PUBLISHER.initialPublisherState, WAN_PUBLISHER_STATES),
+        acknowledgeType: p.oneOf('acknowledge-type', DEFAULT_WAN_PUBLISHER.acknowledgeType, WAN_ACKNOWLEDGE_TYPES),
         consistencyCheckStrategy,
         ...readWanHeartbeat(problems, p),
       });
