@@ -17,9 +17,8 @@ import {
   encodeRecoveryStateAnswer,
 } from '../protocol/payloads.js';
 import type { MemberNet } from '../net/member-net.js';
-import { admitPartitionWrite } from '../cluster/member-rules.js';
 import { copyTargets, type Replicas } from './assignment.js';
-import { PARTITION_COUNT } from './partitioning.js';
+import { checkPartitionWriteFrom } from './partition-table.js';
 import { sourceRefusal } from './migration-rules.js';
 import { rowsHash, type PartitionContext } from './partition-context.js';
 import type { PartitionTables } from './partition-tables.js';
@@ -75,14 +74,9 @@ export class PartitionHandlers {
     net.handle(Msg.PartitionData, (p, from) => {
       const t = decodePartitionData(p);
       const pid = t.partitionId;
-      if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
       // Only the partition's owner copies it (the migration source the master chose is always
       // the owner): a member with an older view, or one removed while paused, is refused.
-      const refusal = admitPartitionWrite('partition copy', pid, from.peer?.uuid ?? '', t.tableVersion, {
-        version: this.ctx.table.version(),
-        owner: this.ctx.table.ownerOf(pid),
-      });
-      if (refusal !== undefined) throw refusal;
+      checkPartitionWriteFrom('partition copy', pid, from.peer?.uuid ?? '', t.tableVersion, this.ctx.table);
       if (this.ctx.cluster.fenced()) throw new GridError('STALE_VIEW', `partition copy for partition ${pid} refused: this member is checking its membership`);
       // A restarting member takes no copy before its first table: that table may find its data
       // stale, and the wipe would delete the copy after it was acknowledged (the master would
