@@ -94,10 +94,8 @@ export class WanTarget {
     return encodeWanMerkleAnswer({ level, hashes });
   }
 
-  // ------------------------------------------------------------------ REST facade: this member only
-
   /**
-   * Target side: a source that probes its connection has told its heartbeat timeout; a
+   * A source that probes its connection has told its heartbeat timeout; a
    * connection from it silent for twice that is half-open (the source gave it up and its reset
    * was lost on the cut link), so it is reset here too rather than held until the operating
    * system gives it up. Connections whose source never probes are left alone.
