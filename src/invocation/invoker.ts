@@ -16,7 +16,7 @@ import type { MemberConnection, MemberNet } from '../net/member-net.js';
 import type { ClusterView } from '../cluster/cluster-service.js';
 import type { PartitionView } from '../partition/partition-service.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
-import { admitPartitionWrite } from '../cluster/member-rules.js';
+import { checkPartitionWriteFrom } from '../partition/partition-table.js';
 import { BackupDropper } from '../partition/replica-versions.js';
 import { backupFailureVerdict } from './backup-failure.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
@@ -511,12 +511,7 @@ export class ClusterInvoker implements Invoker {
       const handler = this.handlers.get(service);
       if (handler === undefined) throw new GridError('BAD_REQUEST', `unknown service ${service}`);
       const pid = t.partitionId;
-      if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
-      const refusal = admitPartitionWrite('backup', pid, from.peer?.uuid ?? '', t.tableVersion, {
-        version: this.partitions.table.version(),
-        owner: this.partitions.table.ownerOf(pid),
-      });
-      if (refusal !== undefined) throw refusal;
+      checkPartitionWriteFrom('backup', pid, from.peer?.uuid ?? '', t.tableVersion, this.partitions.table);
       // Test hook: lost on the way, as far as this member's versions can tell (the ack still goes).
       if (this.dropper.active && this.dropper.next()) return null;
       if (t.replica !== undefined) {

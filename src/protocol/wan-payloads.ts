@@ -181,6 +181,12 @@ export function decodeWanMerkleAnswer(v: WireValue): WanMerkleAnswer {
 
 export type WanJobKind = 'sync' | 'check';
 
+function jobKind(t: readonly WireValue[], i: number): WanJobKind {
+  const kind = f.str(t, i, 'kind');
+  if (kind !== 'sync' && kind !== 'check') throw new GridError('BAD_REQUEST', `malformed member message: wan job kind ${kind.slice(0, 20)}`);
+  return kind;
+}
+
 /** Coordinator -> every member: [uuid, kind, wanRepName, publisherId, mapNames[]|null (all), creationTime, participants[]] -> null. */
 export interface WanSyncStartPayload {
   readonly uuid: string;
@@ -198,8 +204,7 @@ export function encodeWanSyncStart(p: WanSyncStartPayload): WireValue {
 
 export function decodeWanSyncStart(v: WireValue): WanSyncStartPayload {
   const t = f.tuple(v, 'wan sync start');
-  const kind = f.str(t, 1, 'kind');
-  if (kind !== 'sync' && kind !== 'check') throw new GridError('BAD_REQUEST', `malformed member message: wan job kind ${kind.slice(0, 20)}`);
+  const kind = jobKind(t, 1);
   return {
     uuid: f.str(t, 0, 'uuid'),
     kind,
@@ -211,14 +216,8 @@ export function decodeWanSyncStart(v: WireValue): WanSyncStartPayload {
   };
 }
 
-/** One member's part of a sync or consistency check. */
-export interface WanJobPart {
-  readonly kind: WanJobKind;
-  readonly wanRepName: string;
-  readonly publisherId: string;
-  readonly mapNames: readonly string[] | undefined;
-  readonly creationTime: number;
-  readonly participants: readonly string[];
+/** One member's part of a sync or consistency check: the job as started (without its uuid), and this member's figures. */
+export interface WanJobPart extends Omit<WanSyncStartPayload, 'uuid'> {
   /** Partitions this member took part for, and how many of them are done. */
   readonly partitions: number;
   readonly done: number;
@@ -251,10 +250,8 @@ export function encodeWanJobPart(p: WanJobPart | undefined): WireValue {
 export function decodeWanJobPart(v: WireValue): WanJobPart | undefined {
   if (v === null) return undefined;
   const t = f.tuple(v, 'wan job');
-  const kind = f.str(t, 0, 'kind');
-  if (kind !== 'sync' && kind !== 'check') throw new GridError('BAD_REQUEST', `malformed member message: wan job kind ${kind.slice(0, 20)}`);
   return {
-    kind,
+    kind: jobKind(t, 0),
     wanRepName: f.str(t, 1, 'wan replication'),
     publisherId: f.str(t, 2, 'publisher id'),
     mapNames: t[3] === null ? undefined : f.strings(t, 3, 'map names'),

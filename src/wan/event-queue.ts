@@ -468,19 +468,19 @@ export class WanEventQueue {
   }
 
   private primaryQueue(partitionId: number): PartitionQueue {
-    let q = this.primary.get(partitionId);
-    if (!q) {
-      q = new PartitionQueue(1, this.nextEpoch++);
-      this.primary.set(partitionId, q);
-    }
-    return q;
+    return this.queueIn(this.primary, partitionId);
   }
 
   private backupQueue(partitionId: number): PartitionQueue {
-    let q = this.backup.get(partitionId);
+    return this.queueIn(this.backup, partitionId);
+  }
+
+  /** The partition's queue in `queues`, created empty (sequences from 1, a new epoch) when it has none. */
+  private queueIn(queues: Map<number, PartitionQueue>, partitionId: number): PartitionQueue {
+    let q = queues.get(partitionId);
     if (!q) {
       q = new PartitionQueue(1, this.nextEpoch++);
-      this.backup.set(partitionId, q);
+      queues.set(partitionId, q);
     }
     return q;
   }
