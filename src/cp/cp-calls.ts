@@ -10,7 +10,6 @@ import { Msg } from '../protocol/messages.js';
 import { decodeCpInvokeAnswer, encodeCpInvoke } from '../protocol/cp-payloads.js';
 import { METADATA_GROUP, METADATA_GROUP_ID, checkGroupName, groupFromWire, viewFromWire, type CpGroupRec, type CpView } from './cp-metadata-state.js';
 import { ATTEMPT_TIMEOUT_MS, type CallPort, type CpContext } from './cp-context.js';
-import { splitName } from './cp-data-facade.js';
 
 /** Deduplication keys: unique per process (a member uuid) and call. */
 let nextKey = 1;
@@ -153,12 +152,6 @@ export class CpCalls implements CallPort {
 
   key(): string {
     return `${this.ctx.local.uuid}:${nextKey++}`;
-  }
-
-  async command(name: string, build: (object: string, key: string) => WireValue[]): Promise<{ value: WireValue; group: string }> {
-    const { object, group } = splitName(name);
-    const g = await this.dataGroup(group);
-    return { value: await this.call(g, 'cmd', build(object, this.key()), this.ctx.deadline()), group };
   }
 
   async read(group: CpGroupRec, query: WireValue[]): Promise<WireValue> {

@@ -96,7 +96,6 @@ export interface CallPort {
   dataGroup(name: string): Promise<CpGroupRec>;
   existingGroup(name: string): Promise<CpGroupRec>;
   key(): string;
-  command(name: string, build: (object: string, key: string) => WireValue[]): Promise<{ value: WireValue; group: string }>;
   read(group: CpGroupRec, query: WireValue[]): Promise<WireValue>;
   metadata(): Promise<CpView>;
 }

@@ -19,15 +19,15 @@ export class CpDataFacade {
   }
 
   async setAtomicLong(name: string, value: string): Promise<string> {
-    return String((await this.ctx.calls.command(name, (o, k) => ['set', k, o, value])).value);
+    return String((await this.command(name, (o, k) => ['set', k, o, value])).value);
   }
 
   async addAndGet(name: string, delta: string): Promise<string> {
-    return String((await this.ctx.calls.command(name, (o, k) => ['add', k, o, delta])).value);
+    return String((await this.command(name, (o, k) => ['add', k, o, delta])).value);
   }
 
   async compareAndSet(name: string, expect: string, update: string): Promise<boolean> {
-    return (await this.ctx.calls.command(name, (o, k) => ['cas', k, o, expect, update])).value === true;
+    return (await this.command(name, (o, k) => ['cas', k, o, expect, update])).value === true;
   }
 
   async lock(name: string, opts: { sessionId: number; timeoutMs: number; endpoint: string; endpointName: string; onGone?: (fn: () => void) => void }): Promise<CpLockResult> {
@@ -48,7 +48,7 @@ export class CpDataFacade {
   }
 
   async unlock(name: string, sessionId: number): Promise<number> {
-    const v = (await this.ctx.calls.command(name, (o, k) => ['unlock', k, o, sessionId])).value;
+    const v = (await this.command(name, (o, k) => ['unlock', k, o, sessionId])).value;
     return typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as Record<string, WireValue>).lockCount === 'number' ? ((v as Record<string, WireValue>).lockCount as number) : 0;
   }
 
@@ -63,6 +63,12 @@ export class CpDataFacade {
     const v = await this.ctx.calls.call(g, 'cmd', ['heartbeat', this.ctx.calls.key(), sessionId, 0], this.ctx.deadline());
     const o = v as Record<string, WireValue>;
     return { sessionId, expirationTime: Number(o.expirationTime) };
+  }
+
+  private async command(name: string, build: (object: string, key: string) => WireValue[]): Promise<{ value: WireValue; group: string }> {
+    const { object, group } = splitName(name);
+    const g = await this.ctx.calls.dataGroup(group);
+    return { value: await this.ctx.calls.call(g, 'cmd', build(object, this.ctx.calls.key()), this.ctx.deadline()), group };
   }
 }
 
