@@ -113,11 +113,16 @@ export class CpContext {
   readonly nodes = new Map<number, GroupNode>();
   /** Where each group's leader was last found (cp uuid), for routing. */
   readonly leaders = new Map<number, string>();
+  /** Member address of each CP member (cp uuid), from the view and from Raft messages received. */
   readonly addresses = new Map<string, string>();
+  /** The master is forming the subsystem (one attempt at a time). */
   bootstrapping = false;
   lastViewSentMs = 0;
+  /** The METADATA leader owes the members a view broadcast. */
   viewDirty = false;
+  /** METADATA leader: since when each CP member (cp uuid) is missing from the member list. */
   readonly missingSince = new Map<string, number>();
+  /** METADATA leader: groups (by name) whose membership change is being carried out. */
   readonly changesInFlight = new Set<string>();
   promoting = false;
   droppingStale = false;
