@@ -16,8 +16,8 @@
 import { describe, expect, it } from 'vitest';
 import { GridError } from '../../../src/core/errors.js';
 import { RaftNode } from '../../../src/cp/raft.js';
-import type { RaftEntry, RaftMessage, RaftSnapshot } from '../../../src/cp/raft-messages.js';
-import type { CpGroupRec, CpMemberRec, CpView } from '../../../src/cp/cp-metadata-state.js';
+import type { RaftEntry as CpRaftEntry, RaftMessage as CpRaftMessage, RaftSnapshot as CpRaftSnapshot } from '../../../src/cp/raft-messages.js';
+import type { CpGroupRec as CpGroupRecOfCp, CpMemberRec as CpMemberRecOfCp, CpView as CpViewOfCp } from '../../../src/cp/cp-metadata-state.js';
 import { viewFromWire, viewToWire } from '../../../src/cp/cp-metadata-state.js';
 import { Latin1, decodeValue, encodeValue, type WireValue } from '../../../src/protocol/codec.js';
 import * as C from '../../../src/protocol/cp-payloads.js';
@@ -29,16 +29,16 @@ import {
   MAX_RAFT_MEMBERS,
   decodeRaftMessage,
   encodeRaftMessage,
-  type WireRaftEntry,
-  type WireRaftMessage,
-  type WireRaftSnapshot,
+  type RaftEntry,
+  type RaftMessage,
+  type RaftSnapshot,
 } from '../../../src/protocol/cp-payloads.js';
 import { prng } from '../../support/prng.js';
 
-// cp's types and their wire mirror are assignable both ways: a field added or renamed on one
-// side only fails the type check here.
+// cp's names are these types, re-exported (each type is written once, here in protocol/): a
+// copy in cp/ that drifts by a field fails the type check here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const TYPES_PINNED: [Same<RaftMessage, WireRaftMessage>, Same<RaftEntry, WireRaftEntry>, Same<RaftSnapshot, WireRaftSnapshot>] = [true, true, true];
+const TYPES_PINNED: [Same<CpRaftMessage, RaftMessage>, Same<CpRaftEntry, RaftEntry>, Same<CpRaftSnapshot, RaftSnapshot>] = [true, true, true];
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
@@ -53,7 +53,7 @@ interface Field {
 
 interface Vector {
   readonly name: string;
-  readonly message: WireRaftMessage;
+  readonly message: RaftMessage;
   /** The tuple, written out by hand from the layout in cp-payloads.ts. */
   readonly wire: WireValue;
   /** encodeValue(wire) as hex. */
@@ -67,7 +67,7 @@ const APPEND_FIELDS = fieldsOf('append', ['term', 'nat'], ['prevLogIndex', 'nat'
 const APPEND_RESPONSE_FIELDS = fieldsOf('append-response', ['term', 'nat'], ['success', 'bool'], ['matchIndex', 'nat'], ['hintIndex', 'nat'], ['seq', 'nat']);
 
 const COMMAND: WireValue = { op: 'add', name: new Latin1('counter\u00ff'), delta: -3 };
-const APPEND: WireRaftMessage = {
+const APPEND: RaftMessage = {
   type: 'append',
   term: 5,
   prevLogIndex: 10,
@@ -82,9 +82,9 @@ const APPEND: WireRaftMessage = {
 };
 const APPEND_WIRE: WireValue = [4, 5, 10, 4, [[11, 4, 0, COMMAND], [12, 5, 1], [13, 5, 2, ['m1', 'm2', 'm4']]], 10, 42];
 const STATE: WireValue = { longs: { a: 7, b: -1 }, blob: Buffer.from([1, 2, 255]) };
-const SNAPSHOT: WireRaftSnapshot = { lastIncludedIndex: 100, lastIncludedTerm: 4, members: ['m1', 'm2', 'm3'], membersIndex: 13, state: STATE };
+const SNAPSHOT: RaftSnapshot = { lastIncludedIndex: 100, lastIncludedTerm: 4, members: ['m1', 'm2', 'm3'], membersIndex: 13, state: STATE };
 const SNAPSHOT_WIRE: WireValue = [100, 4, ['m1', 'm2', 'm3'], 13, STATE];
-const INSTALL: WireRaftMessage = { type: 'install-snapshot', term: 5, snapshot: SNAPSHOT, seq: 44 };
+const INSTALL: RaftMessage = { type: 'install-snapshot', term: 5, snapshot: SNAPSHOT, seq: 44 };
 const INSTALL_WIRE: WireValue = [6, 5, SNAPSHOT_WIRE, 44];
 
 const VECTORS: readonly Vector[] = [
@@ -200,9 +200,9 @@ function expectRefused(v: WireValue, pattern: RegExp): void {
 }
 
 const asTuple = (v: WireValue): WireValue[] => [...(v as readonly WireValue[])];
-const bytesOf = (m: WireRaftMessage): Buffer => encodeValue(encodeRaftMessage(m));
+const bytesOf = (m: RaftMessage): Buffer => encodeValue(encodeRaftMessage(m));
 /** Through the codec, as a peer's message arrives. */
-const viaWire = (m: WireRaftMessage): WireRaftMessage => decodeRaftMessage(decodeValue(bytesOf(m)));
+const viaWire = (m: RaftMessage): RaftMessage => decodeRaftMessage(decodeValue(bytesOf(m)));
 /** An append of `entries` after prevLogIndex/prevLogTerm in term 9, as a tuple. */
 const appendWire = (prevLogIndex: number, prevLogTerm: number, entries: WireValue[], term = 9): WireValue => [4, term, prevLogIndex, prevLogTerm, entries, 0, 1];
 const installWire = (snapshot: WireValue, term = 9): WireValue => [6, term, snapshot, 1];
@@ -255,7 +255,7 @@ describe('Raft messages: round trips', () => {
   }
 
   it('every message type with all numbers 0, and with all numbers 2^53 - 1', () => {
-    const zero: WireRaftMessage[] = [
+    const zero: RaftMessage[] = [
       { type: 'pre-vote', term: 0, lastLogIndex: 0, lastLogTerm: 0 },
       { type: 'pre-vote-response', term: 0, preVoteTerm: 0, granted: false },
       { type: 'vote', term: 0, lastLogIndex: 0, lastLogTerm: 0 },
@@ -265,7 +265,7 @@ describe('Raft messages: round trips', () => {
       { type: 'install-snapshot', term: 0, snapshot: { lastIncludedIndex: 0, lastIncludedTerm: 0, members: ['m'], membersIndex: 0, state: null }, seq: 0 },
       { type: 'install-snapshot-response', term: 0, matchIndex: 0, seq: 0 },
     ];
-    const max: WireRaftMessage[] = [
+    const max: RaftMessage[] = [
       { type: 'pre-vote', term: MAX, lastLogIndex: MAX, lastLogTerm: MAX },
       { type: 'pre-vote-response', term: MAX, preVoteTerm: MAX, granted: true },
       { type: 'vote', term: MAX, lastLogIndex: MAX, lastLogTerm: MAX },
@@ -316,13 +316,13 @@ describe('Raft messages: round trips', () => {
       {},
       { __proto__: 1, nested: { deeper: [new Latin1('k'), Buffer.from([7])] } } as unknown as WireValue,
     ];
-    const entries: WireRaftEntry[] = opaque.map((command, i) => ({ index: 101 + i, term: 3, kind: 'command', command }));
-    const append: WireRaftMessage = { type: 'append', term: 3, prevLogIndex: 100, prevLogTerm: 3, entries, leaderCommit: 100, seq: 1 };
+    const entries: RaftEntry[] = opaque.map((command, i) => ({ index: 101 + i, term: 3, kind: 'command', command }));
+    const append: RaftMessage = { type: 'append', term: 3, prevLogIndex: 100, prevLogTerm: 3, entries, leaderCommit: 100, seq: 1 };
     const back = viaWire(append);
     expect(bytesOf(back).equals(bytesOf(append))).toBe(true);
     expect(back.type === 'append' && back.entries.map((e) => (e.kind === 'command' ? e.command : undefined))).toEqual(opaque);
     for (const state of opaque) {
-      const m: WireRaftMessage = { type: 'install-snapshot', term: 3, snapshot: { ...SNAPSHOT, lastIncludedTerm: 3, state }, seq: 2 };
+      const m: RaftMessage = { type: 'install-snapshot', term: 3, snapshot: { ...SNAPSHOT, lastIncludedTerm: 3, state }, seq: 2 };
       const got = viaWire(m);
       expect(bytesOf(got).equals(bytesOf(m))).toBe(true);
       expect(got.type === 'install-snapshot' && got.snapshot.state).toEqual(state);
@@ -330,21 +330,21 @@ describe('Raft messages: round trips', () => {
   });
 
   it(`an append of ${MAX_RAFT_APPEND_ENTRIES} entries, membership lists of ${MAX_RAFT_MEMBERS} ids`, () => {
-    const entries = Array.from({ length: MAX_RAFT_APPEND_ENTRIES }, (_, k): WireRaftEntry => {
+    const entries = Array.from({ length: MAX_RAFT_APPEND_ENTRIES }, (_, k): RaftEntry => {
       const at = { index: 1 + k, term: 1 + Math.floor(k / 1000) };
       if (k % 3 === 0) return { ...at, kind: 'command', command: k };
       if (k % 3 === 1) return { ...at, kind: 'noop' };
       return { ...at, kind: 'membership', members: ids(1 + (k % MAX_RAFT_MEMBERS)) };
     });
-    const append: WireRaftMessage = { type: 'append', term: 10, prevLogIndex: 0, prevLogTerm: 0, entries, leaderCommit: 0, seq: 1 };
+    const append: RaftMessage = { type: 'append', term: 10, prevLogIndex: 0, prevLogTerm: 0, entries, leaderCommit: 0, seq: 1 };
     expect(viaWire(append)).toEqual(append);
-    const full: WireRaftMessage = { type: 'install-snapshot', term: 1, snapshot: { ...SNAPSHOT, lastIncludedTerm: 1, members: ids(MAX_RAFT_MEMBERS) }, seq: 1 };
+    const full: RaftMessage = { type: 'install-snapshot', term: 1, snapshot: { ...SNAPSHOT, lastIncludedTerm: 1, members: ids(MAX_RAFT_MEMBERS) }, seq: 1 };
     expect(viaWire(full)).toEqual(full);
   });
 
   it('member ids may be any non-empty strings', () => {
     const members = ['a', ' ', '\u0000', 'caf\u00e9', '\u{1f600}', 'x'.repeat(1000), '550e8400-e29b-41d4-a716-446655440000'];
-    const m: WireRaftMessage = { type: 'append', term: 1, prevLogIndex: 0, prevLogTerm: 0, entries: [{ index: 1, term: 1, kind: 'membership', members }], leaderCommit: 0, seq: 1 };
+    const m: RaftMessage = { type: 'append', term: 1, prevLogIndex: 0, prevLogTerm: 0, entries: [{ index: 1, term: 1, kind: 'membership', members }], leaderCommit: 0, seq: 1 };
     expect(viaWire(m)).toEqual(m);
   });
 });
@@ -582,7 +582,7 @@ function randomMembers(r: Rand): string[] {
 }
 
 /** A message the decoder accepts (every rule kept), with edge values now and then. */
-function randomMessage(r: Rand): WireRaftMessage {
+function randomMessage(r: Rand): RaftMessage {
   const term = randomNat(r);
   const upTo = (t: number): number => (r() < 0.3 ? t : below(r, t + 1));
   switch (below(r, 8)) {
@@ -598,7 +598,7 @@ function randomMessage(r: Rand): WireRaftMessage {
       const count = below(r, 6);
       const prevLogIndex = Math.min(randomNat(r), MAX - count);
       const prevLogTerm = upTo(term);
-      const entries: WireRaftEntry[] = [];
+      const entries: RaftEntry[] = [];
       let t = prevLogTerm;
       for (let k = 0; k < count; k++) {
         if (r() < 0.3) t += below(r, term - t + 1);
@@ -614,7 +614,7 @@ function randomMessage(r: Rand): WireRaftMessage {
       return { type: 'append-response', term, success: r() < 0.5, matchIndex: randomNat(r), hintIndex: randomNat(r), seq: randomNat(r) };
     case 6: {
       const lastIncludedIndex = randomNat(r);
-      const snapshot: WireRaftSnapshot = { lastIncludedIndex, lastIncludedTerm: upTo(term), members: randomMembers(r), membersIndex: upTo(lastIncludedIndex), state: randomValue(r) };
+      const snapshot: RaftSnapshot = { lastIncludedIndex, lastIncludedTerm: upTo(term), members: randomMembers(r), membersIndex: upTo(lastIncludedIndex), state: randomValue(r) };
       return { type: 'install-snapshot', term, snapshot, seq: randomNat(r) };
     }
     default:
@@ -689,7 +689,7 @@ function mutated(r: Rand): WireValue {
 }
 
 /** The rules RaftNode counts on, restated independently of the decoder. */
-function keepsTheRules(m: WireRaftMessage): boolean {
+function keepsTheRules(m: RaftMessage): boolean {
   const nat = (n: number): boolean => Number.isSafeInteger(n) && n >= 0;
   const nums = Object.values(m).filter((x): x is number => typeof x === 'number');
   if (!nums.every(nat)) return false;
@@ -712,7 +712,7 @@ function keepsTheRules(m: WireRaftMessage): boolean {
 }
 
 /** A follower that just started, receiving `m` from a fellow member. */
-function freshFollowerReceives(m: WireRaftMessage, seed: number): void {
+function freshFollowerReceives(m: RaftMessage, seed: number): void {
   const node = new RaftNode({ self: 'm1', initialMembers: ['m1', 'm2', 'm3'], random: prng(seed) });
   node.start(0);
   node.receive('m2', m as RaftMessage, 1);
@@ -736,7 +736,7 @@ describe('Raft messages: fuzz', () => {
     let refused = 0;
     for (let k = 0; k < 5000; k++) {
       const v = mutated(r);
-      let m: WireRaftMessage;
+      let m: RaftMessage;
       try {
         m = decodeRaftMessage(v);
       } catch (e) {
@@ -776,8 +776,8 @@ describe('Raft messages: fuzz', () => {
 
 // ------------------------------------------------------------------ the CP messages (70-76)
 
-// cp's view types and their wire mirror are assignable both ways (as the Raft types above).
-const VIEW_TYPES_PINNED: [Same<CpView, C.WireCpView>, Same<CpMemberRec, C.WireCpMember>, Same<CpGroupRec, C.WireCpGroup>] = [true, true, true];
+// cp's view types are these, re-exported (as the Raft types above).
+const VIEW_TYPES_PINNED: [Same<CpViewOfCp, C.CpView>, Same<CpMemberRecOfCp, C.CpMemberRec>, Same<CpGroupRecOfCp, C.CpGroupRec>] = [true, true, true];
 
 /** How an envelope field is read, for choosing values of the wrong type. */
 type CpKind = 'nat' | 'seed' | 'id' | 'optId' | 'bool' | 'str' | 'any' | 'invokeKind' | 'tag' | 'raft' | 'view' | 'members';
@@ -810,9 +810,9 @@ interface CpVector {
 
 const callIdOf = (kind: number): number => (kind === FrameKind.OneWay ? 0 : 7);
 
-const CPM = (i: number): C.WireCpMember => ({ cpUuid: `cp-${i}`, memberUuid: `m-${i}`, address: `10.0.0.${i}:5701` });
+const CPM = (i: number): C.CpMemberRec => ({ cpUuid: `cp-${i}`, memberUuid: `m-${i}`, address: `10.0.0.${i}:5701` });
 const CPM_TUPLE = (i: number): WireValue => [`cp-${i}`, `m-${i}`, `10.0.0.${i}:5701`];
-const VIEW: C.WireCpView = {
+const VIEW: C.CpView = {
   seed: 123456789,
   version: 42,
   groupSize: 3,
@@ -1096,7 +1096,7 @@ describe('CP messages: the wire types', () => {
   });
 
   it("viewToWire and viewFromWire (cp-metadata-state.ts) are this module's pair", () => {
-    const v: CpView = VIEW;
+    const v: CpViewOfCp = VIEW;
     expect(viewToWire(v)).toEqual(C.encodeWireCpView(VIEW));
     expect(viewToWire(v)).toEqual(VIEW_TUPLE);
     expect(viewFromWire(VIEW_TUPLE)).toEqual(C.decodeWireCpView(VIEW_TUPLE));
