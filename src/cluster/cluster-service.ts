@@ -45,7 +45,7 @@ import { splitAddress, type MemberConnection, type MemberNet } from '../net/memb
 import { DeadlineFailureDetector } from './failure-detector.js';
 import { decideJoin, type DiscoverAnswer } from './join-decision.js';
 import { admit, admitStateChange, judgeMemberList, removedWhilePaused, type GateView } from './member-rules.js';
-import { applyMessageFault, parseMessageFaults } from './message-faults.js';
+import { applyMessageFault, parseMessageFaults } from '../core/test-hooks.js';
 import { searchOtherClusters, type SplitBrainHost } from './split-brain.js';
 import { ClusterStateMachine, type StateTransition } from './state-machine.js';
 import type { ClusterEvent, ClusterState, MemberInfo, NodeState } from './types.js';
@@ -215,7 +215,7 @@ export class ClusterService implements ClusterFacade, ClusterMembership {
       isMember: (uuid) => this.memberList.some((m) => m.uuid === uuid),
     };
     if (this.net) {
-      const faults = parseMessageFaults(deps.tuning.ignoreMessages ?? '');
+      const faults = parseMessageFaults(deps.tuning.ignoreMessages ?? '', Msg);
       for (const p of faults.problems) this.logger.warn(`grid.debug.ignore-messages: ${p}`);
       if (faults.rules.length > 0) this.logger.warn(`grid.debug.ignore-messages is set: this member ignores some member messages on purpose (for tests only)`);
       this.net.setGate((type, from) => {

@@ -17,7 +17,7 @@ import type { ClusterView } from '../cluster/cluster-service.js';
 import type { PartitionView } from '../partition/partition-service.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
 import { admitPartitionWrite } from '../cluster/member-rules.js';
-import { BackupDropper } from '../partition/replica-versions.js';
+import { BackupDropper } from '../core/test-hooks.js';
 import { backupFailureVerdict } from './backup-failure.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
 
