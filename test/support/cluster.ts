@@ -11,6 +11,7 @@ import { stringify } from 'yaml';
 import { afterEach } from 'vitest';
 import { freePorts } from './ports.js';
 import { spawnGrid, waitFor, within, type GridProcess } from './process.js';
+import { sleep } from './wait.js';
 
 // ---------------------------------------------------------------- shapes of the REST answers
 
@@ -121,7 +122,6 @@ const REST_GROUPS = ['DATA', 'CLUSTER_WRITE', 'CLUSTER_READ', 'HEALTH_CHECK'];
 
 // ---------------------------------------------------------------- small utilities
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

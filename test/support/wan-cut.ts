@@ -14,6 +14,7 @@ import { cleanEnv, spawnGrid, waitFor } from './process.js';
 import { parsePrometheus, sampleValue } from './prometheus.js';
 import { WanLab, type CutMode } from './wan-lab.js';
 import { configOf, get, launch, replicatedMap, reserveCluster, wanReplication, wanStatus, type PublisherStatus } from './wan.js';
+import { sleep } from './wait.js';
 
 export const REP = 'to-b';
 export const ID = 'b';
@@ -70,7 +71,6 @@ async function allEndpoints(a: Cluster): Promise<Endpoint[]> {
   return out;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Values written, rising across the cuts of one file (keys are rewritten from one cut to the next). */
 let seq = 0;
@@ -119,7 +119,7 @@ export async function cutUnderLoad(env: CutEnv, cutMs: number, mode: CutMode, lo
           else seen.set(k, v);
         }
       }
-      await sleep(100);
+      await sleep(100); // pacing: one round of reads every 100 ms
     }
   })();
 
