@@ -8,12 +8,9 @@ import { GridError, describeError, isGridError, isGridErrorCode } from '../core/
 import { FrameKind, encodeFrameInto, type Frame, type FrameReader } from '../protocol/frame.js';
 import { ValueWriter, type WireValue } from '../protocol/codec.js';
 import { messageName } from '../protocol/messages.js';
+import type { MemberIdentity } from '../protocol/payloads.js';
 import type { StallDetector } from './stall-detector.js';
 
-export interface PeerIdentity {
-  readonly uuid: string;
-  readonly address: string;
-}
 
 /** What a connection needs of its owner: the time, for call deadlines and stall accounting. */
 export interface ConnectionOwner {
@@ -28,7 +25,7 @@ interface Pending {
 }
 
 export class MemberConnection {
-  peer: PeerIdentity | undefined;
+  peer: MemberIdentity | undefined;
   /** Set on a WAN connection (either side): the other cluster's name. */
   wanCluster: string | undefined;
   /** Its handshake was refused: nothing more is read from it. */

@@ -18,12 +18,12 @@ import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, type Frame } from '../
 import type { WireValue } from '../protocol/codec.js';
 import { Msg, messageName } from '../protocol/messages.js';
 import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../protocol/preamble.js';
-import { decodeAuth, decodeAuthAnswer, encodeAuth, encodeAuthAnswer, encodeEmpty } from '../protocol/payloads.js';
+import { decodeAuth, decodeAuthAnswer, encodeAuth, encodeAuthAnswer, encodeEmpty, type MemberIdentity } from '../protocol/payloads.js';
 import { StallDetector, type StallBounds } from './stall-detector.js';
-import { MemberConnection, encodeError, unreachable, type PeerIdentity } from './member-connection.js';
+import { MemberConnection, encodeError, unreachable } from './member-connection.js';
 import { decodeWanAuth, decodeWanAuthAnswer, encodeWanAuth, encodeWanAuthAnswer, type WanAuthPayload } from '../protocol/wan-payloads.js';
 
-export { MemberConnection, type PeerIdentity } from './member-connection.js';
+export { MemberConnection } from './member-connection.js';
 
 export type RequestHandler = (payload: WireValue, from: MemberConnection) => MaybePromise<WireValue>;
 export type OneWayHandler = (payload: WireValue, from: MemberConnection) => void;
@@ -80,7 +80,7 @@ export class MemberNet {
       readonly logger: Logger;
       readonly clock: Clock;
       readonly auth: MemberAuth;
-      readonly local: () => PeerIdentity;
+      readonly local: () => MemberIdentity;
       readonly connectTimeoutMs: number;
       readonly version: string;
       /** When an outbound member connection counts as stalled (undefined: never). */
@@ -311,7 +311,7 @@ export class MemberNet {
     return Promise.all([...all].map((c) => c.closeGracefully(STOP_FLUSH_MS))).then(() => undefined);
   }
 
-  private dial(address: string, timeoutMs: number, handshake?: (conn: MemberConnection) => Promise<PeerIdentity>): Promise<MemberConnection> {
+  private dial(address: string, timeoutMs: number, handshake?: (conn: MemberConnection) => Promise<MemberIdentity>): Promise<MemberConnection> {
     const { host, port } = splitAddress(address);
     return new Promise<MemberConnection>((resolve, reject) => {
       const socket = net.connect({ host, port, noDelay: true });

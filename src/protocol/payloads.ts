@@ -10,7 +10,7 @@
 import { GridError } from '../core/errors.js';
 import type { WireValue } from './codec.js';
 import * as f from './fields.js';
-import { recordTuple } from './record-tuple.js';
+import { recordTuple, type TupleField } from './record-tuple.js';
 
 // ------------------------------------------------------------------ shared shapes
 
@@ -95,29 +95,28 @@ export const { encode: encodeAuth, decode: decodeAuth } = recordTuple<AuthPayloa
   ['version', f.optStr, 'version'],
 ]);
 
-/** [uuid, address] of the member that accepted the connection. */
-export interface AuthAnswer {
+/** A member's [uuid, address]: who answered a connection's Auth, who looks for a cluster. */
+export interface MemberIdentity {
   readonly uuid: string;
   readonly address: string;
 }
 
-export const { encode: encodeAuthAnswer, decode: decodeAuthAnswer } = recordTuple<AuthAnswer>('auth answer', [
+const IDENTITY_FIELDS: readonly TupleField<MemberIdentity>[] = [
   ['uuid', f.str, 'uuid'],
   ['address', f.str, 'address'],
-]);
+];
+
+/** [uuid, address] of the member that accepted the connection. */
+export type AuthAnswer = MemberIdentity;
+
+export const { encode: encodeAuthAnswer, decode: decodeAuthAnswer } = recordTuple<AuthAnswer>('auth answer', IDENTITY_FIELDS);
 
 // ------------------------------------------------------------------ Discover (2)
 
 /** [uuid, address] of the member looking for a cluster. */
-export interface DiscoverPayload {
-  readonly uuid: string;
-  readonly address: string;
-}
+export type DiscoverPayload = MemberIdentity;
 
-export const { encode: encodeDiscover, decode: decodeDiscover } = recordTuple<DiscoverPayload>('discover', [
-  ['uuid', f.str, 'uuid'],
-  ['address', f.str, 'address'],
-]);
+export const { encode: encodeDiscover, decode: decodeDiscover } = recordTuple<DiscoverPayload>('discover', IDENTITY_FIELDS);
 
 /** [uuid, address, joined, masterAddress|null]. */
 export interface DiscoverAnswerPayload {
