@@ -10,6 +10,32 @@ import { GridError } from '../../src/core/errors.js';
 import { Latin1, decodeValue, encodeValue, type WireValue } from '../../src/protocol/codec.js';
 import { FrameKind, FrameReader, type Frame } from '../../src/protocol/frame.js';
 
+/** A top-level field of a payload, as decode errors name it, and how it is read (`K`: the test file's kinds). */
+export interface VectorField<K extends string> {
+  readonly name: string;
+  readonly kind: K;
+  /** Another refusal that is right for this field (its own wording, not `<name> is <type>`). */
+  readonly orMatches?: RegExp;
+}
+
+/** What every pinned payload vector has; each test file adds how its tuple is written out. */
+export interface PayloadVector<K extends string> {
+  /** Test name. */
+  readonly name: string;
+  /** Message type (answers: type 0). */
+  readonly type: number;
+  readonly encode: (p: never) => WireValue;
+  readonly decode: (v: WireValue) => unknown;
+  /** encodeFrame(kind, type, callId, tuple) as hex (or the value's bytes, for a nested value). */
+  readonly hex: string;
+  /** The top-level fields in order, as decode errors name them. */
+  readonly fields?: readonly VectorField<K>[];
+  /** Shortest tuple that still decodes (the rest is optional); default: all fields. */
+  readonly minLength?: number;
+  /** Lengths below minLength whose error names another field than the missing one (the decoder reads that one first). */
+  readonly truncNames?: Readonly<Record<number, string>>;
+}
+
 /** One value of every wire type. */
 export const SAMPLES: readonly WireValue[] = [null, true, 42, 1.5, 'text', new Latin1('raw'), Uint8Array.of(1), [], ['x'], { a: 1 }];
 

@@ -33,7 +33,7 @@ import {
   type WireRaftMessage,
   type WireRaftSnapshot,
 } from '../../../src/protocol/cp-payloads.js';
-import { SAMPLES, asTuple, callIdOf, expectFrameDecodes, expectPrefixesRefused, expectRoundTrip, fieldIs, refusal } from '../../support/payload-vectors.js';
+import { SAMPLES, asTuple, callIdOf, expectFrameDecodes, expectPrefixesRefused, expectRoundTrip, fieldIs, refusal, type PayloadVector, type VectorField } from '../../support/payload-vectors.js';
 import { prng } from '../../support/prng.js';
 
 // cp's types and their wire mirror are assignable both ways: a field added or renamed on one
@@ -770,30 +770,14 @@ const VIEW_TYPES_PINNED: [Same<CpView, C.WireCpView>, Same<CpMemberRec, C.WireCp
 /** How an envelope field is read, for choosing values of the wrong type. */
 type CpKind = 'nat' | 'seed' | 'id' | 'optId' | 'bool' | 'str' | 'any' | 'invokeKind' | 'tag' | 'raft' | 'view' | 'members';
 
-interface CpField {
-  /** As decode errors name it. */
-  readonly name: string;
-  readonly kind: CpKind;
-  /** Another refusal that is right for this field (a part of it named otherwise). */
-  readonly orMatches?: RegExp;
-}
+type CpField = VectorField<CpKind>;
 
-interface CpVector {
-  readonly name: string;
-  /** Frame kind and message type (answers: Response, type 0). */
+interface CpVector extends PayloadVector<CpKind> {
+  /** Frame kind (answers: Response). */
   readonly kind: number;
-  readonly type: number;
   readonly payload: object;
-  readonly encode: (p: never) => WireValue;
-  readonly decode: (v: WireValue) => unknown;
   /** The tuple cp-service.ts built inline before these pairs, written out by hand. */
   readonly legacy: WireValue;
-  /** encodeFrame(kind, type, callId, payload) as hex. */
-  readonly hex: string;
-  /** An envelope's fields in order (items after them are ignored); absent: not an envelope. */
-  readonly fields?: readonly CpField[];
-  /** Shortest tuple that still decodes (the rest is optional); default: all fields. */
-  readonly minLength?: number;
 }
 
 

@@ -10,40 +10,22 @@ import { Latin1, type WireValue } from '../../../src/protocol/codec.js';
 import { FrameKind, encodeFrame } from '../../../src/protocol/frame.js';
 import { Msg } from '../../../src/protocol/messages.js';
 import * as P from '../../../src/protocol/payloads.js';
-import { SAMPLES, asTuple, callIdOf, conformsCommon, expectFrameDecodes, expectNames, expectRoundTrip, refusal } from '../../support/payload-vectors.js';
+import { SAMPLES, asTuple, callIdOf, conformsCommon, expectFrameDecodes, expectNames, expectRoundTrip, refusal, type PayloadVector, type VectorField } from '../../support/payload-vectors.js';
 
 /** How a field is read, for choosing values of the wrong type. */
 /** arr: items are checked (a wrong item is named as `name[i]`); anyArr: any items; strArr: strings. */
 type Kind = 'str' | 'optStr' | 'int' | 'optInt' | 'num' | 'optNum' | 'bool' | 'arr' | 'anyArr' | 'strArr' | 'obj' | 'state' | 'tuple' | 'optTuple';
 
-interface Field {
-  readonly name: string;
-  readonly kind: Kind;
-  /** Another refusal that is right for this field (a wrong index into another field). */
-  readonly orMatches?: RegExp;
-}
+type Field = VectorField<Kind>;
 
-interface Vector {
-  /** Test name. */
-  readonly name: string;
-  /** Frame kind and message type (answers: Response, type 0). */
+interface Vector extends PayloadVector<Kind> {
+  /** Frame kind (answers: Response). */
   readonly kind: number;
-  readonly type: number;
   readonly payload: object;
-  readonly encode: (p: never) => WireValue;
-  readonly decode: (v: WireValue) => unknown;
   /** The tuple the service built inline before payloads.ts. */
   readonly legacy: WireValue;
-  /** encodeFrame(kind, type, callId, payload) as hex. */
-  readonly hex: string;
-  /** The top-level fields in order, as decode errors name them. */
-  readonly fields?: readonly Field[];
-  /** Shortest tuple that still decodes (the rest is optional); default: all fields. */
-  readonly minLength?: number;
   /** Lengths at or above minLength that do not decode, with the field the error names. */
   readonly truncFails?: Readonly<Record<number, string>>;
-  /** Lengths below minLength whose error names another field than the missing one. */
-  readonly truncNames?: Readonly<Record<number, string>>;
 }
 
 const M1: P.WireMember = { uuid: 'u1', address: '10.0.0.1:5701', host: '10.0.0.1', port: 5701, liteMember: false, version: '5.3.0' };

@@ -12,7 +12,7 @@ import * as F from '../../../src/protocol/fields.js';
 import { FrameKind, encodeFrame } from '../../../src/protocol/frame.js';
 import { Msg } from '../../../src/protocol/messages.js';
 import * as W from '../../../src/protocol/wan-payloads.js';
-import { SAMPLES, asTuple, callIdOf, conformsCommon, expectFrameDecodes, expectNames, expectPrefixesRefused, expectRoundTrip, refusal } from '../../support/payload-vectors.js';
+import { SAMPLES, asTuple, callIdOf, conformsCommon, expectFrameDecodes, expectNames, expectPrefixesRefused, expectRoundTrip, refusal, type PayloadVector } from '../../support/payload-vectors.js';
 
 /** How a field is read, for choosing values of the wrong type. */
 type Kind =
@@ -36,31 +36,12 @@ type Kind =
   /** Bytes, a whole number of int32s. */
   | 'int32Bytes';
 
-interface Field {
-  readonly name: string;
-  readonly kind: Kind;
-  /** Another refusal that is right for this field (its own wording, not `<name> is <type>`). */
-  readonly orMatches?: RegExp;
-}
-
-interface Vector {
-  readonly name: string;
-  /** Frame kind and message type (answers: Response, type 0); kind undefined: a value nested in another payload, pinned as a value. */
+interface Vector extends PayloadVector<Kind> {
+  /** Frame kind (answers: Response); undefined: a value nested in another payload, pinned as a value. */
   readonly kind: number | undefined;
-  readonly type: number;
   readonly payload: unknown;
-  readonly encode: (p: never) => WireValue;
-  readonly decode: (v: WireValue) => unknown;
   /** The tuple, written out by hand from the layout in messages.ts / wan-payloads.ts. */
   readonly wire: WireValue;
-  /** encodeFrame(kind, type, callId, wire) as hex (or encodeValue(wire) for a nested value). */
-  readonly hex: string;
-  /** The top-level fields in order, as decode errors name them. */
-  readonly fields?: readonly Field[];
-  /** Shortest tuple that still decodes (the rest is optional); default: all fields. */
-  readonly minLength?: number;
-  /** Lengths below minLength whose error names another field than the missing one (the decoder reads that one first). */
-  readonly truncNames?: Readonly<Record<number, string>>;
   /** null decodes (to undefined): an answer that may be empty. */
   readonly nullable?: boolean;
 }
