@@ -20,6 +20,7 @@
 import { GridError } from '../core/errors.js';
 import type { WireValue } from './codec.js';
 import * as f from './fields.js';
+import { recordTuple } from './record-tuple.js';
 
 // ------------------------------------------------------------------ the Raft types
 
@@ -633,10 +634,4 @@ export interface CpResetPayload {
   readonly seed: number;
 }
 
-export function encodeCpReset(p: CpResetPayload): WireValue {
-  return [p.seed];
-}
-
-export function decodeCpReset(v: WireValue): CpResetPayload {
-  return { seed: seedOf(f.tuple(v, 'cp reset'), 0, 'seed') };
-}
+export const { encode: encodeCpReset, decode: decodeCpReset } = recordTuple<CpResetPayload>('cp reset', [['seed', seedOf, 'seed']]);

@@ -5,6 +5,7 @@
 import { GridError } from '../core/errors.js';
 import { Latin1, type WireValue } from './codec.js';
 import * as f from './fields.js';
+import { recordTuple } from './record-tuple.js';
 
 // ------------------------------------------------------------------ WanAuth (50)
 
@@ -42,14 +43,10 @@ export interface WanAuthAnswer {
   readonly uuid: string;
 }
 
-export function encodeWanAuthAnswer(p: WanAuthAnswer): WireValue {
-  return [p.clusterName, p.uuid];
-}
-
-export function decodeWanAuthAnswer(v: WireValue): WanAuthAnswer {
-  const t = f.tuple(v, 'wan auth answer');
-  return { clusterName: f.str(t, 0, 'cluster name'), uuid: f.str(t, 1, 'uuid') };
-}
+export const { encode: encodeWanAuthAnswer, decode: decodeWanAuthAnswer } = recordTuple<WanAuthAnswer>('wan auth answer', [
+  ['clusterName', f.str, 'cluster name'],
+  ['uuid', f.str, 'uuid'],
+]);
 
 // ------------------------------------------------------------------ WanBatch (51)
 
@@ -145,14 +142,11 @@ export interface WanMerklePayload {
   readonly level: number;
 }
 
-export function encodeWanMerkle(p: WanMerklePayload): WireValue {
-  return [p.mapName, p.partitionId, p.level];
-}
-
-export function decodeWanMerkle(v: WireValue): WanMerklePayload {
-  const t = f.tuple(v, 'wan merkle');
-  return { mapName: f.str(t, 0, 'map'), partitionId: f.int(t, 1, 'partition id'), level: f.int(t, 2, 'level') };
-}
+export const { encode: encodeWanMerkle, decode: decodeWanMerkle } = recordTuple<WanMerklePayload>('wan merkle', [
+  ['mapName', f.str, 'map'],
+  ['partitionId', f.int, 'partition id'],
+  ['level', f.int, 'level'],
+]);
 
 export interface WanMerkleAnswer {
   readonly level: number;

@@ -21,7 +21,7 @@ import type { CpGroupRec as CpGroupRecOfCp, CpMemberRec as CpMemberRecOfCp, CpVi
 import { viewFromWire, viewToWire } from '../../../src/cp/cp-metadata-state.js';
 import { Latin1, decodeValue, encodeValue, type WireValue } from '../../../src/protocol/codec.js';
 import * as C from '../../../src/protocol/cp-payloads.js';
-import { FrameKind, FrameReader, encodeFrame, type Frame } from '../../../src/protocol/frame.js';
+import { FrameKind, encodeFrame } from '../../../src/protocol/frame.js';
 import { Msg } from '../../../src/protocol/messages.js';
 import * as P from '../../../src/protocol/payloads.js';
 import {
@@ -33,6 +33,7 @@ import {
   type RaftMessage,
   type RaftSnapshot,
 } from '../../../src/protocol/cp-payloads.js';
+import { SAMPLES, asTuple, callIdOf, expectFrameDecodes, expectPrefixesRefused, expectRoundTrip, fieldIs, refusal, type PayloadVector, type VectorField } from '../../support/payload-vectors.js';
 import { prng } from '../../support/prng.js';
 
 // cp's names are these types, re-exported (each type is written once, here in protocol/): a
@@ -160,8 +161,6 @@ const VECTORS: readonly Vector[] = [
   },
 ];
 
-/** One value of every wire type. */
-const SAMPLES: readonly WireValue[] = [null, true, 42, 1.5, 'text', new Latin1('raw'), Buffer.from([1]), [], ['x'], { a: 1 }];
 /** Numbers that are not non-negative safe integers. */
 const NOT_NAT: readonly number[] = [-1, -0, 0.5, 2 ** 53, -(2 ** 53), Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
 
@@ -177,19 +176,9 @@ function conforms(kind: Kind, v: WireValue): boolean {
   }
 }
 
-function refusal(fn: () => unknown): GridError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof GridError && e.code === 'BAD_REQUEST') return e;
-    throw new Error(`expected a BAD_REQUEST GridError, got ${String(e)}`, { cause: e });
-  }
-  throw new Error('expected a BAD_REQUEST GridError, nothing was thrown');
-}
-
 /** Refused with a message that names the field (or a part of it: `name[1]`, `name.term`): `... <name> is ...`. */
 function expectNames(e: GridError, name: string): void {
-  expect(e.message, e.message).toMatch(new RegExp(`^malformed member message: ${name.replace(/[[\].]/g, '\\$&')}([.[][^ ]*)? is `));
+  expect(e.message, e.message).toMatch(new RegExp(`^malformed member message: ${fieldIs(name)}`));
 }
 
 /** decode refuses `v`; the message matches `pattern`. */
@@ -199,7 +188,6 @@ function expectRefused(v: WireValue, pattern: RegExp): void {
   expect(e.message).toMatch(pattern);
 }
 
-const asTuple = (v: WireValue): WireValue[] => [...(v as readonly WireValue[])];
 const bytesOf = (m: RaftMessage): Buffer => encodeValue(encodeRaftMessage(m));
 /** Through the codec, as a peer's message arrives. */
 const viaWire = (m: RaftMessage): RaftMessage => decodeRaftMessage(decodeValue(bytesOf(m)));
@@ -226,7 +214,7 @@ describe('Raft messages: pinned bytes', () => {
     it(`${v.name}: decodes from the pinned bytes to the message; every shorter prefix is refused by the codec`, () => {
       const bytes = Buffer.from(v.hex, 'hex');
       expect(decodeRaftMessage(decodeValue(bytes))).toEqual(v.message);
-      for (let n = 0; n < bytes.length; n++) expect(refusal(() => decodeValue(bytes.subarray(0, n))).code).toBe('BAD_REQUEST');
+      expectPrefixesRefused(bytes);
     });
   }
 
@@ -782,33 +770,16 @@ const VIEW_TYPES_PINNED: [Same<CpViewOfCp, C.CpView>, Same<CpMemberRecOfCp, C.Cp
 /** How an envelope field is read, for choosing values of the wrong type. */
 type CpKind = 'nat' | 'seed' | 'id' | 'optId' | 'bool' | 'str' | 'any' | 'invokeKind' | 'tag' | 'raft' | 'view' | 'members';
 
-interface CpField {
-  /** As decode errors name it. */
-  readonly name: string;
-  readonly kind: CpKind;
-  /** Another refusal that is right for this field (a part of it named otherwise). */
-  readonly orMatches?: RegExp;
-}
+type CpField = VectorField<CpKind>;
 
-interface CpVector {
-  readonly name: string;
-  /** Frame kind and message type (answers: Response, type 0). */
+interface CpVector extends PayloadVector<CpKind> {
+  /** Frame kind (answers: Response). */
   readonly kind: number;
-  readonly type: number;
   readonly payload: object;
-  readonly encode: (p: never) => WireValue;
-  readonly decode: (v: WireValue) => unknown;
   /** The tuple cp-service.ts built inline before these pairs, written out by hand. */
   readonly legacy: WireValue;
-  /** encodeFrame(kind, type, callId, payload) as hex. */
-  readonly hex: string;
-  /** An envelope's fields in order (items after them are ignored); absent: not an envelope. */
-  readonly fields?: readonly CpField[];
-  /** Shortest tuple that still decodes (the rest is optional); default: all fields. */
-  readonly minLength?: number;
 }
 
-const callIdOf = (kind: number): number => (kind === FrameKind.OneWay ? 0 : 7);
 
 const CPM = (i: number): C.CpMemberRec => ({ cpUuid: `cp-${i}`, memberUuid: `m-${i}`, address: `10.0.0.${i}:5701` });
 const CPM_TUPLE = (i: number): WireValue => [`cp-${i}`, `m-${i}`, `10.0.0.${i}:5701`];
@@ -1114,23 +1085,11 @@ describe('CP messages: pinned frames', () => {
     });
 
     it(`${v.name}: read whole and one byte at a time, decodes to the payload`, () => {
-      const bytes = Buffer.from(v.hex, 'hex');
-      const bytewise: Frame[] = [];
-      const r = new FrameReader();
-      for (let i = 0; i < bytes.length; i++) bytewise.push(...r.push(bytes.subarray(i, i + 1)));
-      for (const frames of [new FrameReader().push(bytes), bytewise]) {
-        expect(frames).toHaveLength(1);
-        const fr = frames[0]!;
-        expect([fr.kind, fr.type, fr.callId]).toEqual([v.kind, v.type, callIdOf(v.kind)]);
-        expect(v.decode(fr.payload)).toEqual(v.payload);
-      }
+      expectFrameDecodes(v.hex, v.kind, v.type, v.decode, v.payload);
     });
 
     it(`${v.name}: decode(encode(p)) is p, and re-encodes to the same bytes`, () => {
-      const encoded = (v.encode as (p: object) => WireValue)(v.payload);
-      const back = v.decode(decodeValue(encodeValue(encoded)));
-      expect(back).toEqual(v.payload);
-      expect(encodeValue((v.encode as (p: unknown) => WireValue)(back)).equals(encodeValue(encoded))).toBe(true);
+      expectRoundTrip(v.encode, v.decode, v.payload);
     });
   }
 
