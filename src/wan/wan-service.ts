@@ -9,7 +9,7 @@ import { GridError, describeError, type GridErrorCode } from '../core/errors.js'
 import type { Logger } from '../core/logger.js';
 import { MERGE_POLICY_NAMES, type GridConfig, type MapConfig, type MergePolicyName, type WanBatchPublisherConfig, type WanReplicationConfig } from '../config/types.js';
 import type { MemberInfo } from '../cluster/types.js';
-import type { MapService, MapWanEvent, MapWanIncoming, MapWanSink } from '../map/map-service.js';
+import type { MapService, MapWanIncoming, MapWanSink } from '../map/map-service.js';
 import type { StoreObserver, StoredValue } from '../map/record-store.js';
 import type { MemberConnection, MemberNet } from '../net/member-net.js';
 import { Latin1, type WireValue } from '../protocol/codec.js';
@@ -36,12 +36,13 @@ import {
   type WanJobKind,
   type WanJobPart,
   type WanSyncStartPayload,
-  type WireWanEvent,
+  type MapWanEvent,
+  type WanBatchEvent,
 } from '../protocol/wan-payloads.js';
 import type { ReplicaData } from '../partition/partition-service.js';
 import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
 import { WanBatcher, type WanBatch, type WanBatcherOutput } from './batcher.js';
-import { WanEventQueue, placeEvent, type WanEvent, type WanEventPayload, type WanTicket } from './event-queue.js';
+import { WanEventQueue, placeEvent, type WanEvent, type WanTicket } from './event-queue.js';
 import { MerkleTree, hashValue } from './merkle-tree.js';
 import { WanLiveness } from './wan-liveness.js';
 import type { WanAddResult, WanConsistencyResult, WanFacade, WanPublisherStatus, WanSyncProgress, WanSyncStage } from './wan-facade.js';
@@ -542,7 +543,7 @@ export class WanService implements WanFacade, MapWanSink {
       queueMicrotask(() => this.act(p, p.batcher.failed(batch.id, this.deps.clock.now(), 'no connection')));
       return;
     }
-    const events: WireWanEvent[] = new Array<WireWanEvent>(batch.events.length);
+    const events: WanBatchEvent[] = new Array<WanBatchEvent>(batch.events.length);
     for (let i = 0; i < batch.events.length; i++) events[i] = this.toWire(batch.events[i] as WanEvent, now);
     conn
       .request(Msg.WanBatch, encodeWanBatch({ sourceCluster: this.clusterName, ackOnReceipt: batch.acknowledgeType === 'ACK_ON_RECEIPT', events }), p.cfg.responseTimeoutMillis + 1_000)
@@ -558,7 +559,7 @@ export class WanService implements WanFacade, MapWanSink {
       );
   }
 
-  private toWire(e: WanEvent, now: number): WireWanEvent {
+  private toWire(e: WanEvent, now: number): WanBatchEvent {
     const policy = this.deps.maps.configOf(e.mapName).wanReplicationRef?.mergePolicyClassName ?? 'PassThroughMergePolicy';
     if (e.kind === 'remove') {
       return { mapName: e.mapName, kind: 'remove', key: e.key, value: '', contentType: undefined, ttlRemainingMs: undefined, mergePolicy: policy, originClusters: e.originClusters, stats: undefined };
@@ -629,7 +630,7 @@ export class WanService implements WanFacade, MapWanSink {
   backup(partitionId: number, event: MapWanEvent, seqs: WireValue): void {
     if (!Array.isArray(seqs)) return;
     const now = this.deps.clock.now();
-    let payload: WanEventPayload | undefined;
+    let payload: MapWanEvent | undefined;
     for (let i = 0; i + 2 < seqs.length; i += 3) {
       const p = this.publishers.get(f.str(seqs, i, 'wan replication'))?.get(f.str(seqs, i + 1, 'publisher id'));
       if (p === undefined) continue;
@@ -643,7 +644,7 @@ export class WanService implements WanFacade, MapWanSink {
   }
 
   /** The queued form of a map mutation: this cluster joins the clusters it has passed through. */
-  private payloadOf(event: MapWanEvent): WanEventPayload {
+  private payloadOf(event: MapWanEvent): MapWanEvent {
     const originClusters = event.originClusters.includes(this.clusterName) ? event.originClusters : [...event.originClusters, this.clusterName];
     if (event.kind === 'remove') return { kind: 'remove', mapName: event.mapName, key: event.key, originClusters };
     return {
@@ -721,13 +722,13 @@ export class WanService implements WanFacade, MapWanSink {
     trim: (): void => undefined,
   };
 
-  private encodeQueued(e: WanEventPayload): WireValue {
+  private encodeQueued(e: MapWanEvent): WireValue {
     if (e.kind === 'remove') return [1, e.mapName, e.key, e.originClusters as string[]];
     const s = e.stats;
     return [0, e.mapName, e.key, e.originClusters as string[], new Latin1(e.value), e.contentType ?? null, e.ttlRemainingMs ?? -1, s === undefined ? null : [s.creationTime, s.lastUpdateTime, s.lastAccessTime, s.hits]];
   }
 
-  private decodeQueued(v: WireValue): WanEventPayload {
+  private decodeQueued(v: WireValue): MapWanEvent {
     const t = f.tuple(v, 'wan event');
     const mapName = f.str(t, 1, 'map');
     const key = f.str(t, 2, 'key');
