@@ -12,6 +12,7 @@ import type { WireValue } from '../protocol/codec.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
 import { countsEntries, evicts, memoryExceeded, partitionEntryLimit, SAMPLE_COUNT, type MemoryReading } from './eviction.js';
 import type { RecordStore } from './record-store.js';
+import { MapOp } from './map-op.js';
 
 /** How old a memory reading a memory max-size policy may use (Hazelcast 3.x's min-eviction-check-millis default). */
 export const MEMORY_CHECK_INTERVAL_MS = 100;
@@ -176,21 +177,13 @@ export async function trimSome(maps: EvictingMaps): Promise<number> {
 export function trimOp(maps: EvictingMaps, pid: number, mapName: string): Operation<number> {
   const args = [mapName];
   let evicted: string[] | undefined;
-  return {
-    name: 'map.trim',
-    service: 'map',
-    type: 'trim',
-    mutating: true,
-    args,
-    run: () => {
-      const c = maps.containers.get(mapName);
-      const store = c?.stores[pid];
-      if (c === undefined || store === undefined) return 0;
-      evicted = c.eviction.evict(c.stores, store, undefined, maps.deps.clock.now(), store.size);
-      if (evicted === undefined) return 0;
-      c.counters.evictions += evicted.length;
-      return evicted.length;
-    },
-    backup: (n) => (n > 0 && evicted !== undefined ? maps.backupOf(mapName, 'evict', [mapName, evicted]) : undefined),
-  };
+  return new MapOp('map.trim', 'trim', true, args, () => {
+    const c = maps.containers.get(mapName);
+    const store = c?.stores[pid];
+    if (c === undefined || store === undefined) return 0;
+    evicted = c.eviction.evict(c.stores, store, undefined, maps.deps.clock.now(), store.size);
+    if (evicted === undefined) return 0;
+    c.counters.evictions += evicted.length;
+    return evicted.length;
+  }, (n) => (n > 0 && evicted !== undefined ? maps.backupOf(mapName, 'evict', [mapName, evicted]) : undefined));
 }

@@ -13,6 +13,7 @@ import { WAN_EVENT_FIELDS } from '../protocol/wan-payloads.js';
 import { mergingWins } from '../cluster/merge-policies.js';
 import { STATS_STRIDE, type MergeEntry } from './record-store.js';
 import type { MapRegistry } from './map-registry.js';
+import { MapOp } from './map-op.js';
 import type { MapProtection } from './map-protection.js';
 import { wanApplyArgs, wanPutEvent, type MapWanEvents, type MapWanIncoming } from './map-wan.js';
 
@@ -70,31 +71,23 @@ export class MapMerge {
     const args = [mapName, flat as WireValue[]];
     let winners: WireValue[] = [];
     const maps = this.maps;
-    return {
-      name: 'map.merge',
-      service: 'map',
-      type: 'merge',
-      mutating: true,
-      args,
-      run: () => {
-        this.protection.checkPersistable(mapName);
-        const c = maps.container(mapName);
-        const store = c.store(pid);
-        const now = maps.deps.clock.now();
-        const policy = c.config.mergePolicy.policy;
-        winners = [];
-        forEachMergeEntry(flat, (key, e, at) => {
-          const existing = store.mergeView(key, now);
-          if (!mergingWins(policy, existing === undefined ? undefined : mergeViewOf(existing), mergeViewOf(e))) return;
-          store.putMerged(key, e);
-          // A merged winner is a mutation of this cluster: WAN targets get it (not mirrored on backups).
-          if (c.publishes && maps.wan !== undefined) maps.wan.offer(pid, wanPutEvent(store, mapName, key, now, []));
-          for (let i = 0; i < STATS_STRIDE; i++) winners.push(flat[at + i]!);
-        }, (i) => maps.contentTypeAt(flat, i));
-        return winners.length / STATS_STRIDE;
-      },
-      backup: (won) => (won > 0 ? maps.backupOf(mapName, 'merged', [mapName, winners]) : undefined),
-    };
+    return new MapOp('map.merge', 'merge', true, args, () => {
+      this.protection.checkPersistable(mapName);
+      const c = maps.container(mapName);
+      const store = c.store(pid);
+      const now = maps.deps.clock.now();
+      const policy = c.config.mergePolicy.policy;
+      winners = [];
+      forEachMergeEntry(flat, (key, e, at) => {
+        const existing = store.mergeView(key, now);
+        if (!mergingWins(policy, existing === undefined ? undefined : mergeViewOf(existing), mergeViewOf(e))) return;
+        store.putMerged(key, e);
+        // A merged winner is a mutation of this cluster: WAN targets get it (not mirrored on backups).
+        if (c.publishes && maps.wan !== undefined) maps.wan.offer(pid, wanPutEvent(store, mapName, key, now, []));
+        for (let i = 0; i < STATS_STRIDE; i++) winners.push(flat[at + i]!);
+      }, (i) => maps.contentTypeAt(flat, i));
+      return winners.length / STATS_STRIDE;
+    }, (won) => (won > 0 ? maps.backupOf(mapName, 'merged', [mapName, winners]) : undefined));
   }
 
   /** Take the entries of the partitions this member owns (it is about to merge into another cluster). */
@@ -147,57 +140,49 @@ export class MapMerge {
     const args = [mapName, flat as WireValue[]];
     let applied: WireValue[] = [];
     const maps = this.maps;
-    return {
-      name: 'map.wanApply',
-      service: 'map',
-      type: 'wanApply',
-      mutating: true,
-      args,
-      run: () => {
-        if (flat.length % WAN_EVENT_FIELDS !== 0) throw new GridError('BAD_REQUEST', `malformed WAN entries: ${flat.length} values`);
-        this.protection.checkPersistable(mapName);
-        const c = maps.container(mapName);
-        const store = c.store(pid);
-        const now = maps.deps.clock.now();
-        const wan = maps.wan;
-        const republish = c.config.wanReplicationRef?.republishingEnabled === true && wan !== undefined;
-        applied = [];
-        for (let j = 0; j < flat.length; j += WAN_EVENT_FIELDS) {
-          const kind = f.num(flat, j, 'kind');
-          const key = f.str(flat, j + 1, 'key');
-          const origins = f.strings(flat, j + 6, 'origin clusters');
-          if (kind === 1) {
-            if (!store.remove(key, now)) continue;
-            const seqs = republish ? wan.offer(pid, { kind: 'remove', mapName, key, originClusters: origins }) : null;
-            applied.push(1, key, null, null, 0, 0, 0, 0, 0, seqs, origins);
-            continue;
-          }
-          const value = f.latin1(flat, j + 2, 'value');
-          const ct = maps.contentTypeAt(flat, j + 3);
-          const ttl = f.num(flat, j + 4, 'ttl');
-          const policy = f.str(flat, j + 5, 'merge policy') as MergePolicyName;
-          const st = flat[j + 7];
-          const stats = Array.isArray(st) ? { creationTime: f.num(st, 0, 'creationTime'), lastUpdateTime: f.num(st, 1, 'lastUpdateTime'), lastAccessTime: f.num(st, 2, 'lastAccessTime'), hits: f.num(st, 3, 'hits') } : undefined;
-          const expiresAt = ttl > 0 ? now + ttl : c.config.timeToLiveSeconds > 0 ? now + c.config.timeToLiveSeconds * 1000 : 0;
-          const incoming: MergeEntry = {
-            value,
-            contentType: ct,
-            expiresAt,
-            lastAccessAt: stats?.lastAccessTime ?? now,
-            creationTime: stats?.creationTime ?? now,
-            lastUpdateTime: stats?.lastUpdateTime ?? now,
-            hits: stats?.hits ?? 0,
-          };
-          const existing = store.mergeView(key, now);
-          if (!mergingWins(policy, existing === undefined ? undefined : mergeViewOf(existing), mergeViewOf(incoming))) continue;
-          store.putMerged(key, incoming);
-          const seqs = republish ? wan.offer(pid, wanPutEvent(store, mapName, key, now, origins)) : null;
-          applied.push(0, key, new Latin1(value), ct ?? null, incoming.expiresAt, incoming.lastAccessAt, incoming.creationTime, incoming.lastUpdateTime, incoming.hits, seqs, origins);
+    return new MapOp('map.wanApply', 'wanApply', true, args, () => {
+      if (flat.length % WAN_EVENT_FIELDS !== 0) throw new GridError('BAD_REQUEST', `malformed WAN entries: ${flat.length} values`);
+      this.protection.checkPersistable(mapName);
+      const c = maps.container(mapName);
+      const store = c.store(pid);
+      const now = maps.deps.clock.now();
+      const wan = maps.wan;
+      const republish = c.config.wanReplicationRef?.republishingEnabled === true && wan !== undefined;
+      applied = [];
+      for (let j = 0; j < flat.length; j += WAN_EVENT_FIELDS) {
+        const kind = f.num(flat, j, 'kind');
+        const key = f.str(flat, j + 1, 'key');
+        const origins = f.strings(flat, j + 6, 'origin clusters');
+        if (kind === 1) {
+          if (!store.remove(key, now)) continue;
+          const seqs = republish ? wan.offer(pid, { kind: 'remove', mapName, key, originClusters: origins }) : null;
+          applied.push(1, key, null, null, 0, 0, 0, 0, 0, seqs, origins);
+          continue;
         }
-        return applied.length / WAN_APPLIED_STRIDE;
-      },
-      backup: (n) => (n > 0 ? maps.backupOf(mapName, 'wan', [mapName, applied]) : undefined),
-    };
+        const value = f.latin1(flat, j + 2, 'value');
+        const ct = maps.contentTypeAt(flat, j + 3);
+        const ttl = f.num(flat, j + 4, 'ttl');
+        const policy = f.str(flat, j + 5, 'merge policy') as MergePolicyName;
+        const st = flat[j + 7];
+        const stats = Array.isArray(st) ? { creationTime: f.num(st, 0, 'creationTime'), lastUpdateTime: f.num(st, 1, 'lastUpdateTime'), lastAccessTime: f.num(st, 2, 'lastAccessTime'), hits: f.num(st, 3, 'hits') } : undefined;
+        const expiresAt = ttl > 0 ? now + ttl : c.config.timeToLiveSeconds > 0 ? now + c.config.timeToLiveSeconds * 1000 : 0;
+        const incoming: MergeEntry = {
+          value,
+          contentType: ct,
+          expiresAt,
+          lastAccessAt: stats?.lastAccessTime ?? now,
+          creationTime: stats?.creationTime ?? now,
+          lastUpdateTime: stats?.lastUpdateTime ?? now,
+          hits: stats?.hits ?? 0,
+        };
+        const existing = store.mergeView(key, now);
+        if (!mergingWins(policy, existing === undefined ? undefined : mergeViewOf(existing), mergeViewOf(incoming))) continue;
+        store.putMerged(key, incoming);
+        const seqs = republish ? wan.offer(pid, wanPutEvent(store, mapName, key, now, origins)) : null;
+        applied.push(0, key, new Latin1(value), ct ?? null, incoming.expiresAt, incoming.lastAccessAt, incoming.creationTime, incoming.lastUpdateTime, incoming.hits, seqs, origins);
+      }
+      return applied.length / WAN_APPLIED_STRIDE;
+    }, (n) => (n > 0 ? maps.backupOf(mapName, 'wan', [mapName, applied]) : undefined));
   }
 
   /** A backup replica applies what the owner applied from another cluster (and mirrors the events it republished). */

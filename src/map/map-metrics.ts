@@ -21,6 +21,17 @@ export class MapCounters {
   evictions = 0;
 }
 
+/** The counter metrics: name, help, and the MapCounters field each reports. */
+const MAP_COUNTERS: readonly (readonly [string, string, keyof MapCounters])[] = [
+  ['grid_map_gets_total', 'Map reads (GET, HEAD) run on this member as partition owner', 'gets'],
+  ['grid_map_hits_total', 'Map reads that found a live entry', 'hits'],
+  ['grid_map_misses_total', 'Map reads that found no entry (or an expired one)', 'misses'],
+  ['grid_map_puts_total', 'Map puts run on this member as partition owner', 'puts'],
+  ['grid_map_removes_total', 'Map removes (DELETE of a key) run on this member as partition owner, whether or not the key existed', 'removes'],
+  ['grid_map_evictions_total', 'Entries evicted (eviction max-size) in partitions this member owns; not replicated over WAN', 'evictions'],
+  ['grid_map_expirations_total', 'Entries that expired (time-to-live, max-idle) in partitions this member owns: found by a read or reclaimed by the sweeper', 'expirations'],
+];
+
 /** What the metrics read of the maps on this member (the map registry). */
 export interface MetricsSource {
   readonly containers: ReadonlyMap<string, { readonly stores: readonly (RecordStore | undefined)[] }>;
@@ -56,13 +67,5 @@ export function reportMapMetrics(r: MetricsRegistrar, maps: MetricsSource): void
   r.gauge({ name: 'grid_map_backup_entries', help: 'Entries of the map this member holds as a backup replica', labelNames }, (report) => {
     for (const [map, e] of entries) report(e.backup, { map });
   });
-  const counter = (name: string, help: string, read: (c: MapCounters) => number): void =>
-    r.counter({ name, help, labelNames }, (report) => maps.counters.forEach((c, map) => report(read(c), { map })));
-  counter('grid_map_gets_total', 'Map reads (GET, HEAD) run on this member as partition owner', (c) => c.gets);
-  counter('grid_map_hits_total', 'Map reads that found a live entry', (c) => c.hits);
-  counter('grid_map_misses_total', 'Map reads that found no entry (or an expired one)', (c) => c.misses);
-  counter('grid_map_puts_total', 'Map puts run on this member as partition owner', (c) => c.puts);
-  counter('grid_map_removes_total', 'Map removes (DELETE of a key) run on this member as partition owner, whether or not the key existed', (c) => c.removes);
-  counter('grid_map_evictions_total', 'Entries evicted (eviction max-size) in partitions this member owns; not replicated over WAN', (c) => c.evictions);
-  counter('grid_map_expirations_total', 'Entries that expired (time-to-live, max-idle) in partitions this member owns: found by a read or reclaimed by the sweeper', (c) => c.expirations);
+  for (const [name, help, field] of MAP_COUNTERS) r.counter({ name, help, labelNames }, (report) => maps.counters.forEach((c, map) => report(c[field], { map })));
 }

@@ -9,6 +9,7 @@ import { Latin1, type WireValue } from '../protocol/codec.js';
 import type { StoreObserver, StoredValue } from './record-store.js';
 import { evictAfterPut } from './map-eviction.js';
 import type { MapRegistry } from './map-registry.js';
+import { MapOp } from './map-op.js';
 import type { MapProtection } from './map-protection.js';
 import { wanPutEvent } from './map-wan.js';
 
@@ -159,83 +160,60 @@ export class MapOperations {
     const args = [mapName, key];
     let wanSeqs: WireValue | undefined;
     const maps = this.maps;
-    return {
-      name: 'map.remove',
-      service: 'map',
-      type: 'remove',
-      mutating: true,
-      args,
-      run: () => {
-        this.protection.guardOwner(mapName, 'WRITE');
-        const c = maps.containers.get(mapName);
-        (c !== undefined ? c.counters : maps.counters.of(mapName, false)).removes++;
-        const store = c?.stores[pid];
-        if (store === undefined) return false;
-        const wan = c?.publishes === true ? maps.wan : undefined;
-        const tickets = wan?.admit(mapName, pid);
-        let removed: boolean;
-        try {
-          removed = store.remove(key, maps.deps.clock.now());
-        } catch (e) {
-          if (tickets !== undefined) wan?.cancel(tickets);
-          throw e;
-        }
-        if (tickets !== undefined && wan !== undefined) {
-          if (removed) wanSeqs = wan.commit(tickets, pid, { kind: 'remove', mapName, key, originClusters: [] });
-          else wan.cancel(tickets);
-        }
-        return removed;
-      },
-      backup: (removed) => (removed ? maps.backupOf(mapName, 'remove', wanSeqs === undefined ? args : [...args, wanSeqs]) : undefined),
-    };
+    return new MapOp('map.remove', 'remove', true, args, () => {
+      this.protection.guardOwner(mapName, 'WRITE');
+      const c = maps.containers.get(mapName);
+      (c !== undefined ? c.counters : maps.counters.of(mapName, false)).removes++;
+      const store = c?.stores[pid];
+      if (store === undefined) return false;
+      const wan = c?.publishes === true ? maps.wan : undefined;
+      const tickets = wan?.admit(mapName, pid);
+      let removed: boolean;
+      try {
+        removed = store.remove(key, maps.deps.clock.now());
+      } catch (e) {
+        if (tickets !== undefined) wan?.cancel(tickets);
+        throw e;
+      }
+      if (tickets !== undefined && wan !== undefined) {
+        if (removed) wanSeqs = wan.commit(tickets, pid, { kind: 'remove', mapName, key, originClusters: [] });
+        else wan.cancel(tickets);
+      }
+      return removed;
+    }, (removed) => (removed ? maps.backupOf(mapName, 'remove', wanSeqs === undefined ? args : [...args, wanSeqs]) : undefined));
   }
 
   clearOp(pid: number, mapName: string): Operation<void> {
     const args = [mapName];
     let wanSeqs: WireValue[] | undefined;
     const maps = this.maps;
-    return {
-      name: 'map.clear',
-      service: 'map',
-      type: 'clear',
-      mutating: true,
-      args,
-      run: () => {
-        this.protection.guardOwner(mapName, 'WRITE');
-        const c = maps.containers.get(mapName);
-        const store = c?.stores[pid];
-        if (store === undefined) return;
-        // WAN: a clear replicates as a remove of each entry it removes (as Hazelcast does).
-        const wan = c?.publishes === true ? maps.wan : undefined;
-        if (wan !== undefined && store.size > 0) {
-          const seqs: WireValue[] = [];
-          for (const [key] of store.liveEntries(maps.deps.clock.now())) {
-            seqs.push(key, wan.offer(pid, { kind: 'remove', mapName, key, originClusters: [] }));
-          }
-          wanSeqs = seqs;
+    return new MapOp('map.clear', 'clear', true, args, () => {
+      this.protection.guardOwner(mapName, 'WRITE');
+      const c = maps.containers.get(mapName);
+      const store = c?.stores[pid];
+      if (store === undefined) return;
+      // WAN: a clear replicates as a remove of each entry it removes (as Hazelcast does).
+      const wan = c?.publishes === true ? maps.wan : undefined;
+      if (wan !== undefined && store.size > 0) {
+        const seqs: WireValue[] = [];
+        for (const [key] of store.liveEntries(maps.deps.clock.now())) {
+          seqs.push(key, wan.offer(pid, { kind: 'remove', mapName, key, originClusters: [] }));
         }
-        store.clear();
-      },
-      backup: () => (maps.containers.get(mapName)?.stores[pid] === undefined ? undefined : maps.backupOf(mapName, 'clear', wanSeqs === undefined ? args : [...args, wanSeqs])),
-    };
+        wanSeqs = seqs;
+      }
+      store.clear();
+    }, () => (maps.containers.get(mapName)?.stores[pid] === undefined ? undefined : maps.backupOf(mapName, 'clear', wanSeqs === undefined ? args : [...args, wanSeqs])));
   }
 
   sizeOp(pid: number, mapName: string): Operation<number> {
-    return {
-      name: 'map.size',
-      service: 'map',
-      type: 'size',
-      mutating: false,
-      args: [mapName],
-      run: () => {
-        this.protection.guardOwner(mapName, 'READ');
-        const c = this.maps.containers.get(mapName);
-        const s = c?.stores[pid];
-        if (c === undefined || s === undefined) return 0;
-        if (c.expiring) c.counters.expirations += s.sweep(this.maps.deps.clock.now());
-        return s.size;
-      },
-    };
+    return new MapOp('map.size', 'size', false, [mapName], () => {
+      this.protection.guardOwner(mapName, 'READ');
+      const c = this.maps.containers.get(mapName);
+      const s = c?.stores[pid];
+      if (c === undefined || s === undefined) return 0;
+      if (c.expiring) c.counters.expirations += s.sweep(this.maps.deps.clock.now());
+      return s.size;
+    });
   }
 
   /**
@@ -247,17 +225,10 @@ export class MapOperations {
   }
 
   observerQueryOp(pid: number, mapName: string, query: string, arg: WireValue): Operation<WireValue> {
-    return {
-      name: 'map.observerQuery',
-      service: 'map',
-      type: 'observerQuery',
-      mutating: false,
-      args: [mapName, query, arg],
-      run: () => {
-        const fn = this.observerQueries.get(query);
-        if (fn === undefined) throw new GridError('BAD_REQUEST', `unknown map observer query ${query}`);
-        return fn(this.maps.containers.get(mapName)?.stores[pid]?.observer, this.maps.configOf(mapName), arg);
-      },
-    };
+    return new MapOp('map.observerQuery', 'observerQuery', false, [mapName, query, arg], () => {
+      const fn = this.observerQueries.get(query);
+      if (fn === undefined) throw new GridError('BAD_REQUEST', `unknown map observer query ${query}`);
+      return fn(this.maps.containers.get(mapName)?.stores[pid]?.observer, this.maps.configOf(mapName), arg);
+    });
   }
 }

@@ -9,6 +9,7 @@ import { Latin1, type WireValue } from '../protocol/codec.js';
 import { LogOp, type LogRecord } from '../persistence/log-format.js';
 import { decodePersistedEntry, encodePersistedEntry } from './map-persistence.js';
 import type { MapRegistry } from './map-registry.js';
+import { MapOp } from './map-op.js';
 import { wanPutEvent } from './map-wan.js';
 
 export class MapRecovery {
@@ -69,18 +70,11 @@ export class MapRecovery {
 
   /** Sends the backups of a partition one entry as the owner has it now (or its absence); changes nothing here. */
   private putBackOp(pid: number, mapName: string, key: string): Operation<WireValue[] | undefined> {
-    return {
-      name: 'map.putBack',
-      // Only ever run here, as owner (its backups are what it is for): no remote handler.
-      service: 'map',
-      type: 'putBack',
-      mutating: true,
-      run: () => {
-        const e = this.maps.containers.get(mapName)?.stores[pid]?.mergeView(key, 0);
-        if (e === undefined) return undefined;
-        return [key, new Latin1(e.value), e.contentType ?? null, e.expiresAt, e.lastAccessAt, e.creationTime, e.lastUpdateTime, e.hits];
-      },
-      backup: (entry) => (entry === undefined ? this.maps.backupOf(mapName, 'remove', [mapName, key]) : this.maps.backupOf(mapName, 'merged', [mapName, entry])),
-    };
+    // Only ever run here, as owner (its backups are what it is for): no remote handler.
+    return new MapOp('map.putBack', 'putBack', true, undefined, () => {
+      const e = this.maps.containers.get(mapName)?.stores[pid]?.mergeView(key, 0);
+      if (e === undefined) return undefined;
+      return [key, new Latin1(e.value), e.contentType ?? null, e.expiresAt, e.lastAccessAt, e.creationTime, e.lastUpdateTime, e.hits];
+    }, (entry) => (entry === undefined ? this.maps.backupOf(mapName, 'remove', [mapName, key]) : this.maps.backupOf(mapName, 'merged', [mapName, entry])));
   }
 }

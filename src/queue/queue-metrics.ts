@@ -14,6 +14,13 @@ export class QueueCounters {
   polls = 0;
 }
 
+/** The counter metrics: name, help, and the QueueCounters field each reports. */
+const QUEUE_COUNTERS: readonly (readonly [string, string, keyof QueueCounters])[] = [
+  ['grid_queue_offers_total', "Offers this member accepted as the queue's owner (stored, or handed to a waiting poll)", 'offers'],
+  ['grid_queue_rejected_offers_total', 'Offers refused because the queue was full (max-size)', 'rejectedOffers'],
+  ['grid_queue_polls_total', "Poll operations this member ran as the queue's owner, whether they got an item, waited or got none", 'polls'],
+];
+
 /** What the metrics read of the queues on this member (the queue registry). */
 export interface QueueMetricsSource {
   readonly queues: ReadonlyMap<string, { readonly queue: QueueContainer; readonly partitionId: number }>;
@@ -33,9 +40,5 @@ export function reportQueueMetrics(r: MetricsRegistrar, src: QueueMetricsSource)
   r.gauge({ name: 'grid_queue_waiting_polls', help: 'Polls waiting for an item, on the member that owns the queue', labelNames }, (report) =>
     owned((e, queue) => report(e.queue.waiting, { queue })),
   );
-  const counter = (name: string, help: string, read: (c: QueueCounters) => number): void =>
-    r.counter({ name, help, labelNames }, (report) => src.counters.forEach((c, queue) => report(read(c), { queue })));
-  counter('grid_queue_offers_total', 'Offers this member accepted as the queue\'s owner (stored, or handed to a waiting poll)', (c) => c.offers);
-  counter('grid_queue_rejected_offers_total', 'Offers refused because the queue was full (max-size)', (c) => c.rejectedOffers);
-  counter('grid_queue_polls_total', 'Poll operations this member ran as the queue\'s owner, whether they got an item, waited or got none', (c) => c.polls);
+  for (const [name, help, field] of QUEUE_COUNTERS) r.counter({ name, help, labelNames }, (report) => src.counters.forEach((c, queue) => report(c[field], { queue })));
 }

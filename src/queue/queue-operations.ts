@@ -9,7 +9,7 @@ import type { WireValue } from '../protocol/codec.js';
 import type { Holder, QueueItem, Released, Reservation } from './queue-container.js';
 import { encodeItem } from './queue-entry.js';
 import type { QueueProtection } from './queue-protection.js';
-import type { QueueRegistry } from './queue-registry.js';
+import { QueueOp, type QueueRegistry } from './queue-registry.js';
 
 /** One queue at its owner. */
 export interface QueueStats {
@@ -204,31 +204,17 @@ export class QueueOperations {
   }
 
   sizeOp(queueName: string): Operation<number> {
-    return {
-      name: 'queue.size',
-      service: 'queue',
-      type: 'size',
-      mutating: false,
-      args: [queueName],
-      run: () => {
-        this.protection.guardOwner(queueName, 'READ');
-        return this.reg.queues.get(queueName)?.queue.size ?? 0;
-      },
-    };
+    return new QueueOp('queue.size', 'size', false, [queueName], () => {
+      this.protection.guardOwner(queueName, 'READ');
+      return this.reg.queues.get(queueName)?.queue.size ?? 0;
+    });
   }
 
   statsOp(queueName: string): Operation<QueueStats> {
-    return {
-      name: 'queue.stats',
-      service: 'queue',
-      type: 'stats',
-      mutating: false,
-      args: [queueName],
-      run: () => {
-        const q = this.reg.queues.get(queueName)?.queue;
-        return { size: q?.size ?? 0, reserved: q?.reserved ?? 0, waitingPolls: q?.waiting ?? 0 };
-      },
-    };
+    return new QueueOp('queue.stats', 'stats', false, [queueName], () => {
+      const q = this.reg.queues.get(queueName)?.queue;
+      return { size: q?.size ?? 0, reserved: q?.reserved ?? 0, waitingPolls: q?.waiting ?? 0 };
+    });
   }
 
   /** The holder wrote the answers of these polls: their items are gone. */
@@ -236,35 +222,26 @@ export class QueueOperations {
     const args = [queueName, member, ...ids];
     let confirmed: number[] = [];
     const reg = this.reg;
-    return {
-      name: 'queue.confirm',
-      service: 'queue',
-      type: 'confirm',
-      mutating: true,
-      duringShutdown: true,
-      args,
-      run: () => {
-        confirmed = [];
-        const e = reg.queues.get(queueName);
-        for (const id of ids) {
-          const r = e?.queue.confirm({ member, id });
-          if (r === undefined) continue;
-          confirmed.push(id);
-          reg.log.remove(queueName, e!, r.item);
-        }
-        reg.counts.confirmed += confirmed.length;
-        const late = ids.length - confirmed.length;
-        if (late > 0) {
-          // Sent again after it was applied, or its reservation was returned when the holder
-          // was thought gone: in the second case the item was delivered twice.
-          reg.counts.lateConfirms += late;
-          reg.deps.logger.info({ queue: queueName, member, late }, 'confirm of a queue reservation that is no longer held (already confirmed, or returned: then delivered twice)');
-        }
-        if (e !== undefined) reg.scheduleDestroyIfEmpty(queueName, e);
-        return confirmed.length;
-      },
-      backup: () => (confirmed.length > 0 ? reg.backupOf(queueName, 'confirm', [queueName, member, ...confirmed]) : undefined),
-    };
+    return new QueueOp('queue.confirm', 'confirm', true, args, () => {
+      confirmed = [];
+      const e = reg.queues.get(queueName);
+      for (const id of ids) {
+        const r = e?.queue.confirm({ member, id });
+        if (r === undefined) continue;
+        confirmed.push(id);
+        reg.log.remove(queueName, e!, r.item);
+      }
+      reg.counts.confirmed += confirmed.length;
+      const late = ids.length - confirmed.length;
+      if (late > 0) {
+        // Sent again after it was applied, or its reservation was returned when the holder
+        // was thought gone: in the second case the item was delivered twice.
+        reg.counts.lateConfirms += late;
+        reg.deps.logger.info({ queue: queueName, member, late }, 'confirm of a queue reservation that is no longer held (already confirmed, or returned: then delivered twice)');
+      }
+      if (e !== undefined) reg.scheduleDestroyIfEmpty(queueName, e);
+      return confirmed.length;
+    }, () => (confirmed.length > 0 ? reg.backupOf(queueName, 'confirm', [queueName, member, ...confirmed]) : undefined), true);
   }
 
   /**
@@ -277,44 +254,35 @@ export class QueueOperations {
     const args = [queueName, member, left, ...(left ? [] : ids)];
     let done: Released[] = [];
     const reg = this.reg;
-    return {
-      name: 'queue.release',
-      service: 'queue',
-      type: 'release',
-      mutating: true,
-      duringShutdown: true,
-      args,
-      run: () => {
-        done = [];
-        const e = reg.queues.get(queueName);
-        if (e === undefined) return 0;
-        if (ids === 'left') {
-          if (reg.deps.membership.isMember(member)) return 0;
-          done = e.queue.releaseMember(member);
-          if (done.length > 0) {
-            reg.counts.returnedForLeftMember += done.length;
-            reg.deps.logger.info(
-              { queue: queueName, member, items: done.length },
-              'queue items reserved by a member that left are back at the head of the queue (answers it wrote before dying are delivered again)',
-            );
-          }
-        } else {
-          for (const id of ids) {
-            const r = e.queue.release({ member, id });
-            if (r !== undefined) done.push(r);
-          }
-          reg.counts.released += done.length;
+    return new QueueOp('queue.release', 'release', true, args, () => {
+      done = [];
+      const e = reg.queues.get(queueName);
+      if (e === undefined) return 0;
+      if (ids === 'left') {
+        if (reg.deps.membership.isMember(member)) return 0;
+        done = e.queue.releaseMember(member);
+        if (done.length > 0) {
+          reg.counts.returnedForLeftMember += done.length;
+          reg.deps.logger.info(
+            { queue: queueName, member, items: done.length },
+            'queue items reserved by a member that left are back at the head of the queue (answers it wrote before dying are delivered again)',
+          );
         }
-        for (const r of done) if (r.to !== undefined) reg.counts.reserved++;
-        reg.scheduleDestroyIfEmpty(queueName, e);
-        return done.length;
-      },
-      backup: () => {
-        if (done.length === 0) return undefined;
-        const out: WireValue[] = [queueName];
-        for (const r of done) out.push(r.from.holder.member, r.from.holder.id, r.to?.holder.member ?? null, r.to?.holder.id ?? null);
-        return reg.backupOf(queueName, 'release', out);
-      },
-    };
+      } else {
+        for (const id of ids) {
+          const r = e.queue.release({ member, id });
+          if (r !== undefined) done.push(r);
+        }
+        reg.counts.released += done.length;
+      }
+      for (const r of done) if (r.to !== undefined) reg.counts.reserved++;
+      reg.scheduleDestroyIfEmpty(queueName, e);
+      return done.length;
+    }, () => {
+      if (done.length === 0) return undefined;
+      const out: WireValue[] = [queueName];
+      for (const r of done) out.push(r.from.holder.member, r.from.holder.id, r.to?.holder.member ?? null, r.to?.holder.id ?? null);
+      return reg.backupOf(queueName, 'release', out);
+    }, true);
   }
 }

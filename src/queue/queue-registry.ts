@@ -52,6 +52,12 @@ export interface QueueDeps {
   readonly gate: WriteGate | undefined;
 }
 
+/** The invoker's Operation of a queue operation built from its parts (the hot offer and poll are classes of their own). */
+export class QueueOp<T> implements Operation<T> {
+  readonly service = 'queue';
+  constructor(readonly name: string, readonly type: string, readonly mutating: boolean, readonly args: readonly WireValue[], readonly run: () => T, readonly backup?: (result: T) => BackupSpec | undefined, readonly duringShutdown?: boolean) {}
+}
+
 export class QueueRegistry {
   readonly queues = new Map<string, Entry>();
   readonly log = new QueueLog();
@@ -123,20 +129,12 @@ export class QueueRegistry {
   /** empty-queue-ttl: forget a queue that stayed empty, here and on its backups. */
   private destroyOp(queueName: string, e: Entry): Operation<boolean> {
     const args = [queueName];
-    return {
-      name: 'queue.destroy',
-      service: 'queue',
-      type: 'destroy',
-      mutating: true,
-      args,
-      run: () => {
-        if (this.queues.get(queueName) !== e || !isIdle(e)) return false;
-        this.queues.delete(queueName);
-        this.log.clear(queueName, e);
-        this.deps.logger.debug({ queue: queueName }, 'empty queue destroyed (empty-queue-ttl)');
-        return true;
-      },
-      backup: (destroyed) => (destroyed ? this.backupOf(queueName, 'destroy', args) : undefined),
-    };
+    return new QueueOp('queue.destroy', 'destroy', true, args, () => {
+      if (this.queues.get(queueName) !== e || !isIdle(e)) return false;
+      this.queues.delete(queueName);
+      this.log.clear(queueName, e);
+      this.deps.logger.debug({ queue: queueName }, 'empty queue destroyed (empty-queue-ttl)');
+      return true;
+    }, (destroyed) => (destroyed ? this.backupOf(queueName, 'destroy', args) : undefined));
   }
 }
