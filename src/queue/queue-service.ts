@@ -70,6 +70,8 @@ export interface QueueFacade {
 
 export class QueueService implements QueueFacade {
   private readonly reg: QueueRegistry;
+  /** The registry's queues by name (test/http/queues.test.ts peeks at it to see waiting polls registered). */
+  private readonly queues: QueueRegistry['queues'];
   private readonly protection: QueueProtection;
   private readonly ops: QueueOperations;
   private readonly holder: QueueHolder;
@@ -98,6 +100,7 @@ export class QueueService implements QueueFacade {
       membership: deps.membership ?? ALONE,
       gate: deps.writeGate,
     });
+    this.queues = this.reg.queues;
     this.protection = new QueueProtection(this.reg, deps.clusterSize ?? ALONE_SIZE);
     this.ops = new QueueOperations(this.reg, this.protection);
     this.holder = new QueueHolder(this.reg, this.ops);
@@ -144,7 +147,7 @@ export class QueueService implements QueueFacade {
 
   /** Items reserved in this member's copy of the queue (owner or backup), for tests. */
   reservedCount(queueName: string): number {
-    return this.reg.queues.get(queueName)?.queue.reserved ?? 0;
+    return this.queues.get(queueName)?.queue.reserved ?? 0;
   }
 
   /** Answer every waiting poll with a shutdown error. */
@@ -154,7 +157,7 @@ export class QueueService implements QueueFacade {
     this.reg.stopped = true;
     this.departed.stop();
     const err = new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down');
-    for (const e of this.reg.queues.values()) {
+    for (const e of this.queues.values()) {
       e.destroyTimer?.cancel();
       this.reg.failWaiters(e, err);
       e.queue.drainWaiters();
@@ -187,6 +190,6 @@ export class QueueService implements QueueFacade {
 
   /** The current content of every persisted queue here, as log records (a compaction's snapshot). */
   persistedRecords(): IterableIterator<LogRecord> {
-    return this.reg.log.records(this.reg.queues);
+    return this.reg.log.records(this.queues);
   }
 }
