@@ -50,36 +50,65 @@ export const { encode: encodeWanAuthAnswer, decode: decodeWanAuthAnswer } = reco
 
 // ------------------------------------------------------------------ WanBatch (51)
 
-export interface WireWanStats {
+/** Entry statistics a target's merge policy may compare (HigherHits, LatestUpdate, LatestAccess); kept by maps whose merge policy needs them. */
+export interface WanEntryStats {
   readonly creationTime: number;
   readonly lastUpdateTime: number;
   readonly lastAccessTime: number;
   readonly hits: number;
 }
 
-/** One replicated mutation: [mapName, kind 0 put / 1 remove, key, value|null, contentType|null, ttlLeftMs (-1 none), mergePolicy, originClusters[], stats|null]. */
-export interface WireWanEvent {
-  readonly mapName: string;
-  readonly kind: 'put' | 'remove';
-  readonly key: string;
-  readonly value: string;
-  readonly contentType: string | undefined;
-  readonly ttlRemainingMs: number | undefined;
+/**
+ * A map mutation as WAN replication carries it: what the map layer hands to the WAN layer,
+ * what the WAN event queues hold (they add partition and sequence), and, with the merge
+ * policy added, what a WanBatch carries (WanBatchEvent).
+ */
+export type MapWanEvent =
+  | {
+      readonly kind: 'put';
+      readonly mapName: string;
+      readonly key: string;
+      /** The value's bytes as a latin1 string (one char per byte), as the map stores them. */
+      readonly value: string;
+      readonly contentType: string | undefined;
+      /** Time to live left when the event was made; undefined = the entry does not expire. */
+      readonly ttlRemainingMs: number | undefined;
+      readonly stats?: WanEntryStats;
+      /** Names of the clusters the event has passed through (the source first): loops stop here. */
+      readonly originClusters: readonly string[];
+    }
+  | {
+      readonly kind: 'remove';
+      readonly mapName: string;
+      readonly key: string;
+      readonly originClusters: readonly string[];
+    };
+
+/**
+ * One event of a WanBatch as it travels: a MapWanEvent with every field present (a remove's
+ * value is '', its content type, TTL and stats undefined) and the merge policy the target applies.
+ * Wire: [mapName, kind 0 put / 1 remove, key, value|null, contentType|null, ttlLeftMs (-1 none), mergePolicy, originClusters[], stats|null].
+ */
+export interface WanBatchEvent extends Omit<Extract<MapWanEvent, { kind: 'put' }>, 'kind' | 'stats'> {
+  readonly kind: MapWanEvent['kind'];
+  readonly stats: WanEntryStats | undefined;
   readonly mergePolicy: string;
-  readonly originClusters: readonly string[];
-  readonly stats: WireWanStats | undefined;
 }
 
 /** [sourceCluster, ackOnReceipt, events[]] -> number of events applied (ACK_ON_RECEIPT: received). */
 export interface WanBatchPayload {
   readonly sourceCluster: string;
   readonly ackOnReceipt: boolean;
-  readonly events: readonly WireWanEvent[];
+  readonly events: readonly WanBatchEvent[];
 }
 
-export function encodeWanEvent(e: WireWanEvent): WireValue {
-  return [
-    e.mapName,
+/**
+ * Appends an event's wire values after its map name (kind, key, value, content type, ttl,
+ * merge policy, origins, stats): a WanBatch event is [mapName, ...these]; a map's WAN-apply
+ * operation, whose map is its first argument, carries these 8 values per entry.
+ */
+export function appendWanEventFields(out: WireValue[], e: Omit<WanBatchEvent, 'mapName'>): void {
+  out.push(
     e.kind === 'put' ? 0 : 1,
     e.key,
     e.kind === 'put' ? new Latin1(e.value) : null,
@@ -88,10 +117,19 @@ export function encodeWanEvent(e: WireWanEvent): WireValue {
     e.mergePolicy,
     e.originClusters as string[],
     e.stats === undefined ? null : [e.stats.creationTime, e.stats.lastUpdateTime, e.stats.lastAccessTime, e.stats.hits],
-  ];
+  );
 }
 
-export function decodeWanEvent(v: WireValue, what = 'wan event'): WireWanEvent {
+/** Values appendWanEventFields appends per event. */
+export const WAN_EVENT_FIELDS = 8;
+
+export function encodeWanEvent(e: WanBatchEvent): WireValue {
+  const out: WireValue[] = [e.mapName];
+  appendWanEventFields(out, e);
+  return out;
+}
+
+export function decodeWanEvent(v: WireValue, what = 'wan event'): WanBatchEvent {
   const t = f.tuple(v, what);
   const kind = f.int(t, 1, `${what}.kind`);
   if (kind !== 0 && kind !== 1) throw new GridError('BAD_REQUEST', `malformed member message: ${what}.kind is ${kind}`);

@@ -8,7 +8,7 @@ import { GridError, describeError } from '../core/errors.js';
 import type { WanBatchPublisherConfig, WanReplicationConfig } from '../config/types.js';
 import type { MemberConnection } from '../net/member-net.js';
 import { Msg } from '../protocol/messages.js';
-import { encodeWanBackupAck, encodeWanBatch, encodeWanPing, type WanAuthPayload, type WireWanEvent } from '../protocol/wan-payloads.js';
+import { encodeWanBackupAck, encodeWanBatch, encodeWanPing, type WanAuthPayload, type WanBatchEvent } from '../protocol/wan-payloads.js';
 import { WanBatcher, type WanBatch, type WanBatcherOutput } from './batcher.js';
 import { WanEventQueue, type WanEvent } from './event-queue.js';
 import { WanLiveness } from './wan-liveness.js';
@@ -327,7 +327,7 @@ export class WanPublishers {
       queueMicrotask(() => this.act(p, p.batcher.failed(batch.id, this.deps.clock.now(), 'no connection')));
       return;
     }
-    const events: WireWanEvent[] = new Array<WireWanEvent>(batch.events.length);
+    const events: WanBatchEvent[] = new Array<WanBatchEvent>(batch.events.length);
     for (let i = 0; i < batch.events.length; i++) events[i] = this.toWire(batch.events[i] as WanEvent, now);
     conn
       .request(Msg.WanBatch, encodeWanBatch({ sourceCluster: this.clusterName, ackOnReceipt: batch.acknowledgeType === 'ACK_ON_RECEIPT', events }), p.cfg.responseTimeoutMillis + 1_000)
@@ -343,7 +343,7 @@ export class WanPublishers {
       );
   }
 
-  private toWire(e: WanEvent, now: number): WireWanEvent {
+  private toWire(e: WanEvent, now: number): WanBatchEvent {
     const policy = this.deps.maps.configOf(e.mapName).wanReplicationRef?.mergePolicyClassName ?? 'PassThroughMergePolicy';
     if (e.kind === 'remove') {
       return { mapName: e.mapName, kind: 'remove', key: e.key, value: '', contentType: undefined, ttlRemainingMs: undefined, mergePolicy: policy, originClusters: e.originClusters, stats: undefined };

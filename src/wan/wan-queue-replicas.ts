@@ -5,7 +5,8 @@
 import { Latin1, type WireValue } from '../protocol/codec.js';
 import * as f from '../protocol/fields.js';
 import type { ReplicaData } from '../partition/partition-service.js';
-import { placeEvent, type WanEvent, type WanEventPayload } from './event-queue.js';
+import { placeEvent, type WanEvent } from './event-queue.js';
+import type { MapWanEvent } from '../protocol/wan-payloads.js';
 import type { WanContext } from './wan-context.js';
 
 /** The WAN queues' ReplicaData, registered with the partition service by the member. */
@@ -63,13 +64,13 @@ export function wanQueueReplicaData(ctx: WanContext): ReplicaData {
   };
 }
 
-function encodeQueued(e: WanEventPayload): WireValue {
+function encodeQueued(e: MapWanEvent): WireValue {
   if (e.kind === 'remove') return [1, e.mapName, e.key, e.originClusters as string[]];
   const s = e.stats;
   return [0, e.mapName, e.key, e.originClusters as string[], new Latin1(e.value), e.contentType ?? null, e.ttlRemainingMs ?? -1, s === undefined ? null : [s.creationTime, s.lastUpdateTime, s.lastAccessTime, s.hits]];
 }
 
-function decodeQueued(v: WireValue): WanEventPayload {
+function decodeQueued(v: WireValue): MapWanEvent {
   const t = f.tuple(v, 'wan event');
   const mapName = f.str(t, 1, 'map');
   const key = f.str(t, 2, 'key');

@@ -10,7 +10,7 @@ import type { WireValue } from '../protocol/codec.js';
 import * as f from '../protocol/fields.js';
 import { decodeWanBackupAck } from '../protocol/wan-payloads.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
-import { placeEvent, type WanEventPayload, type WanTicket } from './event-queue.js';
+import { placeEvent, type WanTicket } from './event-queue.js';
 import { newMerkleObserver } from './merkle-observer.js';
 import type { WanContext } from './wan-context.js';
 import type { Publisher } from './wan-publishers.js';
@@ -67,7 +67,7 @@ export class WanSink implements MapWanSink {
   backup(partitionId: number, event: MapWanEvent, seqs: WireValue): void {
     if (!Array.isArray(seqs)) return;
     const now = this.ctx.deps.clock.now();
-    let payload: WanEventPayload | undefined;
+    let payload: MapWanEvent | undefined;
     for (let i = 0; i + 2 < seqs.length; i += 3) {
       const p = this.ctx.publishers.get(f.str(seqs, i, 'wan replication'), f.str(seqs, i + 1, 'publisher id'));
       if (p === undefined) continue;
@@ -93,7 +93,7 @@ export class WanSink implements MapWanSink {
 }
 
 /** The queued form of a map mutation: this cluster joins the clusters it has passed through. */
-export function queuedPayload(event: MapWanEvent, clusterName: string): WanEventPayload {
+export function queuedPayload(event: MapWanEvent, clusterName: string): MapWanEvent {
   const originClusters = event.originClusters.includes(clusterName) ? event.originClusters : [...event.originClusters, clusterName];
   if (event.kind === 'remove') return { kind: 'remove', mapName: event.mapName, key: event.key, originClusters };
   return {

@@ -192,7 +192,7 @@ const clusterName: ValueGen<string> = (rng) => (rng.chance(0.6) ? rng.pick(['fz-
 const MERGE_POLICIES = ['PassThroughMergePolicy', 'PutIfAbsentMergePolicy', 'HigherHitsMergePolicy', 'LatestUpdateMergePolicy', 'com.hazelcast.spi.merge.PassThroughMergePolicy'];
 const time: ValueGen<number> = (rng) => (rng.chance(0.8) ? Date.now() - rng.int(1e6) : randomNumber(rng));
 
-const WAN_EVENT: Fields<W.WireWanEvent> = {
+const WAN_EVENT: Fields<W.WanBatchEvent> = {
   mapName,
   kind: (rng) => (rng.chance(0.7) ? 'put' : 'remove'),
   key: (rng) => (rng.chance(0.8) ? `k${rng.int(50)}` : randomString(rng)),
@@ -206,7 +206,7 @@ const WAN_EVENT: Fields<W.WireWanEvent> = {
   }, 0.5),
   mergePolicy: (rng) => (rng.chance(0.85) ? rng.pick(MERGE_POLICIES) : randomString(rng)),
   originClusters: list(clusterName, 3),
-  stats: opt((rng) => build<W.WireWanStats>(rng, { creationTime: time, lastUpdateTime: time, lastAccessTime: time, hits: (r) => (r.chance(0.8) ? r.int(100) : randomNumber(r)) })),
+  stats: opt((rng) => build<W.WanEntryStats>(rng, { creationTime: time, lastUpdateTime: time, lastAccessTime: time, hits: (r) => (r.chance(0.8) ? r.int(100) : randomNumber(r)) })),
 };
 
 const WAN_JOB_PART: Fields<W.WanJobPart> = {

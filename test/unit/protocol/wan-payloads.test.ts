@@ -63,8 +63,8 @@ const WAN_INLINE = {
   decodeConfigsAnswer: (v: WireValue): string[] => F.strings([v], 0, 'wan configs'),
 };
 
-const STATS: W.WireWanStats = { creationTime: 1700000000000, lastUpdateTime: 1700000000500, lastAccessTime: 1700000001000, hits: 3 };
-const PUT: W.WireWanEvent = {
+const STATS: W.WanEntryStats = { creationTime: 1700000000000, lastUpdateTime: 1700000000500, lastAccessTime: 1700000001000, hits: 3 };
+const PUT: W.WanBatchEvent = {
   mapName: 'orders',
   kind: 'put',
   key: 'k1',
@@ -76,7 +76,7 @@ const PUT: W.WireWanEvent = {
   stats: STATS,
 };
 const PUT_WIRE: WireValue = ['orders', 0, 'k1', new Latin1('v\u00e9'), 'text/plain', 60000, 'PassThroughMergePolicy', ['A'], [1700000000000, 1700000000500, 1700000001000, 3]];
-const REMOVE: W.WireWanEvent = {
+const REMOVE: W.WanBatchEvent = {
   mapName: 'orders',
   kind: 'remove',
   key: 'k2',
@@ -180,7 +180,7 @@ const VECTORS: readonly Vector[] = [
     name: 'WAN event (put: no content type, no TTL, no stats)',
     kind: undefined,
     type: 0,
-    payload: { ...PUT, contentType: undefined, ttlRemainingMs: undefined, stats: undefined } satisfies W.WireWanEvent,
+    payload: { ...PUT, contentType: undefined, ttlRemainingMs: undefined, stats: undefined } satisfies W.WanBatchEvent,
     encode: W.encodeWanEvent,
     decode: (v) => W.decodeWanEvent(v),
     wire: ['orders', 0, 'k1', new Latin1('v\u00e9'), null, -1, 'PassThroughMergePolicy', ['A'], null],
