@@ -25,7 +25,7 @@ import { describeError } from '../core/errors.js';
 import { MapService, type MapMergeBatch } from '../map/map-service.js';
 import { QueueService, type QueueMergeBatch } from '../queue/queue-service.js';
 import { createCredentialChecker, createMemberAuth } from '../security/credentials.js';
-import { Listener } from '../net/listener.js';
+import { Listener, inSharedReadBuffer, setReadSink } from '../net/listener.js';
 import { RestServer } from '../rest/rest-server.js';
 import { WanService } from '../wan/wan-service.js';
 import { CpService } from '../cp/cp-service.js';
@@ -339,6 +339,7 @@ export class Member {
         replicaSync: () => this.partitions.replicaSync.counters(),
       },
       connections: () => this.connectionCounts(),
+      sharedReads: { setReadSink, inSharedReadBuffer },
       enabledGroups: groups,
       ...(this.metrics === undefined ? {} : { metrics: this.metrics }),
     };
