@@ -7,11 +7,17 @@ import type { Logger, LogControl } from '../core/logger.js';
 import type { ClusterFacade } from '../cluster/cluster-service.js';
 import type { MapFacade } from '../map/map-service.js';
 import type { QueueFacade } from '../queue/queue-service.js';
-import type { ReplicaSyncStats } from '../partition/replica-sync.js';
+import type { PartitionService } from '../partition/partition-service.js';
 import type { CredentialChecker } from '../security/credentials.js';
 import type { WanFacade } from '../wan/wan-facade.js';
 import type { CpFacade } from '../cp/cp-service.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
+
+/** Anti-entropy counters of a member, as the partition facade reports them. */
+export type ReplicaSyncStats = ReturnType<PartitionService['replicaSync']['counters']>;
+
+/** A stored map value, as the map facade returns it. */
+export type StoredValue = NonNullable<Awaited<ReturnType<MapFacade['get']>>>;
 
 export interface HealthView {
   clusterSafe(): boolean;

@@ -3,7 +3,7 @@
 
 import type { RestRequest, RestResponse } from './exchange.js';
 import type { MemoryStatus } from '../core/memory-guard.js';
-import type { StoredValue } from '../map/record-store.js';
+import type { StoredValue } from './context.js';
 import type { EndpointGroupName } from '../config/types.js';
 import { GridError, describeError } from '../core/errors.js';
 import { parseMemberEntry } from '../config/index.js';
