@@ -35,30 +35,13 @@ export function cpRoute(method: Method, op: string): Route {
     }
     if (parts[0] === 'groups' && parts.length === 2) {
       const name = seg(1, 'CP group name');
-      return cpOnly({
-        group: 'CP',
-        readsBody: false,
-        run: async (r, d) => {
-          const g = await d.cp.group(name);
-          if (g === undefined) throw new GridError('NOT_FOUND', `no CP group ${name}`);
-          sendJson(r.res, g);
-        },
-      });
+      return groupRead(name, (d) => d.cp.group(name), (g) => g);
     }
     if (parts[0] === 'groups' && parts.length === 3 && parts[2] === 'sessions') {
       const name = seg(1, 'CP group name');
-      return cpOnly({
-        group: 'CP',
-        readsBody: false,
-        run: async (r, d) => {
-          const sessions = await d.cp.sessions(name);
-          if (sessions === undefined) throw new GridError('NOT_FOUND', `no CP group ${name}`);
-          sendJson(
-            r.res,
-            sessions.map((s) => ({ id: s.id, creationTime: s.creationTime, expirationTime: s.expirationTime, version: s.version, endpoint: s.endpoint, endpointType: s.endpointType, endpointName: s.endpointName })),
-          );
-        },
-      });
+      return groupRead(name, (d) => d.cp.sessions(name), (sessions) =>
+        sessions.map((s) => ({ id: s.id, creationTime: s.creationTime, expirationTime: s.expirationTime, version: s.version, endpoint: s.endpoint, endpointType: s.endpointType, endpointName: s.endpointName })),
+      );
     }
     if (parts[0] === 'members' && parts.length === 1) {
       return cpOnly({ group: 'CP', readsBody: false, run: async (r, d) => sendJson(r.res, await d.cp.members()) });
@@ -127,6 +110,19 @@ export function cpRoute(method: Method, op: string): Route {
     });
   }
   return paramRoute('CP', 2, 2, (_r, d) => cpUnknownPath(d, method, path));
+}
+
+/** A GET of one CP group's data: 404 when there is no such group. */
+function groupRead<T>(name: string, read: (d: RestDeps) => Promise<T | undefined>, render: (value: T) => unknown): Route {
+  return cpOnly({
+    group: 'CP',
+    readsBody: false,
+    run: async (r, d) => {
+      const value = await read(d);
+      if (value === undefined) throw new GridError('NOT_FOUND', `no CP group ${name}`);
+      sendJson(r.res, render(value));
+    },
+  });
 }
 
 function parseSessionId(raw: string): number {

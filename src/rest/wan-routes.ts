@@ -48,22 +48,14 @@ export function wanRoute(method: Method, op: string): Route {
   }
   switch (op) {
     case 'sync/map':
-      return paramRoute('WAN', 5, 5, async (r, d, [rep = '', pub = '', mapName = '']) => {
-        const map = requiredMapName(mapName);
-        const uuid = await d.wan.startSync(rep, pub, map);
-        sendJson(r.res, { status: 'success', message: 'Sync initiated', uuid });
-      });
+      return mapJobRoute('Sync initiated', (w, rep, pub, map) => w.startSync(rep, pub, map));
     case 'sync/allmaps':
       return paramRoute('WAN', 4, 4, async (r, d, [rep = '', pub = '']) => {
         const uuid = await d.wan.startSync(rep, pub, undefined);
         sendJson(r.res, { status: 'success', message: 'Sync initiated', uuid });
       });
     case 'consistencyCheck/map':
-      return paramRoute('WAN', 5, 5, async (r, d, [rep = '', pub = '', mapName = '']) => {
-        const map = requiredMapName(mapName);
-        const uuid = await d.wan.startConsistencyCheck(rep, pub, map);
-        sendJson(r.res, { status: 'success', message: 'Consistency check initiated', uuid });
-      });
+      return mapJobRoute('Consistency check initiated', (w, rep, pub, map) => w.startConsistencyCheck(rep, pub, map));
     case 'addWanConfig':
       // Text beyond the second `&` is the JSON (which may itself contain `&`).
       return paramRoute('WAN', 3, 3, async (r, d, [json = '']) => {
@@ -72,6 +64,14 @@ export function wanRoute(method: Method, op: string): Route {
       });
   }
   throw unknown(method, path);
+}
+
+/** A WAN job on one map (`<rep>&<pub>&<map>` after the credentials), answered with its uuid. */
+function mapJobRoute(message: string, start: (w: WanFacade, rep: string, pub: string, map: string) => Promise<string>): Route {
+  return paramRoute('WAN', 5, 5, async (r, d, [rep = '', pub = '', mapName = '']) => {
+    const uuid = await start(d.wan, rep, pub, requiredMapName(mapName));
+    sendJson(r.res, { status: 'success', message, uuid });
+  });
 }
 
 /** The decoded uuid of `<prefix><uuid>` (one non-empty segment), else undefined. */
