@@ -60,6 +60,7 @@ export interface MemberOptions {
 const CP_LEAVE_TIMEOUT_MS = 3_000;
 /** How long a graceful stop waits for answers in flight before closing their connections. */
 const STOP_GRACE_MS = 5_000;
+/** At most one warning per this interval that HTTP arrived while REST is off. */
 const REST_HINT_INTERVAL_MS = 60_000;
 /** How long start waits for the first partition table after joining. */
 const PARTITION_TABLE_WAIT_MS = 30_000;

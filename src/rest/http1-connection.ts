@@ -76,9 +76,13 @@ export class Http1Connection extends ConnectionState implements AnswerWriter {
   private stopped = false;
   /** An answer said Connection: close: nothing after it is answered. */
   private closeAfter = false;
+  /** The socket closed: nothing more is written or read. */
   private gone = false;
+  /** process() is running (a nested call from a synchronous answer returns at once). */
   private processing = false;
+  /** Reading paused: too many requests queued, or too much input kept. */
   private readingPaused = false;
+  /** node:http has the connection now. */
   private handedOff = false;
   /** Reads come through the listener's shared buffer (setReadSink), not 'data' events. */
   private readonly sharedReads: boolean;
