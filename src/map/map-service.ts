@@ -12,7 +12,7 @@ import type { MaybePromise } from '../core/maybe-promise.js';
 import type { Logger } from '../core/logger.js';
 import type { GridConfig, MapConfig } from '../config/types.js';
 import type { Invoker, OperationHandler } from '../invocation/invoker.js';
-import { ALONE_SIZE } from '../invocation/split-brain-protection.js';
+import { ALONE_SIZE, StructureProtection } from '../invocation/split-brain-protection.js';
 import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
 import type { ReplicaData } from '../partition/partition-service.js';
 import type { WireValue } from '../protocol/codec.js';
@@ -27,7 +27,6 @@ import { MapMerge, type MapMergeBatch } from './map-merge.js';
 import { reportMapMetrics } from './map-metrics.js';
 import { MapOperations, type ObserverQuery } from './map-operations.js';
 import type { MapPersistence } from './map-persistence.js';
-import { MapProtection } from './map-protection.js';
 import { MapRecovery } from './map-recovery.js';
 import { MapRegistry } from './map-registry.js';
 import { mapHandler } from './map-remote.js';
@@ -52,7 +51,7 @@ export interface MapFacade {
 
 export class MapService implements MapFacade {
   private readonly maps: MapRegistry;
-  private readonly protection: MapProtection;
+  private readonly protection: StructureProtection;
   private readonly ops: MapOperations;
   private readonly wanEvents: MapWanEvents;
   private readonly merge: MapMerge;
@@ -87,7 +86,15 @@ export class MapService implements MapFacade {
       memory: deps.memory ?? { limitBytes: () => totalmem(), usedBytes: () => process.memoryUsage.rss() },
       gate: deps.writeGate,
     });
-    this.protection = new MapProtection(this.maps);
+    const maps = this.maps;
+    this.protection = new StructureProtection({
+      kind: 'map',
+      config: deps.config,
+      entries: deps.config.maps,
+      clusterSize: maps.deps.clusterSize,
+      configOf: (mapName) => maps.configOf(mapName),
+      persistence: () => maps.persistence,
+    });
     this.ops = new MapOperations(this.maps, this.protection);
     this.wanEvents = new MapWanEvents(this.maps);
     this.merge = new MapMerge(this.maps, this.protection, this.wanEvents);
