@@ -2,9 +2,10 @@
 // operation is invoked on its key's partition; the REST layer sees only this facade, and the
 // other layers hook in through MapWanSink (WAN), MapPersistence (the log) and StoreObserver.
 // The work is done by one module per concern: map-operations (owner's get/put/remove/...),
-// map-remote (member messages, backups), map-protection (split-brain, log refusal), map-wan
-// (WAN events), map-merge (merge policies), map-persistence and map-recovery (the log),
-// map-expiry, map-eviction, map-replicas (migration) and map-metrics.
+// map-remote (member messages, backups), map-wan (WAN events), map-merge (merge policies),
+// map-persistence and map-recovery (the log), map-expiry, map-eviction, map-replicas
+// (migration) and map-metrics. The checks before a change (split-brain protection, a full
+// log) are invocation/split-brain-protection.ts' StructureProtection, shared with queues.
 
 import { totalmem } from 'node:os';
 import type { Clock } from '../core/clock.js';

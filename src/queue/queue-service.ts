@@ -12,8 +12,10 @@
 //
 // This file is the facade; one module per concern does the work: queue-operations (owner),
 // queue-holder (reservations of the holder), queue-departed (reservations of members that
-// left), queue-remote (member messages, backups), queue-protection, queue-persistence,
-// queue-replicas (migration), queue-merge and queue-metrics; queue-registry holds the queues.
+// left), queue-remote (member messages, backups), queue-persistence, queue-replicas
+// (migration), queue-merge and queue-metrics; queue-registry holds the queues. The checks
+// before a change (split-brain protection, a full log) are invocation/split-brain-protection.ts'
+// StructureProtection, shared with maps.
 
 import type { Clock } from '../core/clock.js';
 import type { WriteGate } from '../core/memory-guard.js';
