@@ -116,6 +116,22 @@ export const SCRIPT_DELIBERATE: readonly ScriptDeliberate[] = [
     applies: (r, hz, grid) => r.script === 'hz-cluster-cp-admin' && grid === 'exit 6: Status Code: 500 Response:  Internal error!' && (hz.startsWith('exit 6: Status Code: 500 Response: {"status":"fail"') || hz === 'exit 4: Not found'),
   },
   {
+    // With CP on (5.4.0): Grid's `default` group exists from the start, Hazelcast's once a CP
+    // structure used it: get-groups lists it on Grid only, get-group/get-sessions of it are
+    // `Not found` (exit 4) on Hazelcast.
+    id: 'cp-default-group-eager',
+    applies: (r, hz, grid) =>
+      r.script === 'hz-cluster-cp-admin' &&
+      ((r.op === 'get-groups' && grid === hz.replace(/\}\] OK$/, '},{"name":"default","id":1}] OK')) ||
+        ((r.op === 'get-group' || r.op === 'get-sessions') && r.group === 'default' && hz === 'exit 4: Not found' && grid.startsWith('exit 0: '))),
+  },
+  {
+    // METADATA's sessions: Grid's empty list (printed, OK), Hazelcast's 500 ("Internal error!").
+    id: 'cp-metadata-sessions',
+    applies: (r, hz, grid) =>
+      r.script === 'hz-cluster-cp-admin' && r.op === 'get-sessions' && r.group === 'METADATA' && grid === 'exit 0: [] OK' && /^exit 6: Status Code: 500 .*Cannot query CP sessions/.test(hz),
+  },
+  {
     // A disabled group: Grid answers 403 (the script finds no status, or prints the code);
     // Hazelcast closes the connection (curl exit 52, or an http_code of 000).
     id: 'group-disabled-403',
