@@ -28,6 +28,8 @@ const RANK = {
   wan: 9,
   // The metrics library's one home (ARCHITECTURE.md): imports core only; member/ plugs the services in.
   metrics: 9.5,
+  // Hazelcast's client protocol: codecs (pure) and the connection shell over the map/queue facades.
+  client: 9.7,
   rest: 10,
   member: 11,
   // The `grid` command: src/cli.ts and src/cli/ (admin commands) are one layer.

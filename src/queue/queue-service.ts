@@ -127,6 +127,8 @@ export interface QueueFacade {
   /** Wait up to `timeoutMs` (0 = don't wait) for an item; undefined when none came. */
   poll(queueName: string, timeoutMs: number, client: PollClient): MaybePromise<QueueItem | undefined>;
   size(queueName: string): MaybePromise<number>;
+  /** The head item without taking it (reserved items are not the head); undefined when empty. */
+  peek(queueName: string): MaybePromise<QueueItem | undefined>;
   /** Items, reserved items and waiting polls, as the owner sees them. */
   stats(queueName: string): MaybePromise<QueueStats>;
   /** The max-size of the queue's config (0 = unbounded), for error messages. */
@@ -336,6 +338,12 @@ export class QueueService implements QueueFacade {
     this.guardHere(queueName, 'READ');
     const pid = partitionIdOf(queueName);
     return this.invoker.invoke(pid, this.sizeOp(queueName));
+  }
+
+  peek(queueName: string): MaybePromise<QueueItem | undefined> {
+    this.guardHere(queueName, 'READ');
+    const pid = partitionIdOf(queueName);
+    return this.invoker.invoke(pid, this.peekOp(queueName));
   }
 
   stats(queueName: string): MaybePromise<QueueStats> {
@@ -637,6 +645,20 @@ export class QueueService implements QueueFacade {
     };
   }
 
+  private peekOp(queueName: string): Operation<QueueItem | undefined> {
+    return {
+      name: 'queue.peek',
+      service: 'queue',
+      type: 'peek',
+      mutating: false,
+      args: [queueName],
+      run: () => {
+        this.guardOwner(queueName, 'READ');
+        return this.queues.get(queueName)?.queue.peek();
+      },
+    };
+  }
+
   private statsOp(queueName: string): Operation<QueueStats> {
     return {
       name: 'queue.stats',
@@ -835,6 +857,8 @@ export class QueueService implements QueueFacade {
         }
         case 'size':
           return this.sizeOp(name);
+        case 'peek':
+          return this.peekOp(name);
         case 'stats':
           return this.statsOp(name);
       }
@@ -843,7 +867,7 @@ export class QueueService implements QueueFacade {
     encodeResult: (type: string, result: unknown): WireValue => {
       if (type === 'offer') return result as boolean;
       if (type === 'size' || type === 'confirm' || type === 'release') return result as number;
-      if (type === 'poll') return result === undefined ? null : encodeItem(result as QueueItem);
+      if (type === 'poll' || type === 'peek') return result === undefined ? null : encodeItem(result as QueueItem);
       if (type === 'stats') {
         const st = result as QueueStats;
         return [st.size, st.reserved, st.waitingPolls];
@@ -853,7 +877,7 @@ export class QueueService implements QueueFacade {
     decodeResult: (type: string, w: WireValue): unknown => {
       if (type === 'offer') return w === true;
       if (type === 'size' || type === 'confirm' || type === 'release') return typeof w === 'number' ? w : 0;
-      if (type === 'poll') {
+      if (type === 'poll' || type === 'peek') {
         if (w === null) return undefined;
         return decodeItem(f.tuple(w, 'queue item'), 0);
       }
