@@ -4,11 +4,11 @@
 // keys as Hazelcast yet, so a smart client's owner guess would only cost a forwarding hop.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, type HazelcastClient } from 'hazelcast-client';
+import { Client } from 'hazelcast-client';
 import { startCluster, type Cluster } from '../support/cluster.js';
 
 let c: Cluster;
-let client: HazelcastClient;
+let client: Client;
 
 function clientOptions(clusterName = 'dev'): Parameters<typeof Client.newHazelcastClient>[0] {
   return {
