@@ -45,7 +45,11 @@ export class FrameReader {
   private frames: Frame[] = [];
   private messageBytes = 0;
 
-  constructor(private readonly maxMessageBytes = MAX_MESSAGE_BYTES) {}
+  /** `minInitialBytes`: 16 for requests (type, correlation id, partition id); 13 to read responses (tests, tools). */
+  constructor(
+    private readonly maxMessageBytes = MAX_MESSAGE_BYTES,
+    private readonly minInitialBytes = REQUEST_HEADER_BYTES,
+  ) {}
 
   /** Bytes of an unfinished frame or message held (0 between messages). */
   get buffered(): number {
@@ -68,7 +72,7 @@ export class FrameReader {
       const flags = buf.readUInt16LE(at + 4);
       const content = buf.subarray(at + FRAME_HEADER_BYTES, at + length);
       at += length;
-      if (this.frames.length === 0) checkInitialFrame(flags, content);
+      if (this.frames.length === 0) checkInitialFrame(flags, content, this.minInitialBytes);
       this.frames.push({ flags, content });
       this.messageBytes += length;
       if ((flags & Flag.IS_FINAL) !== 0) {
@@ -84,13 +88,13 @@ export class FrameReader {
   }
 }
 
-function checkInitialFrame(flags: number, content: Buffer): void {
+function checkInitialFrame(flags: number, content: Buffer, minBytes: number): void {
   if ((flags & Flag.UNFRAGMENTED) !== Flag.UNFRAGMENTED) {
     // Clients never fragment (the research note, §1.6): a fragment here is a broken or foreign peer.
     throw new GridError('BAD_REQUEST', 'fragmented client messages are not accepted');
   }
-  if (content.length < REQUEST_HEADER_BYTES) {
-    throw new GridError('BAD_REQUEST', `client message initial frame of ${content.length} bytes (at least ${REQUEST_HEADER_BYTES})`);
+  if (content.length < minBytes) {
+    throw new GridError('BAD_REQUEST', `client message initial frame of ${content.length} bytes (at least ${minBytes})`);
   }
 }
 

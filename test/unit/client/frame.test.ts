@@ -79,6 +79,8 @@ describe('FrameReader', () => {
 
   it('refuses an initial frame too short for type, correlation id and partition id', () => {
     expect(() => feedWhole(frame(Flag.UNFRAGMENTED | Flag.IS_FINAL, Buffer.alloc(15)))).toThrow(/initial frame of 15 bytes/);
+    // A reader of responses accepts their 13-byte initial frames.
+    expect(new FrameReader(undefined, 13).push(frame(Flag.UNFRAGMENTED | Flag.IS_FINAL, Buffer.alloc(13)))).toHaveLength(1);
   });
 
   it('refuses a message over the limit before buffering it', () => {
