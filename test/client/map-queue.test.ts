@@ -1,7 +1,7 @@
 // The official Node.js client (hazelcast-client 5.7.0, unchanged) against one real Grid member
 // process: connect, map and queue operations, and the value mapping between binary clients and
-// REST (docs/clients.md). The client runs unisocket (smartRouting: false): Grid does not hash
-// keys as Hazelcast yet, so a smart client's owner guess would only cost a forwarding hop.
+// REST (docs/clients.md). The client runs unisocket (smartRouting: false) here; the default
+// smart client is covered on 3 members in cluster.test.ts.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from 'hazelcast-client';
