@@ -70,7 +70,14 @@ export class ClientConnection {
       this.socket.destroy();
       return;
     }
+    if (messages.length === 1) {
+      this.handle(messages[0]!);
+      return;
+    }
+    // Pipelined requests: the answers known at once leave in one write.
+    this.socket.cork();
     for (const m of messages) this.handle(m);
+    this.socket.uncork();
   }
 
   private handle(m: ClientMessage): void {
