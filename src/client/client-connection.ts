@@ -21,6 +21,13 @@ import type { ClientDeps } from './client-deps.js';
 /** The longest a client's poll waits here: a client poll with no deadline (-1) is answered empty after this and polled again by the app. */
 const MAX_POLL_WAIT_MS = 2 ** 31 - 1;
 
+/**
+ * Answers waiting in the socket's write buffer beyond which this connection stops reading
+ * (resumed on 'drain'): a client that pipelines requests without reading its answers is held
+ * back rather than growing the member's memory.
+ */
+const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
+
 /** Marks a response its handler already wrote itself (a poll's, whose write the reservation follows). */
 const SENT = new MessageBuilder(Buffer.alloc(0));
 
@@ -33,12 +40,26 @@ export class ClientConnection {
   private pushedPartitionsVersion = -1;
   private closed = false;
   private clientName = '';
+  /** When this connection last read anything (the clients ping every 5 s when idle). */
+  private lastReadAt: number;
 
   constructor(
     private readonly socket: net.Socket,
     private readonly deps: ClientDeps,
     private readonly log: Logger,
-  ) {}
+    private readonly now: () => number,
+  ) {
+    this.lastReadAt = now();
+  }
+
+  /** Milliseconds since this connection last read anything. */
+  silentForMs(): number {
+    return this.now() - this.lastReadAt;
+  }
+
+  get name(): string {
+    return this.clientName;
+  }
 
   /** Start reading; `head` holds the first bytes already read (the `CP2` header first). */
   start(head: Buffer): void {
@@ -62,6 +83,7 @@ export class ClientConnection {
 
   private feed(chunk: Buffer): void {
     if (this.closed) return;
+    this.lastReadAt = this.now();
     let messages: ClientMessage[];
     try {
       messages = this.reader.push(chunk);
@@ -118,6 +140,12 @@ export class ClientConnection {
     const bytes = encodeMessage(b.frames);
     if (written === undefined) this.socket.write(bytes);
     else this.socket.write(bytes, (err) => written(err === undefined || err === null));
+    if (this.socket.writableLength > MAX_UNSENT_BYTES && !this.socket.isPaused()) {
+      this.socket.pause();
+      this.socket.once('drain', () => {
+        if (!this.closed) this.socket.resume();
+      });
+    }
   }
 
   private answer(h: RequestHeader, m: ClientMessage): MaybePromise<MessageBuilder> {

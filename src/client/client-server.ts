@@ -10,8 +10,14 @@ import type { Logger } from '../core/logger.js';
 import { ClientConnection } from './client-connection.js';
 import type { ClientDeps } from './client-deps.js';
 
-/** How often the views' versions are compared with what each listener was sent. */
+/** How often the views' versions are compared with what each listener was sent, and silent connections looked for. */
 const VIEW_CHECK_INTERVAL_MS = 250;
+/**
+ * A connection that has read nothing for this long is closed (Hazelcast's
+ * hazelcast.client.max.no.heartbeat.seconds, 60 s): an idle client pings every 5 s, so only a
+ * dead peer or one that never authenticates stays this silent.
+ */
+export const CLIENT_SILENCE_TIMEOUT_MS = 60_000;
 
 export class ClientServer {
   private readonly connections = new Set<ClientConnection>();
@@ -20,10 +26,11 @@ export class ClientServer {
 
   constructor(
     private readonly deps: Omit<ClientDeps, 'onClosed'>,
-    clock: Clock,
+    private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly silenceTimeoutMs = CLIENT_SILENCE_TIMEOUT_MS,
   ) {
-    this.timer = clock.setInterval(() => this.pushViews(), VIEW_CHECK_INTERVAL_MS);
+    this.timer = clock.setInterval(() => this.tick(), VIEW_CHECK_INTERVAL_MS);
   }
 
   get connectionCount(): number {
@@ -35,13 +42,24 @@ export class ClientServer {
       socket.destroy();
       return;
     }
-    const c: ClientConnection = new ClientConnection(socket, { ...this.deps, onClosed: () => this.connections.delete(c) }, this.logger);
+    const c: ClientConnection = new ClientConnection(socket, { ...this.deps, onClosed: () => this.connections.delete(c) }, this.logger, () => this.clock.now());
     this.connections.add(c);
     c.start(head);
   }
 
   pushViews(): void {
     for (const c of this.connections) c.pushViews();
+  }
+
+  private tick(): void {
+    for (const c of this.connections) {
+      if (c.silentForMs() > this.silenceTimeoutMs) {
+        this.logger.warn({ client: c.name }, `client connection closed: nothing read for ${this.silenceTimeoutMs} ms`);
+        this.connections.delete(c);
+        c.close();
+      }
+    }
+    this.pushViews();
   }
 
   /** Close every client connection (the clients reconnect elsewhere). */
