@@ -42,6 +42,8 @@ export class ClientConnection {
   private clientName = '';
   /** When this connection last read anything (the clients ping every 5 s when idle). */
   private lastReadAt: number;
+  /** Waiting polls told when this connection closes (one socket listener for all of them). */
+  private readonly onClose = new Set<() => void>();
 
   constructor(
     private readonly socket: net.Socket,
@@ -67,6 +69,8 @@ export class ClientConnection {
     this.socket.once('close', () => {
       this.closed = true;
       this.deps.onClosed(this);
+      for (const fn of this.onClose) fn();
+      this.onClose.clear();
     });
     this.socket.on('data', (chunk: Buffer) => this.feed(chunk));
     if (head.length > 3) this.feed(head.subarray(3));
@@ -103,6 +107,8 @@ export class ClientConnection {
   }
 
   private handle(m: ClientMessage): void {
+    // Refused or closed earlier in this read: the rest of it is not served.
+    if (this.closed) return;
     let h: RequestHeader;
     try {
       h = requestHeader(m);
@@ -301,11 +307,21 @@ export class ClientConnection {
   private poll(h: RequestHeader, name: string, timeoutMs: bigint): MaybePromise<MessageBuilder> {
     const waitMs = timeoutMs < 0n ? MAX_POLL_WAIT_MS : Number(timeoutMs > BigInt(MAX_POLL_WAIT_MS) ? BigInt(MAX_POLL_WAIT_MS) : timeoutMs);
     const answered: ((written: boolean) => void)[] = [];
+    let gone: (() => void) | undefined;
     const item = this.deps.queues.poll(name, waitMs, {
       alive: () => !this.closed && !this.socket.destroyed,
-      onGone: (fn) => this.socket.once('close', fn),
+      onGone: (fn) => {
+        gone = fn;
+        this.onClose.add(fn);
+      },
       onAnswered: (fn) => answered.push(fn),
     });
+    // A long-lived connection runs many polls: each forgets its close callback once it is over.
+    const forget = (): void => {
+      if (gone !== undefined) this.onClose.delete(gone);
+    };
+    if (item instanceof Promise) item.then(forget, forget);
+    else forget();
     const reply = (it: { value: string; contentType: string | undefined } | undefined): MessageBuilder => {
       const b = nullableDataResponse(h.type, h.correlationId, it === undefined ? undefined : dataOfStored(it.value, it.contentType));
       if (answered.length === 0) return b;

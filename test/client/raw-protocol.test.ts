@@ -10,7 +10,8 @@ import { MessageCursor, readInt32, RESPONSE_FIXED_OFFSET } from '../../src/clien
 import { encodeMessage, Flag, FrameReader, type ClientMessage } from '../../src/client/frame.js';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { CAPTURED_AUTH } from '../unit/client/vectors.js';
-import { within } from '../support/process.js';
+import { waitFor, within } from '../support/process.js';
+import { hz, hzBytes, Long } from '../unit/client/hz-client.js';
 
 let c: Cluster;
 
@@ -137,6 +138,21 @@ describe('client protocol edges on a real member', () => {
     } finally {
       await client.shutdown();
     }
+  });
+
+  it('a poll whose client went away takes nothing: the next item goes to the next poller', async () => {
+    const r = await authenticated();
+    r.send(hzBytes(hz.queuePoll.encodeRequest!('gone-q', Long.fromNumber(30_000)) as never, 21));
+    // The poll waits at the member (the queue is empty); the client goes.
+    const waiting = async (): Promise<number> => (JSON.parse((await c.http(0, 'GET', '/hazelcast/rest/queues/gone-q/stats')).body) as { waitingPolls: number }).waitingPolls;
+    await waitFor('the poll to wait at the queue', async () => (await waiting()) === 1);
+    r.socket.destroy();
+    await r.closed;
+    // The member notices the client went and drops its poll.
+    await waitFor('the dead client\'s poll to go', async () => (await waiting()) === 0);
+    expect((await c.http(0, 'POST', '/hazelcast/rest/queues/gone-q', 'item', { contentType: 'text/plain' })).status).toBe(200);
+    const polled = await c.http(0, 'GET', '/hazelcast/rest/queues/gone-q/5');
+    expect([polled.status, polled.body]).toEqual([200, 'item']);
   });
 
   it('HTTP still works on the same port', async () => {
