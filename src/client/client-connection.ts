@@ -185,7 +185,7 @@ export class ClientConnection {
     }
     const req = decodeDataRequest(h.type, m);
     if (req === undefined) {
-      throw new GridError('NOT_IMPLEMENTED', `client message type 0x${h.type.toString(16).padStart(6, '0')} is not supported by Grid yet`);
+      throw new GridError('UNSUPPORTED', `client message type 0x${h.type.toString(16).padStart(6, '0')} is not supported by Grid yet`);
     }
     return this.serve(h, req);
   }

@@ -78,7 +78,7 @@ function lengthPrefixed(data: Buffer, what: string): Buffer | null {
 export function keyOf(data: Buffer): string {
   const type = typeOf(data);
   if (type !== TypeId.STRING) {
-    throw new GridError('NOT_IMPLEMENTED', `only String keys are supported by Grid's client protocol so far (key type id ${type})`);
+    throw new GridError('UNSUPPORTED', `only String keys are supported by Grid's client protocol so far (key type id ${type})`);
   }
   const bytes = lengthPrefixed(data, 'String key');
   if (bytes === null) throw malformed('null String key');

@@ -64,7 +64,7 @@ export function decodeDataRequest(type: number, m: ClientMessage): DataRequest |
 
 /** Refuses a TTL Grid cannot honour yet per entry: -1 (the map's default) is the only one accepted. */
 export function checkDefaultTtl(ttlMs: bigint): void {
-  if (ttlMs !== -1n) throw new GridError('NOT_IMPLEMENTED', `a per-entry TTL (${ttlMs} ms) is not supported by Grid's client protocol yet`);
+  if (ttlMs !== -1n) throw new GridError('UNSUPPORTED', `a per-entry TTL (${ttlMs} ms) is not supported by Grid's client protocol yet`);
 }
 
 export function emptyResponse(requestType: number, correlationId: bigint): MessageBuilder {

@@ -25,7 +25,7 @@ import type { Join } from './join.js';
 import type { LeaveAndShutdown } from './leave-and-shutdown.js';
 import { admit, type GateView } from './member-rules.js';
 import type { MemberList } from './member-list.js';
-import { applyMessageFault, parseMessageFaults } from './message-faults.js';
+import { DEBUG_SWITCHES, applyMessageFault, parseMessageFaults } from '../core/test-hooks.js';
 import type { SplitBrainMerge } from './split-brain-merge.js';
 
 /** The concern modules the handlers dispatch to. */
@@ -53,16 +53,17 @@ export function installMessageGate(net: MemberNet, ctx: ClusterContext): void {
     isMember: (uuid) => ctx.memberList.some((m) => m.uuid === uuid),
   };
   const logger = ctx.logger;
-  const faults = parseMessageFaults(ctx.tuning.ignoreMessages ?? '');
-  for (const p of faults.problems) logger.warn(`grid.debug.ignore-messages: ${p}`);
-  if (faults.rules.length > 0) logger.warn(`grid.debug.ignore-messages is set: this member ignores some member messages on purpose (for tests only)`);
+  const faults = parseMessageFaults(ctx.tuning.ignoreMessages ?? '', Msg);
+  const sw = DEBUG_SWITCHES.ignoreMessages;
+  for (const p of faults.problems) logger.warn(`${sw}: ${p}`);
+  if (faults.rules.length > 0) logger.warn(`${sw} is set: this member ignores some member messages on purpose (for tests only)`);
   net.setGate((type, from) => {
     const refusal = admit(type, from.peer?.uuid ?? '', gateView);
     if (refusal !== undefined || faults.rules.length === 0) return refusal;
     const fault = applyMessageFault(faults.rules, type);
     if (fault === undefined) return undefined;
-    logger.warn(`${messageName(type)} from ${from.describe()} ignored on purpose (grid.debug.ignore-messages)`);
-    return fault === 'drop' ? 'drop' : new GridError('CONFLICT', `${messageName(type)} refused on purpose (grid.debug.ignore-messages)`);
+    logger.warn(`${messageName(type)} from ${from.describe()} ignored on purpose (${sw})`);
+    return fault === 'drop' ? 'drop' : new GridError('CONFLICT', `${messageName(type)} refused on purpose (${sw})`);
   });
 }
 

@@ -1,7 +1,7 @@
 // Fuzz of Hazelcast's client protocol on Grid: (1) in process, the pure decoders fed valid
 // messages the official client's own encoders wrote, mutated: whatever the bytes, the frame
 // reader gives the same outcome whole, chunked and byte by byte, and every decoder either
-// decodes or throws a GridError (BAD_REQUEST; NOT_IMPLEMENTED for a non-String key;
+// decodes or throws a GridError (BAD_REQUEST; UNSUPPORTED for a non-String key;
 // PAYLOAD_TOO_LARGE from the reader). (2) Against a real member, the same streams sent before and
 // after authentication and then half-closed: each connection answers what it can and closes; the member
 // never crashes, and a real client and REST keep working (canaries). FUZZ_CASES scales both.
@@ -57,7 +57,7 @@ function fuzzStream(rng: Rng, withAuth: boolean): Buffer {
   return Buffer.concat(parts);
 }
 
-const ALLOWED = new Set(['BAD_REQUEST', 'NOT_IMPLEMENTED', 'PAYLOAD_TOO_LARGE']);
+const ALLOWED = new Set(['BAD_REQUEST', 'UNSUPPORTED', 'PAYLOAD_TOO_LARGE']);
 
 function outcome(fn: () => unknown, what: string): string {
   try {

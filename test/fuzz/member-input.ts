@@ -192,7 +192,7 @@ const clusterName: ValueGen<string> = (rng) => (rng.chance(0.6) ? rng.pick(['fz-
 const MERGE_POLICIES = ['PassThroughMergePolicy', 'PutIfAbsentMergePolicy', 'HigherHitsMergePolicy', 'LatestUpdateMergePolicy', 'com.hazelcast.spi.merge.PassThroughMergePolicy'];
 const time: ValueGen<number> = (rng) => (rng.chance(0.8) ? Date.now() - rng.int(1e6) : randomNumber(rng));
 
-const WAN_EVENT: Fields<W.WireWanEvent> = {
+const WAN_EVENT: Fields<W.WanBatchEvent> = {
   mapName,
   kind: (rng) => (rng.chance(0.7) ? 'put' : 'remove'),
   key: (rng) => (rng.chance(0.8) ? `k${rng.int(50)}` : randomString(rng)),
@@ -206,7 +206,7 @@ const WAN_EVENT: Fields<W.WireWanEvent> = {
   }, 0.5),
   mergePolicy: (rng) => (rng.chance(0.85) ? rng.pick(MERGE_POLICIES) : randomString(rng)),
   originClusters: list(clusterName, 3),
-  stats: opt((rng) => build<W.WireWanStats>(rng, { creationTime: time, lastUpdateTime: time, lastAccessTime: time, hits: (r) => (r.chance(0.8) ? r.int(100) : randomNumber(r)) })),
+  stats: opt((rng) => build<W.WanEntryStats>(rng, { creationTime: time, lastUpdateTime: time, lastAccessTime: time, hits: (r) => (r.chance(0.8) ? r.int(100) : randomNumber(r)) })),
 };
 
 const WAN_JOB_PART: Fields<W.WanJobPart> = {
@@ -261,23 +261,23 @@ const formedSeed: ValueGen<number> = (rng) => (rng.chance(0.8) ? 1 + rng.int(0x7
 /** A seed: 0 (none) or a CP subsystem's. */
 const cpSeed: ValueGen<number> = (rng) => (rng.chance(0.2) ? 0 : formedSeed(rng));
 const groupId: ValueGen<number> = (rng) => (rng.chance(0.9) ? rng.int(5) : rng.pick([1000, 0x7fffffff]));
-const CP_MEMBER: Fields<C.WireCpMember> = { cpUuid, memberUuid: uuid, address };
-const cpMember: ValueGen<C.WireCpMember> = (rng) => build(rng, CP_MEMBER);
+const CP_MEMBER: Fields<C.CpMemberRec> = { cpUuid, memberUuid: uuid, address };
+const cpMember: ValueGen<C.CpMemberRec> = (rng) => build(rng, CP_MEMBER);
 /** `n` members with distinct cpUuids. */
-const cpMembers = (rng: Rng, n: number): C.WireCpMember[] => Array.from({ length: n }, (_, i) => ({ ...cpMember(rng), cpUuid: `${cpUuid(rng)}-${i}` }));
-const CP_VIEW: Fields<C.WireCpView> = {
+const cpMembers = (rng: Rng, n: number): C.CpMemberRec[] => Array.from({ length: n }, (_, i) => ({ ...cpMember(rng), cpUuid: `${cpUuid(rng)}-${i}` }));
+const CP_VIEW: Fields<C.CpView> = {
   seed: cpSeed,
   version: small,
   groupSize: (rng) => rng.pick([1, 3, 5, 7]),
   initialCpMembers: list(cpMember, 4),
   cpMembers: list(cpMember, 4),
-  groups: list((rng) => build<C.WireCpGroup>(rng, { name: (r) => (r.chance(0.7) ? r.pick(['METADATA', 'default', 'fz']) : `g${randomString(r)}`), id: groupId, initialMembers: list(cpUuid, 3), members: list(cpUuid, 3) }), 3),
+  groups: list((rng) => build<C.CpGroupRec>(rng, { name: (r) => (r.chance(0.7) ? r.pick(['METADATA', 'default', 'fz']) : `g${randomString(r)}`), id: groupId, initialMembers: list(cpUuid, 3), members: list(cpUuid, 3) }), 3),
 };
-const cpView: ValueGen<C.WireCpView> = (rng) => build(rng, CP_VIEW);
+const cpView: ValueGen<C.CpView> = (rng) => build(rng, CP_VIEW);
 /** A Raft message the Raft decoder takes (its own fuzz is in test/unit/protocol/cp-payloads.test.ts). */
-const raftMessage: ValueGen<C.WireRaftMessage> = (rng) => {
+const raftMessage: ValueGen<C.RaftMessage> = (rng) => {
   const term = small(rng);
-  return rng.pick<C.WireRaftMessage>([
+  return rng.pick<C.RaftMessage>([
     { type: 'pre-vote', term, lastLogIndex: small(rng), lastLogTerm: rng.int(term + 1) },
     { type: 'vote-response', term, granted: rng.chance(0.5) },
     { type: 'append', term, prevLogIndex: small(rng), prevLogTerm: rng.int(term + 1), entries: [], leaderCommit: small(rng), seq: small(rng) },

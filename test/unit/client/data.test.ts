@@ -25,7 +25,7 @@ describe('keys', () => {
       }
       throw new Error('no error');
     };
-    expect(err(() => keyOf(clientData(1))).code).toBe('NOT_IMPLEMENTED');
+    expect(err(() => keyOf(clientData(1))).code).toBe('UNSUPPORTED');
     expect(err(() => keyOf(hex('00000000fffffff5 00000003 6b31'))).message).toMatch(/length 3 does not match/);
     expect(err(() => keyOf(hex('00000000fffffff5 ffffffff'))).message).toMatch(/null String key/);
     expect(err(() => keyOf(hex('00000000fffffff5'))).message).toMatch(/without its length/);

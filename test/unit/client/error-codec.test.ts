@@ -41,7 +41,7 @@ describe('error frames', () => {
         'BAD_REQUEST', 'UNKNOWN_ENDPOINT', 'GROUP_DISABLED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'HEADERS_TOO_LARGE',
         'BODY_BUDGET_FULL', 'QUEUE_FULL', 'MEMORY_LIMIT', 'CLUSTER_PASSIVE', 'MEMBER_SHUTTING_DOWN', 'PARTITION_UNAVAILABLE', 'WRONG_TARGET',
         'PARTITION_MIGRATING', 'MEMBER_UNREACHABLE', 'NOT_MEMBER', 'STALE_VIEW', 'FENCED', 'SPLIT_BRAIN_PROTECTION', 'TIMEOUT', 'RECOVERING',
-        'PERSISTENCE_FAILED', 'NOT_ENABLED', 'CP_UNAVAILABLE', 'INDETERMINATE', 'NOT_IMPLEMENTED', 'CONFIG_INVALID', 'INTERNAL',
+        'PERSISTENCE_FAILED', 'NOT_ENABLED', 'CP_UNAVAILABLE', 'INDETERMINATE', 'UNSUPPORTED', 'CONFIG_INVALID', 'INTERNAL',
       ] as const
     ).filter((c) => isGridErrorCode(c));
     for (const code of codes) {
@@ -56,7 +56,7 @@ describe('error frames', () => {
       'BODY_BUDGET_FULL', 'MEMBER_SHUTTING_DOWN', 'PARTITION_UNAVAILABLE', 'WRONG_TARGET', 'PARTITION_MIGRATING', 'MEMBER_UNREACHABLE',
       'NOT_MEMBER', 'STALE_VIEW', 'FENCED', 'RECOVERING', 'CP_UNAVAILABLE',
     ]);
-    for (const code of ['BAD_REQUEST', 'QUEUE_FULL', 'CLUSTER_PASSIVE', 'TIMEOUT', 'INDETERMINATE', 'NOT_IMPLEMENTED', 'INTERNAL', ...retried] as GridErrorCode[]) {
+    for (const code of ['BAD_REQUEST', 'QUEUE_FULL', 'CLUSTER_PASSIVE', 'TIMEOUT', 'INDETERMINATE', 'UNSUPPORTED', 'INTERNAL', ...retried] as GridErrorCode[]) {
       expect(clientRetries(clientErrorOf([holderOf(new GridError(code, code))])), code).toBe(retried.has(code));
     }
     expect(holderOf(new GridError('WRONG_TARGET', 'x')).code).not.toBe(62);
@@ -70,6 +70,6 @@ describe('error frames', () => {
   });
 
   it('unsupported operations are code 61 with Java\'s class name', () => {
-    expect(holderOf(new GridError('NOT_IMPLEMENTED', 'x'))).toEqual({ code: 61, className: 'java.lang.UnsupportedOperationException', message: 'x' });
+    expect(holderOf(new GridError('UNSUPPORTED', 'x'))).toEqual({ code: 61, className: 'java.lang.UnsupportedOperationException', message: 'x' });
   });
 });
