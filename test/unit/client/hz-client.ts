@@ -30,7 +30,8 @@ export interface HzMessage {
 type Codec = Record<string, (...args: unknown[]) => unknown>;
 const codec = (name: string, dir = 'codec'): Codec => lib(`${dir}/${name}.js`)[name] as Codec;
 
-export const Long = require('long') as { fromNumber(n: number): HzLong; fromString(s: string, unsigned?: boolean, radix?: number): HzLong };
+// The client's own copy of `long` (its dependency, not ours), resolved from the client's package.
+export const Long = createRequire(require.resolve('hazelcast-client'))('long') as { fromNumber(n: number): HzLong; fromString(s: string, unsigned?: boolean, radix?: number): HzLong };
 const UUIDClass = (lib('core/UUID.js').UUID as new (msb: HzLong, lsb: HzLong) => HzUuid);
 const HeapData = lib('serialization/HeapData.js').HeapData as new (buf: Buffer) => HzData;
 const ReaderClass = lib('network/Connection.js').ClientMessageReader as new () => { append(b: Buffer): void; read(): HzMessage | null };
