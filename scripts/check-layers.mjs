@@ -31,6 +31,8 @@ const RANK = {
   wan: 9,
   // The metrics library's one home (ARCHITECTURE.md): imports core only; member/ plugs the services in.
   metrics: 9.5,
+  // Hazelcast's client protocol: codecs (pure) and the connection shell over the map/queue facades.
+  client: 9.7,
   rest: 10,
   member: 11,
   // The `grid` command: src/cli.ts and src/cli/ (admin commands) are one layer.
@@ -56,6 +58,8 @@ const REST_MAY_IMPORT = new Set([
   'queue/queue-service.ts',
   'cp/cp-service.ts',
   'wan/wan-facade.ts',
+  // How REST serves a value a Hazelcast client wrote (its marker content type -> Hazelcast's REST type).
+  'client/data.ts',
 ]);
 /** The seam of the test-only fault switches: the one production module that holds or names them. */
 const FAULT_SEAM = 'core/test-hooks.ts';

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// npm run fuzz -- --cases N [--seed S] [--target member|http|http-diff|http-reference|dial|decoders|all]
+// npm run fuzz -- --cases N [--seed S] [--target member|http|http-diff|http-reference|dial|decoders|client|all]
+// client: Hazelcast's client protocol (test/fuzz/client-protocol.test.ts), its decoders and a live member.
 // http-reference: the generated REST variations against a real Hazelcast member
 // (test/reference/rest-diff.test.ts); only when named, as it needs a JDK and Maven.
 // Builds, then runs the fuzz tests of test/fuzz through vitest with FUZZ_* variables (the same
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const TARGETS = ['member', 'http', 'http-diff', 'http-reference', 'dial', 'decoders', 'all'];
+const TARGETS = ['member', 'http', 'http-diff', 'http-reference', 'dial', 'decoders', 'client', 'all'];
 
 function parseArgs(argv) {
   const out = { cases: 10_000, seed: undefined, target: 'all', dialSeconds: undefined };
@@ -28,7 +29,7 @@ function parseArgs(argv) {
     else if (a === '--target') out.target = value();
     else if (a === '--dial-seconds') out.dialSeconds = Number(value());
     else if (a === '--help' || a === '-h') {
-      console.log('usage: npm run fuzz -- --cases N [--seed S] [--target member|http|http-diff|http-reference|dial|decoders|all] [--dial-seconds S]');
+      console.log('usage: npm run fuzz -- --cases N [--seed S] [--target member|http|http-diff|http-reference|dial|decoders|client|all] [--dial-seconds S]');
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -59,7 +60,8 @@ if (args.seed !== undefined) env.FUZZ_SEED = String(args.seed);
 if (args.dialSeconds !== undefined) env.FUZZ_DIAL_SECONDS = String(args.dialSeconds);
 const files = [];
 env.FUZZ_TARGET = args.target;
-if (args.target !== 'decoders' && args.target !== 'http-diff' && args.target !== 'http-reference') files.push('test/fuzz/cluster-fuzz.test.ts');
+if (args.target !== 'decoders' && args.target !== 'http-diff' && args.target !== 'http-reference' && args.target !== 'client') files.push('test/fuzz/cluster-fuzz.test.ts');
+if (args.target === 'client' || args.target === 'all') files.push('test/fuzz/client-protocol.test.ts');
 if (args.target === 'http-reference') files.push('test/reference/rest-diff.test.ts');
 if (args.target === 'http-diff' || args.target === 'all') files.push('test/fuzz/http-diff.test.ts');
 if (args.target === 'decoders' || args.target === 'all') files.push('test/fuzz/decoders.test.ts');

@@ -30,6 +30,7 @@ export type GridErrorCode =
   | 'NOT_ENABLED' // a subsystem that is not enabled (CP)
   | 'CP_UNAVAILABLE' // the CP subsystem or a CP group cannot answer now (not formed yet, no leader, no majority)
   | 'INDETERMINATE' // a CP operation may or may not have been applied (fail-on-indeterminate-operation-state)
+  | 'UNSUPPORTED' // a request of a protocol Grid speaks that it does not serve (yet): a Hazelcast client message of a later step
   | 'CONFIG_INVALID'
   | 'INTERNAL';
 
@@ -62,6 +63,7 @@ const CODES: Readonly<Record<GridErrorCode, true>> = {
   NOT_ENABLED: true,
   CP_UNAVAILABLE: true,
   INDETERMINATE: true,
+  UNSUPPORTED: true,
   CONFIG_INVALID: true,
   INTERNAL: true,
 };

@@ -17,6 +17,9 @@ import type { MemberInfo } from '../cluster/types.js';
 import { PartitionService } from '../partition/partition-service.js';
 import { replicaCountFor } from '../partition/assignment.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
+import { ClientServer, nameUuid } from '../client/client-server.js';
+import type { ViewMember } from '../client/cluster-view-codec.js';
+import { HAZELCAST_COMPAT_VERSION } from '../client/message-ids.js';
 import { ClusterInvoker } from '../invocation/invoker.js';
 import { memberStallBounds } from '../net/stall-detector.js';
 import { MemberNet } from '../net/member-net.js';
@@ -90,6 +93,8 @@ export class Member {
   private memberListener: Listener | undefined;
   private restListener: Listener | undefined;
   private rest: RestServer | undefined;
+  /** Hazelcast's client protocol on the member port (docs/clients.md). */
+  private clients: ClientServer | undefined;
   private stopping: Promise<void> | undefined;
   private lastRestHint = -Infinity;
   private resolveStopped!: () => void;
@@ -357,6 +362,15 @@ export class Member {
       },
     };
     const refuseHttp = (): void => this.hintRestDisabled();
+    const clients = this.startClientServer();
+    let clientsReady = false;
+    const clientSink = {
+      accept: (socket: net.Socket, head: Buffer) => {
+        // Before the data services run, a client is closed: it retries (its connect backoff).
+        if (!clientsReady) socket.destroy();
+        else clients.accept(socket, head);
+      },
+    };
 
     // WAN: handlers and the acceptor for other clusters' publishers before the port opens.
     this.wan.start();
@@ -369,6 +383,7 @@ export class Member {
       logger: this.logger,
       http: separateRest ? undefined : httpSink,
       member: this.net,
+      client: clientSink,
       onRefusedHttp: separateRest ? () => this.logger.debug('HTTP on the member port refused: REST has its own port') : refuseHttp,
     });
     const port = await this.memberListener.listen(plan.memberPort);
@@ -414,8 +429,9 @@ export class Member {
     // 4. data services
     this.maps.startExpirySweeper(cfg.tuning.expirySweepIntervalMillis);
     this.wan.joined();
-    // 5. REST
+    // 5. REST and Hazelcast clients
     restReady = true;
+    clientsReady = true;
     this.cluster.on((e) => {
       if (e.type === 'shutdownRequested' || e.type === 'removedFromCluster') {
         this.stop().catch((err: unknown) => this.logger.error(`stopping failed: ${describeError(err)}`));
@@ -493,6 +509,8 @@ export class Member {
     const listeners = [this.restListener, this.memberListener].filter((l): l is Listener => l !== undefined);
     const closingRest = this.restListener?.close(false);
     this.rest?.close();
+    // Clients too: they reconnect to the other members.
+    this.clients?.stop();
     // A CP member gives its seat up while it can still reach the METADATA group.
     await this.cp.leave(CP_LEAVE_TIMEOUT_MS);
     // Then hand the partitions over while the member protocol still runs.
@@ -529,10 +547,36 @@ export class Member {
     let member = 0;
     for (const l of [this.memberListener, this.restListener]) {
       if (!l) continue;
-      client += l.counts.http;
+      client += l.counts.http + l.counts.client;
     }
     member = this.net.connectionCount();
     return { client, member };
+  }
+
+  /** The client protocol's server over the same facades REST uses. */
+  private startClientServer(): ClientServer {
+    const toView = (m: MemberInfo): ViewMember => ({ uuid: m.uuid, host: m.host, port: m.port, liteMember: m.liteMember, version: HAZELCAST_COMPAT_VERSION });
+    const clusterName = this.config.clusterName;
+    const clients = new ClientServer(
+      {
+        clusterName,
+        partitionCount: PARTITION_COUNT,
+        // Stable and the same on every member: derived from the cluster name (Grid has no cluster id of its own yet).
+        clusterId: nameUuid(`grid-cluster:${clusterName}`),
+        localUuid: () => this.uuid,
+        localMember: () => toView(this.cluster.localMember()),
+        members: () => this.cluster.members().map(toView),
+        memberListVersion: () => this.cluster.memberListVersion(),
+        partitionTableVersion: () => this.partitions.table.version(),
+        partitionOwners: () => Array.from({ length: PARTITION_COUNT }, (_, pid) => this.partitions.table.ownerOf(pid)),
+        maps: this.maps,
+        queues: this.queues,
+      },
+      this.clock,
+      this.logger.child({ component: 'client' }),
+    );
+    this.clients = clients;
+    return clients;
   }
 
   private hintRestDisabled(): void {

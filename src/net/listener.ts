@@ -1,12 +1,13 @@
-// One TCP listener per port. The first byte of each connection decides its protocol: the
-// member protocol goes to the registered member handler, HTTP to the REST server (or is
-// closed when this port serves no REST). Counts open connections of each kind.
+// One TCP listener per port. The first bytes of each connection decide its protocol: the
+// member protocol goes to the registered member handler, Hazelcast's client protocol (`CP2`)
+// to the client handler, HTTP to the REST server (or is closed when this port serves no REST).
+// Counts open connections of each kind.
 
 import net from 'node:net';
 import { GridError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { PortConfig } from '../config/types.js';
-import { classifyFirstByte } from '../protocol/preamble.js';
+import { classifyHead } from '../protocol/preamble.js';
 
 /** How long a new connection may stay silent before it is closed. */
 const FIRST_BYTE_TIMEOUT_MS = 60_000;
@@ -87,6 +88,7 @@ export function inSharedReadBuffer(bytes: Uint8Array): boolean {
 export interface ConnectionCounts {
   http: number;
   member: number;
+  client: number;
 }
 
 export class Listener {
@@ -94,7 +96,7 @@ export class Listener {
   private readonly sockets = new Set<net.Socket>();
   /** Told when the last tracked socket closes (every close() call waiting for it). */
   private readonly drainWaiters: (() => void)[] = [];
-  readonly counts: ConnectionCounts = { http: 0, member: 0 };
+  readonly counts: ConnectionCounts = { http: 0, member: 0, client: 0 };
   private boundPort = 0;
 
   constructor(
@@ -103,6 +105,8 @@ export class Listener {
       logger: Logger;
       http: ConnectionSink | undefined;
       member: ConnectionSink | undefined;
+      /** Hazelcast's client protocol; undefined: such connections are closed. */
+      client?: ConnectionSink | undefined;
       /** What to do with an HTTP connection when `http` is undefined. */
       onRefusedHttp?: (socket: net.Socket) => void;
     },
@@ -172,32 +176,41 @@ export class Listener {
       socket.destroy();
     };
     socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, silent);
-    socket.once('data', (head: Buffer) => {
+    let head: Buffer | undefined;
+    const onData = (chunk: Buffer): void => {
+      head = head === undefined ? chunk : Buffer.concat([head, chunk]);
+      const kind = classifyHead(head);
+      if (kind === undefined) return; // `C` or `CP` so far: wait for the third byte
+      socket.off('data', onData);
       socket.setTimeout(0);
       socket.off('timeout', silent);
       socket.pause();
-      const kind = classifyFirstByte(head[0] ?? 0);
-      const sink = kind === 'member' ? this.deps.member : this.deps.http;
-      if (sink === undefined) {
-        if (kind === 'http' && this.deps.onRefusedHttp) this.deps.onRefusedHttp(socket);
-        else this.deps.logger.debug({ remote: socket.remoteAddress }, `${kind} connection refused: not served on this port`);
-        socket.destroy();
-        return;
+      this.hand(socket, kind, head);
+    };
+    socket.on('data', onData);
+  }
+
+  private hand(socket: net.Socket, kind: 'member' | 'http' | 'client', head: Buffer): void {
+    const sink = kind === 'member' ? this.deps.member : kind === 'client' ? this.deps.client : this.deps.http;
+    if (sink === undefined) {
+      if (kind === 'http' && this.deps.onRefusedHttp) this.deps.onRefusedHttp(socket);
+      else this.deps.logger.debug({ remote: socket.remoteAddress }, `${kind} connection refused: not served on this port`);
+      socket.destroy();
+      return;
+    }
+    let served = socket;
+    if (kind === 'http' && sink.ownReads === true) {
+      const taken = takeOverReads(socket);
+      if (taken !== undefined) {
+        this.sockets.delete(socket);
+        served = taken;
+        this.track(taken);
+        taken.on('error', () => undefined);
       }
-      let served = socket;
-      if (kind === 'http' && sink.ownReads === true) {
-        const taken = takeOverReads(socket);
-        if (taken !== undefined) {
-          this.sockets.delete(socket);
-          served = taken;
-          this.track(taken);
-          taken.on('error', () => undefined);
-        }
-      }
-      this.counts[kind]++;
-      served.once('close', () => this.counts[kind]--);
-      sink.accept(served, head);
-    });
+    }
+    this.counts[kind]++;
+    served.once('close', () => this.counts[kind]--);
+    sink.accept(served, head);
   }
 
   private track(socket: net.Socket): void {

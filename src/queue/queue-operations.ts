@@ -210,6 +210,13 @@ export class QueueOperations {
     });
   }
 
+  peekOp(queueName: string): Operation<QueueItem | undefined> {
+    return new QueueOp('queue.peek', 'peek', false, [queueName], () => {
+      this.protection.guardOwner(queueName, 'READ');
+      return this.reg.queues.get(queueName)?.queue.peek();
+    });
+  }
+
   statsOp(queueName: string): Operation<QueueStats> {
     return new QueueOp('queue.stats', 'stats', false, [queueName], () => {
       const q = this.reg.queues.get(queueName)?.queue;

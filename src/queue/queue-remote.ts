@@ -39,6 +39,8 @@ export function queueHandler(reg: QueueRegistry, ops: QueueOperations): Operatio
         }
         case 'size':
           return ops.sizeOp(name);
+        case 'peek':
+          return ops.peekOp(name);
         case 'stats':
           return ops.statsOp(name);
       }
@@ -47,7 +49,7 @@ export function queueHandler(reg: QueueRegistry, ops: QueueOperations): Operatio
     encodeResult: (type: string, result: unknown): WireValue => {
       if (type === 'offer') return result as boolean;
       if (type === 'size' || type === 'confirm' || type === 'release') return result as number;
-      if (type === 'poll') return result === undefined ? null : encodeItem(result as QueueItem);
+      if (type === 'poll' || type === 'peek') return result === undefined ? null : encodeItem(result as QueueItem);
       if (type === 'stats') {
         const st = result as QueueStats;
         return [st.size, st.reserved, st.waitingPolls];
@@ -57,7 +59,7 @@ export function queueHandler(reg: QueueRegistry, ops: QueueOperations): Operatio
     decodeResult: (type: string, w: WireValue): unknown => {
       if (type === 'offer') return w === true;
       if (type === 'size' || type === 'confirm' || type === 'release') return typeof w === 'number' ? w : 0;
-      if (type === 'poll') {
+      if (type === 'poll' || type === 'peek') {
         if (w === null) return undefined;
         return decodeItem(f.tuple(w, 'queue item'), 0);
       }

@@ -63,6 +63,8 @@ export interface QueueFacade {
   /** Wait up to `timeoutMs` (0 = don't wait) for an item; undefined when none came. */
   poll(queueName: string, timeoutMs: number, client: PollClient): MaybePromise<QueueItem | undefined>;
   size(queueName: string): MaybePromise<number>;
+  /** The head item without taking it (reserved items are not the head); undefined when empty. */
+  peek(queueName: string): MaybePromise<QueueItem | undefined>;
   /** Items, reserved items and waiting polls, as the owner sees them. */
   stats(queueName: string): MaybePromise<QueueStats>;
   /** The max-size of the queue's config (0 = unbounded), for error messages. */
@@ -133,6 +135,12 @@ export class QueueService implements QueueFacade {
     this.protection.guardHere(queueName, 'READ');
     const pid = partitionIdOf(queueName);
     return this.reg.deps.invoker.invoke(pid, this.ops.sizeOp(queueName));
+  }
+
+  peek(queueName: string): MaybePromise<QueueItem | undefined> {
+    this.protection.guardHere(queueName, 'READ');
+    const pid = partitionIdOf(queueName);
+    return this.reg.deps.invoker.invoke(pid, this.ops.peekOp(queueName));
   }
 
   stats(queueName: string): MaybePromise<QueueStats> {

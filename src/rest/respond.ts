@@ -4,6 +4,7 @@
 import type { RestResponse } from './exchange.js';
 import type { StoredValue } from './context.js';
 import { headerSafe } from './paths.js';
+import { restContentType } from '../client/data.js';
 
 // Frozen: node only reads the list (a mutation would throw in a test, not corrupt answers).
 const NO_CONTENT_HEADERS = Object.freeze(['Content-Length', '0']) as string[];
@@ -42,11 +43,13 @@ export function sendText(res: RestResponse, text: string, contentType = 'text/pl
 
 /** A stored value: its bytes, and its Content-Type when it was stored with one. */
 export function sendValue(res: RestResponse, v: StoredValue): void {
+  // A value written by a Hazelcast client carries a marker type: REST serves it as Hazelcast does (client/data.ts).
+  const contentType = restContentType(v.contentType);
   if (res.answerLatin1 !== undefined) {
-    res.answerLatin1(200, v.contentType, v.value);
+    res.answerLatin1(200, contentType, v.value);
     return;
   }
   const len = String(v.value.length);
-  res.writeHead(200, v.contentType === undefined ? ['Content-Length', len] : ['Content-Type', v.contentType, 'Content-Length', len]);
+  res.writeHead(200, contentType === undefined ? ['Content-Length', len] : ['Content-Type', contentType, 'Content-Length', len]);
   res.end(v.value, 'latin1');
 }

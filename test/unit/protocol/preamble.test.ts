@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MEMBER_PREAMBLE, classifyFirstByte } from '../../../src/protocol/preamble.js';
+import { MEMBER_PREAMBLE, classifyFirstByte, classifyHead } from '../../../src/protocol/preamble.js';
 
 describe('member protocol preamble', () => {
   it('is \\0GRD followed by the protocol version', () => {
@@ -13,5 +13,21 @@ describe('member protocol preamble', () => {
     }
     // Every byte except 0x00 goes to HTTP (which then answers 400 for garbage).
     for (let b = 1; b < 256; b++) expect(classifyFirstByte(b)).toBe('http');
+  });
+});
+
+describe('classifyHead', () => {
+  const head = (s: string | number[]): Uint8Array => (typeof s === 'string' ? Buffer.from(s, 'latin1') : Uint8Array.from(s));
+
+  it('tells the three protocols apart, waiting while a head could still be `CP2`', () => {
+    expect(classifyHead(head([0x00]))).toBe('member');
+    expect(classifyHead(head('CP2'))).toBe('client');
+    expect(classifyHead(head('CP2\u0028\u0000'))).toBe('client');
+    expect(classifyHead(head('C'))).toBeUndefined();
+    expect(classifyHead(head('CP'))).toBeUndefined();
+    expect(classifyHead(head(''))).toBeUndefined();
+    // HTTP methods, including the ones that start like the client header.
+    for (const m of ['GET /', 'CONNECT x', 'COPY /', 'CP1', 'CPX', 'POST /']) expect(classifyHead(head(m)), m).toBe('http');
+    expect(classifyHead(head('CO'))).toBe('http');
   });
 });

@@ -86,6 +86,8 @@ describe('QueueService replication', () => {
     expect(h.decodeResult('poll', wire(h.encodeResult('poll', undefined))!)).toBeUndefined();
     expect(h.decodeResult('offer', wire(h.encodeResult('offer', false))!)).toBe(false);
     expect(h.decodeResult('size', wire(h.encodeResult('size', 42))!)).toBe(42);
+    expect(h.decodeResult('peek', wire(h.encodeResult('peek', item))!)).toEqual(item);
+    expect(h.decodeResult('peek', wire(h.encodeResult('peek', undefined))!)).toBeUndefined();
   });
 
   it('an operation for a queue in another partition is refused', () => {

@@ -62,6 +62,24 @@ describe('QueueService: offer, poll, size', () => {
     expect(await svc.size('q')).toBe(0);
   });
 
+  it('peek shows the head without taking it, at the queue\'s partition; empty is undefined', async () => {
+    const { svc, invoker } = setup();
+    expect(await svc.peek('pq')).toBeUndefined();
+    await svc.offer('pq', item('a', 'text/plain'));
+    await svc.offer('pq', item('b'));
+    expect(await svc.peek('pq')).toEqual({ value: 'a', contentType: 'text/plain' });
+    expect(await svc.size('pq')).toBe(2);
+    expect(invoker.calls.filter((c) => c.name === 'queue.peek')).toEqual([
+      { partitionId: partitionIdOf('pq'), name: 'queue.peek', mutating: false },
+      { partitionId: partitionIdOf('pq'), name: 'queue.peek', mutating: false },
+    ]);
+    // A reserved item (a poll's, not yet confirmed) is not the head any more.
+    const c = new TestClient();
+    (c as PollClient & { onAnswered?: PollClient['onAnswered'] }).onAnswered = () => undefined;
+    expect(await svc.poll('pq', 0, c)).toEqual({ value: 'a', contentType: 'text/plain' });
+    expect(await svc.peek('pq')).toEqual({ value: 'b', contentType: undefined });
+  });
+
   it('queues are independent', async () => {
     const { svc } = setup();
     await svc.offer('q1', item('x'));

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { requestHeader } from '../../../src/client/codec.js';
+import { encodeMessage, FrameReader } from '../../../src/client/frame.js';
+import { MessageId } from '../../../src/client/message-ids.js';
+import { boolResponse, checkDefaultTtl, decodeDataRequest, intResponse, nullableDataResponse } from '../../../src/client/request-codecs.js';
+import { hz, hzBytes, hzData, hzRead, Long, type HzMessage } from './hz-client.js';
+
+const key = Buffer.from('00000000fffffff5000000026b31', 'hex');
+const value = Buffer.from('00000000fffffff5000000027631', 'hex');
+const T = Long.fromNumber(0);
+const NO_TTL = Long.fromNumber(-1);
+
+function decode(m: unknown) {
+  const [msg] = new FrameReader().push(hzBytes(m as HzMessage, 3, 21));
+  const h = requestHeader(msg!);
+  expect(h.correlationId).toBe(3n);
+  expect(h.partitionId).toBe(21);
+  return { type: h.type, req: decodeDataRequest(h.type, msg!) };
+}
+
+describe('map and queue requests as the client encodes them', () => {
+  it('map messages', () => {
+    expect(decode(hz.mapPut.encodeRequest!('m', hzData(key), hzData(value), T, NO_TTL))).toEqual({
+      type: MessageId.MapPut,
+      req: { kind: 'map.put', name: 'm', key, value, ttlMs: -1n, returnOld: true },
+    });
+    expect(decode(hz.mapSet.encodeRequest!('m', hzData(key), hzData(value), T, Long.fromNumber(5000))).req).toEqual({
+      kind: 'map.put', name: 'm', key, value, ttlMs: 5000n, returnOld: false,
+    });
+    for (const [c, kind] of [
+      [hz.mapGet, 'map.get'],
+      [hz.mapRemove, 'map.remove'],
+      [hz.mapDelete, 'map.delete'],
+      [hz.mapContainsKey, 'map.containsKey'],
+    ] as const) {
+      expect(decode(c.encodeRequest!('m', hzData(key), T)).req).toEqual({ kind, name: 'm', key });
+    }
+    for (const [c, kind] of [
+      [hz.mapSize, 'map.size'],
+      [hz.mapIsEmpty, 'map.isEmpty'],
+      [hz.mapClear, 'map.clear'],
+    ] as const) {
+      expect(decode(c.encodeRequest!('m')).req).toEqual({ kind, name: 'm' });
+    }
+  });
+
+  it('queue messages', () => {
+    expect(decode(hz.queueOffer.encodeRequest!('q', hzData(value), Long.fromNumber(0))).req).toEqual({ kind: 'queue.offer', name: 'q', value, timeoutMs: 0n });
+    expect(decode(hz.queuePoll.encodeRequest!('q', Long.fromNumber(2500))).req).toEqual({ kind: 'queue.poll', name: 'q', timeoutMs: 2500n });
+    expect(decode(hz.queuePeek.encodeRequest!('q')).req).toEqual({ kind: 'queue.peek', name: 'q' });
+    expect(decode(hz.queueSize.encodeRequest!('q')).req).toEqual({ kind: 'queue.size', name: 'q' });
+    expect(decode(hz.queueIsEmpty.encodeRequest!('q')).req).toEqual({ kind: 'queue.isEmpty', name: 'q' });
+  });
+
+  it('other message types are not data requests; malformed ones are refused', () => {
+    const [ping] = new FrameReader().push(Buffer.from('1600000000e0' + '000b0000' + '0100000000000000' + 'ffffffff', 'hex'));
+    expect(decodeDataRequest(0x000b00, ping!)).toBeUndefined();
+    // A Map.Get without its key frame.
+    expect(() => decodeDataRequest(MessageId.MapGet, ping!.slice(0, 1))).toThrow(/missing map name/);
+  });
+
+  it('only the map default TTL is accepted for now', () => {
+    expect(() => checkDefaultTtl(-1n)).not.toThrow();
+    expect(() => checkDefaultTtl(0n)).toThrow(/not supported/);
+    expect(() => checkDefaultTtl(1000n)).toThrow(/1000 ms/);
+  });
+});
+
+describe('responses the client decodes', () => {
+  const read = (b: { frames: Parameters<typeof encodeMessage>[0] }) => hzRead(encodeMessage(b.frames));
+
+  it('nullable Data', () => {
+    const some = read(nullableDataResponse(MessageId.MapGet, 4n, value));
+    expect(some.getMessageType()).toBe(MessageId.MapGet + 1);
+    expect((hz.mapGet.decodeResponse!(some) as { toBuffer(): Buffer }).toBuffer().equals(value)).toBe(true);
+    expect(hz.mapGet.decodeResponse!(read(nullableDataResponse(MessageId.MapGet, 4n, undefined)))).toBeNull();
+    expect(hz.queuePoll.decodeResponse!(read(nullableDataResponse(MessageId.QueuePoll, 4n, undefined)))).toBeNull();
+  });
+
+  it('booleans and ints', () => {
+    expect(hz.mapContainsKey.decodeResponse!(read(boolResponse(MessageId.MapContainsKey, 1n, true)))).toBe(true);
+    expect(hz.mapContainsKey.decodeResponse!(read(boolResponse(MessageId.MapContainsKey, 1n, false)))).toBe(false);
+    expect(hz.queueOffer.decodeResponse!(read(boolResponse(MessageId.QueueOffer, 1n, true)))).toBe(true);
+    expect(hz.mapSize.decodeResponse!(read(intResponse(MessageId.MapSize, 1n, 123456)))).toBe(123456);
+  });
+});
