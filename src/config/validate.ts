@@ -43,6 +43,7 @@ import {
   MIN_PERSISTENCE_TIMEOUT_SECONDS,
 } from './defaults.js';
 import { isHost, parseMemberEntry, splitMemberEntries } from './member-list.js';
+import { readSsl, type SslConfig } from './ssl.js';
 import { parseMemoryLimit } from '../core/memory-guard.js';
 import { childPath, didYouMean, isRecord, show, type Problems } from './problems.js';
 import {
@@ -118,7 +119,7 @@ const IGNORED_ENDPOINT = [
   'socket-interceptor', 'tpc-socket', 'interfaces',
 ];
 const IGNORED_ADVANCED = [
-  'client-server-socket-endpoint-config', 'wan-endpoint-config', 'wan-server-socket-endpoint-config',
+  'client-server-socket-endpoint-config', 'wan-server-socket-endpoint-config',
   'memcache-server-socket-endpoint-config', 'member-address-provider', 'failure-detector',
 ];
 
@@ -478,8 +479,9 @@ function readNetwork(problems: Problems, s: Section): NetworkConfig {
   }
   const join = readJoin(problems, s.child('join'));
   const restApi = readRestApi(problems, s.child('rest-api'));
+  const ssl = readSsl(problems, s.at('ssl'), s.raw('ssl'));
   s.finish(IGNORED_NETWORK);
-  return { port, publicAddress: publicAddress === '' ? undefined : publicAddress, bindHost, join, restApi };
+  return { port, publicAddress: publicAddress === '' ? undefined : publicAddress, bindHost, join, restApi, ssl };
 }
 
 function readAdvancedNetwork(
@@ -491,19 +493,36 @@ function readAdvancedNetwork(
   const join = s.has('join') ? readJoin(problems, s.child('join')) : undefined;
   const member = s.child('member-server-socket-endpoint-config');
   const memberPort = readPort(problems, member.at('port'), member.raw('port'), DEFAULT_MEMBER_PORT);
+  const memberSsl = readSsl(problems, member.at('ssl'), member.raw('ssl'));
   // `name` only labels an endpoint config.
   member.finish(IGNORED_ENDPOINT, { silent: ['name'] });
   let rest: AdvancedNetworkConfig['rest'];
+  let restSsl: SslConfig | undefined;
   if (s.has('rest-server-socket-endpoint-config')) {
     const r = s.child('rest-server-socket-endpoint-config');
     const port = readPort(problems, r.at('port'), r.raw('port'), DEFAULT_ADVANCED_REST_PORT);
     const enabledGroups = readEndpointGroups(problems, r);
+    restSsl = readSsl(problems, r.at('ssl'), r.raw('ssl'));
     r.finish(IGNORED_ENDPOINT, { silent: ['name'] });
     rest = { port, enabledGroups };
   }
+  const wanSsl = readWanEndpointSsl(problems, s.child('wan-endpoint-config'));
   s.finish(IGNORED_ADVANCED);
   if (!enabled) return { advanced: { enabled: false, memberPort: network.port, rest: undefined }, join: undefined };
-  return { advanced: { enabled: true, memberPort, rest }, join };
+  return { advanced: { enabled: true, memberPort, rest, memberSsl, restSsl, wanSsl }, join };
+}
+
+/** `wan-endpoint-config` entries (keyed by name): the ssl WAN publishers dial with (the first enabled one). */
+function readWanEndpointSsl(problems: Problems, s: Section): SslConfig | undefined {
+  let found: SslConfig | undefined;
+  for (const name of Object.keys(s.obj)) {
+    const e = s.child(name);
+    const ssl = readSsl(problems, e.at('ssl'), e.raw('ssl'));
+    if (ssl !== undefined && found !== undefined) problems.warn(e.at('ssl'), `only the first wan-endpoint-config's ssl is used (${found.path})`);
+    found ??= ssl;
+    e.finish(IGNORED_ENDPOINT, { silent: ['name'] });
+  }
+  return found;
 }
 
 function readMaps(problems: Problems, s: Section, persistenceEnabled: boolean): MapConfig[] {
