@@ -84,6 +84,11 @@ export function inSharedReadBuffer(bytes: Uint8Array): boolean {
   return bytes.buffer === SHARED_READ_BUFFER.buffer;
 }
 
+/** The server side of TLS on a port: completes the handshake and hands over the decrypted socket. */
+export interface TlsAcceptor {
+  accept(raw: net.Socket, head: Buffer, secure: (socket: net.Socket) => void): void;
+}
+
 export interface ConnectionCounts {
   http: number;
   member: number;
@@ -105,6 +110,8 @@ export class Listener {
       member: ConnectionSink | undefined;
       /** What to do with an HTTP connection when `http` is undefined. */
       onRefusedHttp?: (socket: net.Socket) => void;
+      /** With ssl on this port: every connection is TLS first (tls/tls-endpoint.ts), then detected as usual. */
+      tls?: TlsAcceptor;
     },
   ) {
     this.server = net.createServer({ noDelay: true }, (socket) => this.onConnection(socket));
@@ -167,7 +174,22 @@ export class Listener {
     socket.on('error', () => {
       // Errors on a connection not yet handed over (resets) only close it.
     });
-    // A connection that never says anything is closed rather than held forever.
+    const tls = this.deps.tls;
+    this.readHead(socket, (head) => {
+      if (tls === undefined) {
+        this.route(socket, head);
+        return;
+      }
+      tls.accept(socket, head, (secure) => {
+        this.track(secure);
+        secure.on('error', () => undefined);
+        this.readHead(secure, (inner) => this.route(secure, inner));
+      });
+    });
+  }
+
+  /** The first bytes of `socket`; a connection that never says anything is closed rather than held forever. */
+  private readHead(socket: net.Socket, then: (head: Buffer) => void): void {
     const silent = (): void => {
       socket.destroy();
     };
@@ -176,28 +198,34 @@ export class Listener {
       socket.setTimeout(0);
       socket.off('timeout', silent);
       socket.pause();
-      const kind = classifyFirstByte(head[0] ?? 0);
-      const sink = kind === 'member' ? this.deps.member : this.deps.http;
-      if (sink === undefined) {
-        if (kind === 'http' && this.deps.onRefusedHttp) this.deps.onRefusedHttp(socket);
-        else this.deps.logger.debug({ remote: socket.remoteAddress }, `${kind} connection refused: not served on this port`);
-        socket.destroy();
-        return;
-      }
-      let served = socket;
-      if (kind === 'http' && sink.ownReads === true) {
-        const taken = takeOverReads(socket);
-        if (taken !== undefined) {
-          this.sockets.delete(socket);
-          served = taken;
-          this.track(taken);
-          taken.on('error', () => undefined);
-        }
-      }
-      this.counts[kind]++;
-      served.once('close', () => this.counts[kind]--);
-      sink.accept(served, head);
+      then(head);
     });
+  }
+
+  /** The first byte decides the protocol: hand the socket to its sink. */
+  private route(socket: net.Socket, head: Buffer): void {
+    const kind = classifyFirstByte(head[0] ?? 0);
+    const sink = kind === 'member' ? this.deps.member : this.deps.http;
+    if (sink === undefined) {
+      if (kind === 'http' && this.deps.onRefusedHttp) this.deps.onRefusedHttp(socket);
+      else this.deps.logger.debug({ remote: socket.remoteAddress }, `${kind} connection refused: not served on this port`);
+      socket.destroy();
+      return;
+    }
+    let served = socket;
+    // A TLS socket's reads are decrypted by node: only plain TCP handles read into the shared buffer.
+    if (kind === 'http' && sink.ownReads === true && this.deps.tls === undefined) {
+      const taken = takeOverReads(socket);
+      if (taken !== undefined) {
+        this.sockets.delete(socket);
+        served = taken;
+        this.track(taken);
+        taken.on('error', () => undefined);
+      }
+    }
+    this.counts[kind]++;
+    served.once('close', () => this.counts[kind]--);
+    sink.accept(served, head);
   }
 
   private track(socket: net.Socket): void {
