@@ -5,7 +5,8 @@
 
 import net from 'node:net';
 import tls from 'node:tls';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromObject } from '../../src/config/index.js';
 import { Member } from '../../src/member/member.js';
@@ -24,13 +25,19 @@ let member: Member;
 let logs: LogCapture;
 let port: number;
 let client: HttpsClient;
+let live: string;
 
 beforeAll(async () => {
   certs = makeTestCerts();
   const raw = restConfig(undefined, { properties: { 'hazelcast.logging.level': 'FINE' } });
   const network = raw.network as Record<string, unknown>;
   network.port = { port: await freePort(), 'auto-increment': true, 'port-count': 50 };
-  network.ssl = pemSsl(certs.memberKey, certs.memberPem, certs.caPem);
+  // The member reads copies in a directory of their own, which the rotation test renews.
+  live = join(certs.dir, 'live');
+  mkdirSync(live);
+  copyFileSync(certs.memberKey, join(live, 'tls.key'));
+  copyFileSync(certs.memberPem, join(live, 'tls.crt'));
+  network.ssl = pemSsl(join(live, 'tls.key'), join(live, 'tls.crt'), certs.caPem);
   const { config } = configFromObject(raw);
   logs = new LogCapture();
   member = await Member.start({ config, logDestination: logs });
@@ -132,6 +139,59 @@ describe('HTTPS on the member port', () => {
     expect((await client.request('GET', '/hazelcast/health/ready')).status).toBe(200);
   });
 });
+
+describe('certificate rotation', () => {
+  it('takes renewed files for new handshakes under load, drops no request, and keeps the old certificate when the new files are broken', async () => {
+    expect(await presented(port, certs.caPem)).toBe('member');
+    // Load: keep-alive requests on open connections all through the rotation.
+    let stop = false;
+    let answered = 0;
+    const failures: string[] = [];
+    const loop = async (w: number): Promise<void> => {
+      for (let n = 0; !stop; n++) {
+        try {
+          const r = await client.request('POST', `/hazelcast/rest/maps/rot/w${w}-${n}`, 'x');
+          if (r.status === 200) answered++;
+          else failures.push(`status ${r.status}`);
+        } catch (e) {
+          failures.push((e as Error).message);
+        }
+      }
+    };
+    const workers = Array.from({ length: 8 }, (_, w) => loop(w));
+    // Renewed as cert-manager does it: new key and chain in place (watched: no signal needed).
+    writeFileSync(join(live, 'tls.key'), readFileSync(certs.member2Key));
+    writeFileSync(join(live, 'tls.crt'), readFileSync(certs.member2Pem));
+    await pollUntil(() => presented(port, certs.caPem), (cn) => cn === 'member2', { timeoutMs: 10_000, what: 'new handshakes to present member2' });
+    const reloadErrors = (): number => logs.messages().filter((m) => m.startsWith('TLS reload (member') && m.includes('refused')).length;
+    const errorsBefore = reloadErrors();
+    // A broken renewal: refused, the current certificate stays.
+    writeFileSync(join(live, 'tls.crt'), 'not a certificate\n');
+    await pollUntil(() => Promise.resolve(reloadErrors()), (n) => n > errorsBefore, { timeoutMs: 10_000, what: 'the broken file to be refused' });
+    expect(member.reloadTls('test')).toEqual({ member: { error: expect.stringContaining(`${join(live, 'tls.crt')} holds no PEM certificate`) as unknown } });
+    expect(await presented(port, certs.caPem)).toBe('member2');
+    stop = true;
+    await Promise.all(workers);
+    expect(failures).toEqual([]);
+    expect(answered).toBeGreaterThan(0);
+    // Fixed again: a forced reload (SIGHUP's path) takes it.
+    writeFileSync(join(live, 'tls.crt'), readFileSync(certs.memberPem));
+    writeFileSync(join(live, 'tls.key'), readFileSync(certs.memberKey));
+    await pollUntil(() => presented(port, certs.caPem), (cn) => cn === 'member', { timeoutMs: 10_000, what: 'the first certificate back' });
+  });
+});
+
+/** The CN of the certificate a new handshake presents. */
+function presented(p: number, ca: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = tls.connect({ host: '127.0.0.1', port: p, ca: readFileSync(ca) }, () => {
+      const cn = s.getPeerCertificate().subject.CN;
+      s.destroy();
+      resolve(Array.isArray(cn) ? cn.join(',') : (cn ?? ''));
+    });
+    s.once('error', reject);
+  });
+}
 
 /** Send `bytes` in clear, collect what comes back until the member closes (or 5 s). */
 function plainExchange(p: number, bytes: Buffer): Promise<{ bytes: Buffer; closed: boolean }> {

@@ -106,6 +106,13 @@ describe('member TLS, mutual authentication REQUIRED', () => {
     expect((await c.clusterInfo(1)).members).toHaveLength(3);
   });
 
+  it('rereads its TLS files on SIGHUP and keeps running', async () => {
+    const m = c.member(0);
+    m.process.child.kill('SIGHUP');
+    await waitFor('the member to reread its TLS files', () => m.logMessages().find((l) => l.startsWith('TLS files reread (member, SIGHUP)')), 10_000);
+    expect((await c.http(0, 'GET', '/hazelcast/health/ready')).status).toBe(200);
+  });
+
   it('keeps every acknowledged write over a kill -9 of a member', async () => {
     const list = await c.waitForMembers(3);
     const victim = c.byUuid(list[2]!.uuid);

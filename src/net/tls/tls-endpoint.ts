@@ -187,6 +187,8 @@ export class TlsEndpoint {
         `TLS certificate reloaded (${this.name}, ${reason})`,
       );
       for (const fn of this.listeners) fn(next);
+    } else if (reason !== 'files changed') {
+      this.logger.info({ subject: next.subject, notAfter: next.notAfter.toISOString() }, `TLS files reread (${this.name}, ${reason}): unchanged`);
     }
     return { changed, subject: next.subject, notAfter: next.notAfter.toISOString() };
   }
