@@ -14,7 +14,7 @@ import { MEMBER_PREAMBLE } from '../../src/protocol/preamble.js';
 import { encodeAuth } from '../../src/protocol/payloads.js';
 import { findMissing, holdsFor, startCluster, startWriteLoad, type Cluster } from '../support/cluster.js';
 import { makeTestCerts, pemSsl, STORE_PASSWORD, type TestCerts } from '../support/certs.js';
-import { waitFor } from '../support/process.js';
+import { cleanEnv, spawnGrid, waitFor } from '../support/process.js';
 
 let certs: TestCerts;
 let c: Cluster;
@@ -104,6 +104,25 @@ describe('member TLS, mutual authentication REQUIRED', () => {
     });
     expect(answer).toEqual({ bytes: 0, closed: true });
     expect((await c.clusterInfo(1)).members).toHaveLength(3);
+  });
+
+  it('is reached by the grid CLI with --cacert, --cert and --key (https:// address or --tls)', async () => {
+    const port = c.member(0).port;
+    const run = async (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => {
+      const p = spawnGrid(args, { env: cleanEnv() });
+      const { code } = await p.exited(15_000);
+      return { code, stdout: p.stdout(), stderr: p.stderr() };
+    };
+    const ok = await run(['map', 'put', 'cli', 'k', 'v', '--address', `https://127.0.0.1:${port}`, '--cacert', certs.caPem, '--cert', certs.memberPem, '--key', certs.memberKey]);
+    expect(ok).toMatchObject({ code: 0, stderr: '' });
+    const got = await run(['map', 'get', 'cli', 'k', '--tls', '--address', `127.0.0.1:${port}`, '--cacert', certs.caPem, '--cert', certs.memberPem, '--key', certs.memberKey]);
+    expect(got).toMatchObject({ code: 0, stdout: 'v' });
+    const untrusted = await run(['status', '--address', `https://127.0.0.1:${port}`, '--cert', certs.memberPem, '--key', certs.memberKey]);
+    expect(untrusted.code).toBe(2);
+    expect(untrusted.stderr).toMatch(/certificate is not trusted .*--cacert/);
+    const noClientCert = await run(['status', '--address', `https://127.0.0.1:${port}`, '--cacert', certs.caPem]);
+    expect(noClientCert.code).toBe(2);
+    expect(noClientCert.stderr).toMatch(/--cert and --key/);
   });
 
   it('rereads its TLS files on SIGHUP and keeps running', async () => {
