@@ -3,6 +3,7 @@
 // cross it, plain HTTP gets a clear 400 and a close (logged once per client at FINE), and a
 // plain member frame is refused.
 
+import { spawn } from 'node:child_process';
 import net from 'node:net';
 import tls from 'node:tls';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,8 @@ import { httpsClient, type HttpsClient } from '../support/https.js';
 import { LogCapture, restConfig } from '../support/member.js';
 import { freePort } from '../support/ports.js';
 import { pollUntil } from '../support/http.js';
+import { dockerfile, healthcheck } from '../support/deployment-files.js';
+import { cleanEnv, within } from '../support/process.js';
 
 let certs: TestCerts;
 let member: Member;
@@ -129,6 +132,15 @@ describe('HTTPS on the member port', () => {
     expect(member.net.connectionCount()).toBe(0);
   });
 
+  it("answers the Docker image's HEALTHCHECK over https:// (certificate checked when a CA is given)", async () => {
+    const { command } = healthcheck(dockerfile().stages.at(-1)!);
+    const url = `https://127.0.0.1:${port}/hazelcast/health/ready`;
+    expect(await exitCodeOf(command, { GRID_HEALTHCHECK_URL: url })).toBe(0);
+    expect(await exitCodeOf(command, { GRID_HEALTHCHECK_URL: url, GRID_HEALTHCHECK_CACERT: certs.caPem })).toBe(0);
+    expect(await exitCodeOf(command, { GRID_HEALTHCHECK_URL: url, GRID_HEALTHCHECK_CACERT: certs.rogueCaPem })).toBe(1);
+    expect(await exitCodeOf(command, { GRID_HEALTHCHECK_URL: `http://127.0.0.1:${port}/hazelcast/health/ready` })).toBe(1);
+  });
+
   it('refuses a client that does not trust the certificate, and serves the next one', async () => {
     const err = await new Promise<Error>((resolve) => {
       const s = tls.connect({ host: '127.0.0.1', port });
@@ -191,6 +203,12 @@ function presented(p: number, ca: string): Promise<string> {
     });
     s.once('error', reject);
   });
+}
+
+/** Runs a command (the HEALTHCHECK's) and resolves with its exit code. */
+function exitCodeOf(argv: readonly string[], env: Record<string, string>): Promise<number | null> {
+  const child = spawn(argv[0] === 'node' ? process.execPath : argv[0]!, argv.slice(1), { env: cleanEnv(env), stdio: 'ignore' });
+  return within(new Promise((r) => child.once('exit', (code) => r(code))), 10_000, `${argv.join(' ')} to exit`);
 }
 
 /** Send `bytes` in clear, collect what comes back until the member closes (or 5 s). */
