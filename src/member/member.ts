@@ -508,6 +508,7 @@ export class Member {
       logger: this.logger,
       logControl: this.logControl,
       instanceName: this.instanceName,
+      reloadTls: () => this.reloadTls('REST'),
       cluster: this.cluster,
       maps: this.maps,
       queues: this.queues,

@@ -75,4 +75,6 @@ export interface RestDeps {
   readonly metrics?: MetricsEndpoint;
   /** Endpoint groups enabled on the port that received the request. */
   readonly enabledGroups: ReadonlySet<EndpointGroupName>;
+  /** Rereads the TLS files (POST rest/tls/reload): per endpoint, the certificate now in use or why the new files were refused. */
+  reloadTls?(): Readonly<Record<string, { readonly changed: boolean; readonly subject: string; readonly notAfter: string } | { readonly error: string }>>;
 }

@@ -81,6 +81,10 @@ export function resolveRoute(method: Method, rest: string): Route {
     case 'rest/log-level/reset':
       if (method === 'POST') return paramRoute('CLUSTER_WRITE', 2, 2, resetLogLevel);
       break;
+    case 'rest/tls/reload':
+      // Grid's own: what SIGHUP does, from anywhere (certificate rotation; docs/security.md).
+      if (method === 'POST') return paramRoute('CLUSTER_WRITE', 2, 2, reloadTls);
+      break;
     case 'rest/license':
       if (isGet(method)) {
         return {
@@ -563,6 +567,13 @@ function setLogLevel(r: Request, d: RestDeps, [name]: string[]): void {
   d.logControl.set(level);
   d.logger.info({ newLevel: level }, 'log level changed through REST');
   sendJson(r.res, { status: 'success', message: 'log level is changed' });
+}
+
+function reloadTls(r: Request, d: RestDeps): void {
+  const endpoints = d.reloadTls?.() ?? {};
+  if (Object.keys(endpoints).length === 0) throw new GridError('NOT_ENABLED', 'TLS is not enabled on this member');
+  const failed = Object.values(endpoints).some((e) => 'error' in e);
+  sendJson(r.res, { status: failed ? 'fail' : 'success', endpoints });
 }
 
 function resetLogLevel(r: Request, d: RestDeps): void {

@@ -117,6 +117,9 @@ describe('member TLS, mutual authentication REQUIRED', () => {
     expect(ok).toMatchObject({ code: 0, stderr: '' });
     const got = await run(['map', 'get', 'cli', 'k', '--tls', '--address', `127.0.0.1:${port}`, '--cacert', certs.caPem, '--cert', certs.memberPem, '--key', certs.memberKey]);
     expect(got).toMatchObject({ code: 0, stdout: 'v' });
+    const reload = await run(['tls', 'reload', '--address', `https://127.0.0.1:${port}`, '--cacert', certs.caPem, '--cert', certs.memberPem, '--key', certs.memberKey, '--cluster-name', 'dev']);
+    expect(reload).toMatchObject({ code: 0, stderr: '' });
+    expect(reload.stdout).toMatch(/member: unchanged CN=member, valid until \d{4}-/);
     const untrusted = await run(['status', '--address', `https://127.0.0.1:${port}`, '--cert', certs.memberPem, '--key', certs.memberKey]);
     expect(untrusted.code).toBe(2);
     expect(untrusted.stderr).toMatch(/certificate is not trusted .*--cacert/);
