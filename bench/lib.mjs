@@ -32,6 +32,26 @@ export function log(msg) {
   process.stdout.write(`[bench] ${msg}\n`);
 }
 
+/**
+ * The config of a one-member bench cluster `name` on `host:port` (joins only itself), REST on
+ * with the endpoint groups `groups`; `extra` is merged into `hazelcast`.
+ */
+export function memberConfig(name, host, port, extra, groups) {
+  return {
+    hazelcast: {
+      'cluster-name': name,
+      'instance-name': `${name.toLowerCase()}1`,
+      network: {
+        port: { port, 'auto-increment': false },
+        interfaces: { enabled: true, interfaces: [host] },
+        join: { multicast: { enabled: false }, 'tcp-ip': { enabled: true, 'member-list': [`${host}:${port}`] } },
+        'rest-api': { enabled: true, 'endpoint-groups': Object.fromEntries(groups.map((g) => [g, { enabled: true }])) },
+      },
+      ...extra,
+    },
+  };
+}
+
 export async function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();

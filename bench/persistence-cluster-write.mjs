@@ -12,23 +12,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
+import { freePort } from './lib.mjs';
 import os from 'node:os';
 import path from 'node:path';
 
 const bin = process.argv[2] ?? new URL('../bin/grid.js', import.meta.url).pathname;
 const label = process.argv[3] ?? 'grid';
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const ports = [await freePort(), await freePort()];
 const dir = mkdtempSync(path.join(os.tmpdir(), 'grid-bench-pcw-'));

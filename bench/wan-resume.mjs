@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
-import { PREFIX, RESULTS_DIR, ROOT, children, log, reservePorts, stopChild, tempDirs } from './lib.mjs';
+import { PREFIX, RESULTS_DIR, ROOT, children, log, memberConfig, reservePorts, stopChild, tempDirs, waitFor } from './lib.mjs';
 
 /** The issue's goal: the first entry of the cut on the target at most this long after the heal. */
 export const RESUME_GOAL_MS = 5_000;
@@ -134,22 +134,6 @@ function request(host, port, method, urlPath, body) {
   });
 }
 
-function memberConfig(name, host, port, extra) {
-  return {
-    hazelcast: {
-      'cluster-name': name,
-      'instance-name': `${name.toLowerCase()}1`,
-      network: {
-        port: { port, 'auto-increment': false },
-        interfaces: { enabled: true, interfaces: [host] },
-        join: { multicast: { enabled: false }, 'tcp-ip': { enabled: true, 'member-list': [`${host}:${port}`] } },
-        'rest-api': { enabled: true, 'endpoint-groups': { DATA: { enabled: true }, CLUSTER_READ: { enabled: true } } },
-      },
-      ...extra,
-    },
-  };
-}
-
 function startIn(ns, name, config, dir) {
   const file = path.join(dir, `${name}.yaml`);
   writeFileSync(file, stringify(config));
@@ -163,16 +147,6 @@ function startIn(ns, name, config, dir) {
   child.logFile = logFile;
   child.exited = new Promise((resolve) => child.once('exit', (code, signal) => (children.delete(child), resolve({ code, signal }))));
   return child;
-}
-
-async function until(what, probe, deadlineMs, everyMs = 50) {
-  const t0 = performance.now();
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v) return v;
-    if (performance.now() - t0 > deadlineMs) throw new Error(`${what}: not within ${deadlineMs / 1000} s`);
-    await sleep(everyMs);
-  }
 }
 
 /** Runs the cuts; fills out.resume (errors recorded in out.errors by the caller). */
@@ -193,7 +167,7 @@ export async function runResume(opts, out) {
   let b;
   let writing = true;
   try {
-    b = startIn(lab.ns[1], 'target', memberConfig('B', bHost, bPort, {}), dir);
+    b = startIn(lab.ns[1], 'target', memberConfig('B', bHost, bPort, {}, ['DATA', 'CLUSTER_READ']), dir);
     const publisher = (extra) => ({ 'batch-publisher': { B: { 'cluster-name': 'B', 'target-endpoints': `${bHost}:${bPort}`, 'queue-capacity': 200_000, ...extra } } });
     a = startIn(
       lab.ns[0],
@@ -202,11 +176,11 @@ export async function runResume(opts, out) {
         // The defaults (liveness on), and for comparison the same publisher with TCP alone.
         'wan-replication': { 'to-b': publisher({}), 'to-b-tcp': publisher({ 'heartbeat-timeout-millis': 0 }) },
         map: { cut: { 'wan-replication-ref': { 'to-b': {} } }, 'cut-tcp': { 'wan-replication-ref': { 'to-b-tcp': {} } } },
-      }),
+      }, ['DATA', 'CLUSTER_READ']),
       dir,
     );
     const endpointOf = async (rep) => JSON.parse((await request(aHost, aPort, 'GET', '/grid/rest/wan')).body).publishers.find((p) => p.wanReplicationName === rep).endpoints[0];
-    await until('the source connected to the target', async () => (await endpointOf('to-b')).status === 'up' && (await endpointOf('to-b-tcp')).status === 'up', 60_000, 200);
+    await waitFor(async () => (await endpointOf('to-b')).status === 'up' && (await endpointOf('to-b-tcp')).status === 'up', 60_000, 'the source connected to the target', 200);
 
     // The writers: a new key per write to both maps, its value its number; what was acknowledged (by both) and when.
     const acked = [];
@@ -223,10 +197,9 @@ export async function runResume(opts, out) {
 
     /** From the heal: the first marker on B, then every write of the cut on B (NaN: not within 180 s). */
     const resumeOf = async (map, healAt, markers, cutWrites) => {
-      const first = await until(`a write of the cut on the target (${map})`, async () => ((await Promise.all(markers.map((k) => onB(map, k)))).some(Boolean) ? performance.now() - healAt : undefined), 180_000, 25).catch(() => NaN);
+      const first = await waitFor(async () => ((await Promise.all(markers.map((k) => onB(map, k)))).some(Boolean) ? performance.now() - healAt : undefined), 180_000, `a write of the cut on the target (${map})`, 25).catch(() => NaN);
       let pending = cutWrites;
-      const all = await until(
-        `every write of the cut on the target (${map})`,
+      const all = await waitFor(
         async () => {
           const still = [];
           for (let i = 0; i < pending.length; i += 32) {
@@ -238,6 +211,7 @@ export async function runResume(opts, out) {
           return still.length === 0 ? performance.now() - healAt : undefined;
         },
         180_000,
+        `every write of the cut on the target (${map})`,
         50,
       ).catch(() => NaN);
       return { firstEntryMs: first, allReplicatedMs: all, missing: pending.length };
@@ -247,10 +221,10 @@ export async function runResume(opts, out) {
       await sleep(2000);
       const cutAt = performance.now();
       lab.cut();
-      const down = await until('the endpoint down', async () => {
+      const down = await waitFor(async () => {
         const e = await endpointOf('to-b');
         return e.status === 'down' ? e : undefined;
-      }, cutSeconds * 1000 + 30_000, 100);
+      }, cutSeconds * 1000 + 30_000, 'the endpoint down', 100);
       const detectedMs = performance.now() - cutAt;
       await sleep(Math.max(0, cutAt + cutSeconds * 1000 - performance.now()));
       // What the TCP-only publisher says at the end of the cut (issue 29: "up" all along).

@@ -20,6 +20,7 @@ import { RESUME_GOAL_MS, runResume } from './wan-resume.mjs';
 import {
   HOST,
   PREFIX,
+  memberConfig,
   PRELOAD_KEYS,
   RESULTS_DIR,
   ROOT,
@@ -88,34 +89,13 @@ const CREDS = `${SOURCE}&`; // cluster name & empty password (security off)
 
 // ---------------------------------------------------------------- the two members
 
-function memberConfig(name, port, extra) {
-  return {
-    hazelcast: {
-      'cluster-name': name,
-      'instance-name': `${name.toLowerCase()}1`,
-      network: {
-        port: { port, 'auto-increment': false },
-        interfaces: { enabled: true, interfaces: [HOST] },
-        join: { multicast: { enabled: false }, 'tcp-ip': { enabled: true, 'member-list': [`${HOST}:${port}`] } },
-        'rest-api': {
-          enabled: true,
-          'endpoint-groups': {
-            DATA: { enabled: true },
-            HEALTH_CHECK: { enabled: true },
-            CLUSTER_READ: { enabled: true },
-            WAN: { enabled: true },
-          },
-        },
-      },
-      ...extra,
-    },
-  };
-}
+/** The REST endpoint groups the bench's members open. */
+const WAN_BENCH_GROUPS = ['DATA', 'HEALTH_CHECK', 'CLUSTER_READ', 'WAN'];
 
 function sourceConfig(port, targetPort) {
   const endpoint = `${HOST}:${targetPort}`;
   const ref = (rep) => ({ 'wan-replication-ref': { [rep]: { 'merge-policy-class-name': 'PassThroughMergePolicy' } } });
-  return memberConfig(SOURCE, port, {
+  return memberConfig(SOURCE, HOST, port, {
     'wan-replication': {
       // Defaults except the consistency-check strategy (needed for the delta sync).
       [REP]: {
@@ -136,11 +116,11 @@ function sourceConfig(port, targetPort) {
       [MAP_LAG_FAST]: ref(REP_FAST),
       [MAP_SYNC]: { ...ref(REP), 'merkle-tree': { enabled: true } },
     },
-  });
+  }, WAN_BENCH_GROUPS);
 }
 
 function targetConfig(port) {
-  return memberConfig(TARGET, port, { map: { [MAP_SYNC]: { 'merkle-tree': { enabled: true } } } });
+  return memberConfig(TARGET, HOST, port, { map: { [MAP_SYNC]: { 'merkle-tree': { enabled: true } } } }, WAN_BENCH_GROUPS);
 }
 
 /** Starts target B and source A and waits until A's publishers are connected. `nodeArgs`: extra node options (e.g. --cpu-prof) for experiments. */

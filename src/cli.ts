@@ -3,9 +3,8 @@
 // prints what Grid understood.
 
 import { Command, Help, Option } from 'commander';
-import { destination as pinoDestination, type DestinationStream } from 'pino';
 import { isGridError } from './core/errors.js';
-import { LOG_LEVEL_NAMES, parseLogLevel, prettyDestination } from './core/logger.js';
+import { LOG_LEVEL_NAMES, parseLogLevel, prettyDestination, stdoutDestination, type DestinationStream } from './core/logger.js';
 import {
   ConfigError,
   defaultConfig,
@@ -94,7 +93,7 @@ function fail(e: unknown, flags: ConfigFlags = {}): never {
  * pino-pretty is only loaded for the latter. `onClosed` runs once when stdout's reader is gone (EPIPE).
  */
 async function logOutput(format: StartFlags['logFormat'], onClosed: () => void): Promise<DestinationStream> {
-  const out = pinoDestination({ dest: 1, sync: true });
+  const out = stdoutDestination();
   let closed = false;
   out.on('error', (e: NodeJS.ErrnoException) => {
     if (closed) return;

@@ -4,12 +4,10 @@
 // tested on its own: only the lowest address among the members that are starting forms,
 // and only after it has seen (or been asked by) everyone that answered in two rounds.
 
-export interface DiscoverAnswer {
-  readonly address: string;
-  readonly joined: boolean;
-  /** The master the answering member follows (when joined). */
-  readonly masterAddress: string | undefined;
-}
+import type { DiscoverAnswerPayload } from '../protocol/payloads.js';
+
+/** What one address answered: its member's address, whether it joined, and the master it follows (when joined). */
+export type DiscoverAnswer = Pick<DiscoverAnswerPayload, 'address' | 'joined' | 'masterAddress'>;
 
 export type JoinDecision =
   | { readonly action: 'join'; readonly masterAddress: string }

@@ -1,20 +1,15 @@
 // The cluster as the services above see it: members, states, and the events they emit.
 
-export type ClusterState = 'ACTIVE' | 'NO_MIGRATION' | 'FROZEN' | 'PASSIVE' | 'IN_TRANSITION';
-export const SETTABLE_CLUSTER_STATES: readonly ClusterState[] = ['ACTIVE', 'NO_MIGRATION', 'FROZEN', 'PASSIVE'];
+// The member and the cluster state cross layers (member lists on the wire, REST, partitions):
+// written once in protocol/, re-exported here for the layers that may not import protocol/.
+import { SETTABLE_CLUSTER_STATES as SETTABLE, type ClusterState, type MemberInfo } from '../protocol/payloads.js';
+export type { ClusterState, MemberInfo, SettableClusterState } from '../protocol/payloads.js';
+
+/** The same list as protocol's, typed wide so that any ClusterState can be looked up in it. */
+export const SETTABLE_CLUSTER_STATES: readonly ClusterState[] = SETTABLE;
 
 /** Hazelcast's NodeState names. */
 export type NodeState = 'STARTING' | 'ACTIVE' | 'PASSIVE' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
-
-export interface MemberInfo {
-  readonly uuid: string;
-  /** `ip:port` of the member port (`[ipv6]:port` for IPv6). */
-  readonly address: string;
-  readonly host: string;
-  readonly port: number;
-  readonly liteMember: boolean;
-  readonly version: string;
-}
 
 export type ClusterEvent =
   | { readonly type: 'stateChanged'; readonly from: ClusterState; readonly to: ClusterState }

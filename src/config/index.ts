@@ -8,4 +8,11 @@ export { keytoolCommand, tlsPlan, type KeyMaterial, type MutualAuthentication, t
 export { expandMemberList, parseMemberEntry, type MemberAddress } from './member-list.js';
 export { ConfigError } from './problems.js';
 export { isHostPort } from './validate.js';
+// The WAN publisher rules, for addWanConfig's JSON (wan/wan-config-json.ts): one rule, two inputs.
+export {
+  WAN_NO_TARGET_ENDPOINTS,
+  WAN_PUBLISHER_INTS,
+  wanHeartbeatTimeoutProblem,
+  type WanPublisherIntField,
+} from './readers/wan.js';
 export * from './types.js';

@@ -325,6 +325,19 @@ export interface SecurityConfig {
   readonly clientAuthenticationRealm: string | undefined;
 }
 
+// A batch publisher's enumerations. Each list's order is Hazelcast's enum ids (getId()/getById):
+// com.hazelcast.config.WanQueueFullBehavior, com.hazelcast.wan.WanPublisherState,
+// com.hazelcast.config.WanAcknowledgeType, com.hazelcast.config.ConsistencyCheckStrategy.
+// addWanConfig's JSON carries them by id: a wire format, never reorder.
+export const WAN_QUEUE_FULL_BEHAVIORS = ['DISCARD_AFTER_MUTATION', 'THROW_EXCEPTION', 'THROW_EXCEPTION_ONLY_IF_REPLICATION_ACTIVE'] as const;
+export const WAN_PUBLISHER_STATES = ['REPLICATING', 'PAUSED', 'STOPPED'] as const;
+export const WAN_ACKNOWLEDGE_TYPES = ['ACK_ON_RECEIPT', 'ACK_ON_OPERATION_COMPLETE'] as const;
+export const WAN_CONSISTENCY_CHECK_STRATEGIES = ['NONE', 'MERKLE_TREES'] as const;
+export type WanQueueFullBehavior = (typeof WAN_QUEUE_FULL_BEHAVIORS)[number];
+export type WanPublisherState = (typeof WAN_PUBLISHER_STATES)[number];
+export type WanAcknowledgeType = (typeof WAN_ACKNOWLEDGE_TYPES)[number];
+export type WanConsistencyCheckStrategy = (typeof WAN_CONSISTENCY_CHECK_STRATEGIES)[number];
+
 export interface WanBatchPublisherConfig {
   readonly clusterName: string;
   /** Defaults to clusterName. */
@@ -335,10 +348,10 @@ export interface WanBatchPublisherConfig {
   readonly batchMaxDelayMillis: number;
   readonly responseTimeoutMillis: number;
   readonly queueCapacity: number;
-  readonly queueFullBehavior: 'DISCARD_AFTER_MUTATION' | 'THROW_EXCEPTION' | 'THROW_EXCEPTION_ONLY_IF_REPLICATION_ACTIVE';
-  readonly initialPublisherState: 'REPLICATING' | 'PAUSED' | 'STOPPED';
-  readonly acknowledgeType: 'ACK_ON_RECEIPT' | 'ACK_ON_OPERATION_COMPLETE';
-  readonly consistencyCheckStrategy: 'NONE' | 'MERKLE_TREES';
+  readonly queueFullBehavior: WanQueueFullBehavior;
+  readonly initialPublisherState: WanPublisherState;
+  readonly acknowledgeType: WanAcknowledgeType;
+  readonly consistencyCheckStrategy: WanConsistencyCheckStrategy;
   /** Grid's own `heartbeat-interval-millis`: a WAN connection silent this long is sent a probe. */
   readonly heartbeatIntervalMillis: number;
   /** Grid's own `heartbeat-timeout-millis`: a WAN connection silent this long is closed and redialled; 0 = off (TCP alone). */

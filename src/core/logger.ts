@@ -3,10 +3,18 @@
 // field of every log line speak SEVERE/WARNING/INFO/CONFIG/FINE/FINER/FINEST, while pino keeps
 // its numeric levels inside. The level changes at run time without a restart. Lines are JSON;
 // `prettyDestination` turns them into one readable line each (pino-pretty, loaded only then).
+// The one module that imports the logging library (scripts/check-layers.mjs holds it to that).
 
 import { pino, destination as pinoDestination, stdTimeFunctions, type Logger as PinoLogger, type DestinationStream } from 'pino';
 
 export type Logger = PinoLogger<'config' | 'finer'>;
+/** Where log lines go; the logging library's type, named here so no other module imports it. */
+export type { DestinationStream };
+
+/** Standard output, written synchronously (a line is out before the process can exit): the default of every member. */
+export function stdoutDestination(): ReturnType<typeof pinoDestination> {
+  return pinoDestination({ dest: 1, sync: true });
+}
 
 /** Hazelcast level names, most severe first. */
 export const LOG_LEVEL_NAMES = ['OFF', 'SEVERE', 'WARNING', 'INFO', 'CONFIG', 'FINE', 'FINER', 'FINEST', 'ALL'] as const;
@@ -70,7 +78,7 @@ export function createLogControl(opts: {
       formatters: { level: (_label, n) => ({ level: levelLabel(n) }) },
       redact: { paths: ['password', '*.password'], censor: '***' },
     },
-    opts.destination ?? pinoDestination({ dest: 1, sync: true }),
+    opts.destination ?? stdoutDestination(),
   ) as Logger;
   let current: LogLevelName | null = null;
   return {

@@ -1,4 +1,4 @@
-// Local work answers synchronously; remote work (a later release) answers with a promise.
+// Local work answers synchronously; remote work (an owner on another member) answers with a promise.
 // The hot path keeps the synchronous case free of promise allocations and microtask hops.
 
 export type MaybePromise<T> = T | Promise<T>;

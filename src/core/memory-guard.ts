@@ -2,7 +2,8 @@
 // (map puts, queue offers) are refused with MEMORY_LIMIT (503) until memory is back under the
 // limit by a margin (hysteresis, so a member at the edge does not flap per request); reads,
 // removes and backups go on. The figures come from a reader (the member's process) at most
-// every CHECK_INTERVAL_MS; the decision is pure (nextRefusing).
+// every CHECK_INTERVAL_MS; the decision is pure (nextRefusing). Writers read a flag: the guard's
+// own timer refreshes it while writes keep asking, so a put or offer reads no clock.
 
 import type { Clock } from './clock.js';
 import { GridError } from './errors.js';
@@ -55,9 +56,16 @@ export interface MemoryStatus {
 
 export class MemoryGuard implements WriteGate {
   private figures: MemoryFigures = { rssBytes: 0, heapUsedBytes: 0, heapLimitBytes: 0 };
-  private readAt = -Infinity;
   private refusingNow = false;
   private refused = 0;
+  /** The refresh timer is pending: the flag is at most CHECK_INTERVAL_MS old. */
+  private armed = false;
+  /** A writer asked since the last refresh (the timer re-arms only then, so an idle member runs no timer). */
+  private asked = false;
+  private readonly tick = (): void => {
+    this.armed = false;
+    if (this.asked) this.refresh();
+  };
 
   constructor(
     /** The configured (or default) limit of the resident set, bytes. */
@@ -67,13 +75,19 @@ export class MemoryGuard implements WriteGate {
   ) {}
 
   refusing(): boolean {
-    const now = this.clock.now();
-    if (now - this.readAt >= CHECK_INTERVAL_MS || now < this.readAt) {
-      this.figures = this.read();
-      this.readAt = now;
-      this.refusingNow = nextRefusing(this.refusingNow, this.figures, this.limitBytes);
-    }
+    // Idle until now (no timer pending): the flag may be old, so read at once, as before.
+    if (!this.armed) this.refresh();
+    else this.asked = true;
     return this.refusingNow;
+  }
+
+  /** Take a reading, decide, and keep the flag fresh for the writes that follow. */
+  private refresh(): void {
+    this.figures = this.read();
+    this.refusingNow = nextRefusing(this.refusingNow, this.figures, this.limitBytes);
+    this.asked = false;
+    this.armed = true;
+    this.clock.setTimeout(this.tick, CHECK_INTERVAL_MS);
   }
 
   check(what: string): void {

@@ -279,18 +279,13 @@ export class CpDataState {
     if (typeof items[1] !== 'string') throw new BadCommand(`cp command ${op}: the invocation key must be a string, got ${describeValue(items[1])}`);
     const a = new Args(op, items);
     switch (op) {
-      case 'set': {
-        a.length(4);
-        const name = a.name(2, 'name');
-        const value = a.long(3, 'value');
-        this.longs.set(name, value);
-        return ok(value.toString());
-      }
+      case 'set':
       case 'add': {
+        // [op, key, name, value | delta]: both answer the new value.
         a.length(4);
         const name = a.name(2, 'name');
-        const delta = a.long(3, 'delta');
-        const value = BigInt.asIntN(64, (this.longs.get(name) ?? 0n) + delta);
+        const n = a.long(3, op === 'set' ? 'value' : 'delta');
+        const value = op === 'set' ? n : BigInt.asIntN(64, (this.longs.get(name) ?? 0n) + n);
         this.longs.set(name, value);
         return ok(value.toString());
       }

@@ -5,42 +5,15 @@
 // proposes the commands and carries out `plan()`'s membership changes through the groups' leaders.
 
 import type { WireValue } from '../protocol/codec.js';
-import { decodeWireCpView, encodeWireCpView } from '../protocol/cp-payloads.js';
+import { decodeWireCpView, encodeWireCpView, type CpGroupRec, type CpMemberRec, type CpView } from '../protocol/cp-payloads.js';
 import type { CpAnswer } from './cp-data-state.js';
+
+// The CP member, group and view types travel between members: defined once in cp-payloads.ts.
+export type { CpGroupRec, CpMemberRec, CpView } from '../protocol/cp-payloads.js';
 
 export const METADATA_GROUP = 'METADATA';
 export const DEFAULT_GROUP = 'default';
 export const METADATA_GROUP_ID = 0;
-
-export interface CpMemberRec {
-  /** The CP member's own identity (fresh per process: a restarted member is a new CP member). */
-  readonly cpUuid: string;
-  readonly memberUuid: string;
-  /** `host:port` of its member port. */
-  readonly address: string;
-}
-
-export interface CpGroupRec {
-  readonly name: string;
-  readonly id: number;
-  /** The Raft configuration the group started with (a member added later replays the log from it). */
-  readonly initialMembers: readonly string[];
-  /** The group's CP members (cp uuids) as last recorded (after each committed membership change). */
-  readonly members: readonly string[];
-}
-
-/** What every member learns of the CP subsystem (broadcast by the METADATA leader). */
-export interface CpView {
-  /** The CP subsystem's incarnation: a reset starts a new one, and messages of other seeds are ignored. */
-  readonly seed: number;
-  /** The METADATA index this view was taken at: a higher one replaces a lower one. */
-  readonly version: number;
-  readonly groupSize: number;
-  /** The CP members the subsystem formed with: the METADATA state at index 0 is built from them. */
-  readonly initialCpMembers: readonly CpMemberRec[];
-  readonly cpMembers: readonly CpMemberRec[];
-  readonly groups: readonly CpGroupRec[];
-}
 
 /** One membership change a group needs (carried out by its leader, then recorded here). */
 export interface CpGroupChange {
@@ -306,12 +279,5 @@ function membersFromWire(w: WireValue | undefined): CpMemberRec[] {
   });
 }
 
-/** The view as it travels (cp-payloads.ts's pair; its wire mirror WireCpView is the same type). */
-export function viewToWire(v: CpView): WireValue {
-  return encodeWireCpView(v);
-}
-
-/** Throws GridError('BAD_REQUEST') naming the field of a malformed view. */
-export function viewFromWire(w: WireValue): CpView {
-  return decodeWireCpView(w);
-}
+/** The view as it travels: cp-payloads.ts's codec pair, under the names cp/ calls it by. */
+export { encodeWireCpView as viewToWire, decodeWireCpView as viewFromWire };

@@ -2,6 +2,9 @@
 // machine: inputs (start, timer fired, message received, propose, read, change membership,
 // snapshot taken, member unreachable) -> outputs (persist, send, apply, install snapshot, read
 // ready, …, wake me at T). No sockets, no timers, no disk: the CP shell does the I/O.
+// Longer than the 700 lines a file may have, on purpose: it is one state machine whose
+// transitions read each other's fields (term, role, log, peers), and splitting it would
+// spread one invariant over several files or open its private state to them.
 //
 // Driving it (the shell's contract):
 // - Call `start(nowMs)` once, then the other inputs; each returns a list of outputs to act on
@@ -342,24 +345,16 @@ export class RaftNode {
   receive(from: RaftMemberId, message: RaftMessage, nowMs: number): RaftOutput[] {
     return this.run(nowMs, (out) => {
       if (from === this.self) return;
-      switch (message.type) {
-        case 'pre-vote':
-          return this.onPreVote(from, message, nowMs, out);
-        case 'pre-vote-response':
-          return this.onPreVoteResponse(from, message, nowMs, out);
-        case 'vote':
-          return this.onVote(from, message, nowMs, out);
-        case 'vote-response':
-          return this.onVoteResponse(from, message, nowMs, out);
-        case 'append':
-          return this.onAppend(from, message, nowMs, out);
-        case 'append-response':
-          return this.onAppendResponse(from, message, nowMs, out);
-        case 'install-snapshot':
-          return this.onInstallSnapshot(from, message, nowMs, out);
-        case 'install-snapshot-response':
-          return this.onInstallSnapshotResponse(from, message, nowMs, out);
-      }
+      // Most frequent first: appends (heartbeats too) and their answers, then elections and snapshots.
+      const m = message;
+      if (m.type === 'append') this.onAppend(from, m, nowMs, out);
+      else if (m.type === 'append-response') this.onAppendResponse(from, m, nowMs, out);
+      else if (m.type === 'pre-vote') this.onPreVote(from, m, nowMs, out);
+      else if (m.type === 'vote') this.onVote(from, m, nowMs, out);
+      else if (m.type === 'install-snapshot') this.onInstallSnapshot(from, m, nowMs, out);
+      else if (m.type === 'pre-vote-response') this.onPreVoteResponse(from, m, nowMs, out);
+      else if (m.type === 'vote-response') this.onVoteResponse(from, m, nowMs, out);
+      else this.onInstallSnapshotResponse(from, m, nowMs, out);
     });
   }
 
@@ -505,14 +500,10 @@ export class RaftNode {
 
   private startPreVote(nowMs: number, out: RaftOutput[]): void {
     this.role = 'pre-candidate';
-    this.leaderId = undefined;
-    this.votesReset();
+    this.openRound(nowMs);
     this.preVoteTerm = this.term + 1;
-    this.grants.add(this.self);
-    this.electionDeadlineMs = nowMs + this.electionTimeout();
     if (this.hasMajority(this.grants)) return this.becomeCandidate(nowMs, out);
-    const message: RaftPreVoteRequest = { type: 'pre-vote', term: this.preVoteTerm, lastLogIndex: this.log.lastIndex, lastLogTerm: this.log.lastTerm };
-    for (const m of this.members) if (m !== this.self) out.push({ type: 'send', to: m, message });
+    this.askOthers({ type: 'pre-vote', term: this.preVoteTerm, lastLogIndex: this.log.lastIndex, lastLogTerm: this.log.lastTerm }, out);
   }
 
   private becomeCandidate(nowMs: number, out: RaftOutput[]): void {
@@ -520,12 +511,20 @@ export class RaftNode {
     this.term++;
     this.votedFor = this.self;
     this.hardStateDirty = true;
+    this.openRound(nowMs);
+    if (this.hasMajority(this.grants)) return this.becomeLeader(nowMs, out);
+    this.askOthers({ type: 'vote', term: this.term, lastLogIndex: this.log.lastIndex, lastLogTerm: this.log.lastTerm }, out);
+  }
+
+  /** A (pre-)election round: no leader, only our own grant, a fresh deadline for the round. */
+  private openRound(nowMs: number): void {
     this.leaderId = undefined;
     this.votesReset();
     this.grants.add(this.self);
     this.electionDeadlineMs = nowMs + this.electionTimeout();
-    if (this.hasMajority(this.grants)) return this.becomeLeader(nowMs, out);
-    const message: RaftVoteRequest = { type: 'vote', term: this.term, lastLogIndex: this.log.lastIndex, lastLogTerm: this.log.lastTerm };
+  }
+
+  private askOthers(message: RaftPreVoteRequest | RaftVoteRequest, out: RaftOutput[]): void {
     for (const m of this.members) if (m !== this.self) out.push({ type: 'send', to: m, message });
   }
 
@@ -633,38 +632,25 @@ export class RaftNode {
     };
     if (m.term < this.term) return reply(false, 0, this.log.lastIndex);
     if (!wellFormed(m)) return;
+    // Checked before anything changes: a request refused by a throw leaves the node as it was
+    // (term, leader, role), since the shell drops the outputs of a call that throws.
+    const first = this.firstNewEntry(from, m);
     this.heardFromLeader(from, m.term, nowMs, out);
+    if (first < 0) return reply(false, 0, this.mismatchHint(m));
     const verified = m.prevLogIndex + m.entries.length;
-    let entries = m.entries;
-    if (m.prevLogIndex < this.log.snapshotIndex) {
-      // Our snapshot holds committed entries, which the leader has too: skip them.
-      entries = entries.slice(this.log.snapshotIndex - m.prevLogIndex);
-    } else {
-      const t = this.log.termAt(m.prevLogIndex);
-      if (t === undefined) return reply(false, 0, this.log.lastIndex);
-      if (t !== m.prevLogTerm) {
-        let i = m.prevLogIndex;
-        while (i - 1 > this.log.snapshotIndex && this.log.termAt(i - 1) === t) i--;
-        return reply(false, 0, Math.max(this.commitIndex, i - 1));
-      }
-    }
     let membershipTouched = false;
-    for (let k = 0; k < entries.length; k++) {
-      const e = entries[k] as RaftEntry;
-      const have = this.log.termAt(e.index);
-      if (have === e.term) continue;
-      if (have !== undefined) {
-        if (e.index <= this.commitIndex) throw new Error(`raft ${this.self}: leader ${from} (term ${m.term}) conflicts with committed entry ${e.index}`);
+    const e = m.entries[first];
+    if (e !== undefined) {
+      if (this.log.termAt(e.index) !== undefined) {
         if (this.membersIndex >= e.index) membershipTouched = true;
         this.log.truncateFrom(e.index);
-        this.logDirtyFrom = Math.min(this.logDirtyFrom, e.index);
       }
-      for (const rest of entries.slice(k)) {
+      for (let k = first; k < m.entries.length; k++) {
+        const rest = m.entries[k] as RaftEntry;
         this.log.append(rest);
         if (rest.kind === 'membership') membershipTouched = true;
       }
       this.logDirtyFrom = Math.min(this.logDirtyFrom, e.index);
-      break;
     }
     if (membershipTouched) this.refreshMembership(nowMs);
     const commit = Math.min(m.leaderCommit, verified);
@@ -673,6 +659,35 @@ export class RaftNode {
       this.applyCommitted(nowMs, out);
     }
     reply(true, verified, 0);
+  }
+
+  /**
+   * Where `m`'s entries start to be new here: the position of the first one this log lacks or
+   * holds under another term (`m.entries.length`: none), or -1 when the log does not hold
+   * `m`'s previous entry. Entries inside our snapshot count as held (they are committed).
+   * Throws when the request would delete a committed entry (the sender broke safety).
+   */
+  private firstNewEntry(from: RaftMemberId, m: RaftAppendRequest): number {
+    let k = 0;
+    if (m.prevLogIndex < this.log.snapshotIndex) k = this.log.snapshotIndex - m.prevLogIndex;
+    else if (this.log.termAt(m.prevLogIndex) !== m.prevLogTerm) return -1;
+    for (; k < m.entries.length; k++) {
+      const e = m.entries[k] as RaftEntry;
+      const have = this.log.termAt(e.index);
+      if (have === e.term) continue;
+      if (have !== undefined && e.index <= this.commitIndex) throw new Error(`raft ${this.self}: leader ${from} (term ${m.term}) conflicts with committed entry ${e.index}`);
+      return k;
+    }
+    return m.entries.length;
+  }
+
+  /** The refusal's hint: our last index, or the start of our entries of the conflicting term. */
+  private mismatchHint(m: RaftAppendRequest): number {
+    const t = this.log.termAt(m.prevLogIndex);
+    if (t === undefined) return this.log.lastIndex;
+    let i = m.prevLogIndex;
+    while (i - 1 > this.log.snapshotIndex && this.log.termAt(i - 1) === t) i--;
+    return Math.max(this.commitIndex, i - 1);
   }
 
   private onInstallSnapshot(from: RaftMemberId, m: RaftInstallSnapshotRequest, nowMs: number, out: RaftOutput[]): void {
@@ -751,33 +766,46 @@ export class RaftNode {
   }
 
   private onAppendResponse(from: RaftMemberId, m: RaftAppendResponse, nowMs: number, out: RaftOutput[]): void {
-    if (m.term > this.term) return this.becomeFollower(m.term, nowMs, out);
-    const peer = this.peers.get(from);
-    if (this.role !== 'leader' || m.term !== this.term || !peer) return;
-    peer.lastAckMs = Math.max(peer.lastAckMs, nowMs);
-    peer.ackedSeq = Math.max(peer.ackedSeq, m.seq);
-    if (m.seq === peer.inFlightSeq) peer.inFlightUntilMs = 0;
-    if (m.success) {
-      if (m.matchIndex > peer.matchIndex) peer.matchIndex = Math.min(m.matchIndex, this.log.lastIndex);
-      peer.nextIndex = Math.max(peer.nextIndex, peer.matchIndex + 1);
-      this.advanceCommit(nowMs, out);
-    } else {
-      peer.nextIndex = Math.max(peer.matchIndex + 1, Math.min(peer.nextIndex - 1, m.hintIndex + 1));
-    }
-    if (this.role === 'leader' && this.peers.get(from) === peer && peer.inFlightUntilMs === 0 && peer.nextIndex <= this.log.lastIndex) this.sendTo(from, peer, nowMs, false, out);
-    this.checkReads(out);
+    const peer = this.ackingPeer(from, m, nowMs, out);
+    if (peer === undefined) return;
+    if (m.success) this.followerMatches(peer, m.matchIndex, nowMs, out);
+    else peer.nextIndex = Math.max(peer.matchIndex + 1, Math.min(peer.nextIndex - 1, m.hintIndex + 1));
+    this.afterAck(from, peer, nowMs, out);
   }
 
   private onInstallSnapshotResponse(from: RaftMemberId, m: RaftInstallSnapshotResponse, nowMs: number, out: RaftOutput[]): void {
-    if (m.term > this.term) return this.becomeFollower(m.term, nowMs, out);
+    const peer = this.ackingPeer(from, m, nowMs, out);
+    if (peer === undefined) return;
+    this.followerMatches(peer, m.matchIndex, nowMs, out);
+    this.afterAck(from, peer, nowMs, out);
+  }
+
+  /**
+   * The follower an answer of this term comes from, its round and in-flight request noted
+   * (undefined: a later term, which made us a follower, or an answer to ignore).
+   */
+  private ackingPeer(from: RaftMemberId, m: RaftAppendResponse | RaftInstallSnapshotResponse, nowMs: number, out: RaftOutput[]): Peer | undefined {
+    if (m.term > this.term) {
+      this.becomeFollower(m.term, nowMs, out);
+      return undefined;
+    }
     const peer = this.peers.get(from);
-    if (this.role !== 'leader' || m.term !== this.term || !peer) return;
+    if (this.role !== 'leader' || m.term !== this.term || !peer) return undefined;
     peer.lastAckMs = Math.max(peer.lastAckMs, nowMs);
     peer.ackedSeq = Math.max(peer.ackedSeq, m.seq);
     if (m.seq === peer.inFlightSeq) peer.inFlightUntilMs = 0;
-    if (m.matchIndex > peer.matchIndex) peer.matchIndex = Math.min(m.matchIndex, this.log.lastIndex);
+    return peer;
+  }
+
+  /** The follower's log matches ours through `matchIndex`: it may commit more. */
+  private followerMatches(peer: Peer, matchIndex: number, nowMs: number, out: RaftOutput[]): void {
+    if (matchIndex > peer.matchIndex) peer.matchIndex = Math.min(matchIndex, this.log.lastIndex);
     peer.nextIndex = Math.max(peer.nextIndex, peer.matchIndex + 1);
     this.advanceCommit(nowMs, out);
+  }
+
+  /** Still its leader with nothing in flight: send what it lacks; the ack may complete reads. */
+  private afterAck(from: RaftMemberId, peer: Peer, nowMs: number, out: RaftOutput[]): void {
     if (this.role === 'leader' && this.peers.get(from) === peer && peer.inFlightUntilMs === 0 && peer.nextIndex <= this.log.lastIndex) this.sendTo(from, peer, nowMs, false, out);
     this.checkReads(out);
   }

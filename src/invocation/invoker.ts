@@ -16,8 +16,8 @@ import type { MemberConnection, MemberNet } from '../net/member-net.js';
 import type { ClusterView } from '../cluster/cluster-service.js';
 import type { PartitionView } from '../partition/partition-service.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
-import { admitPartitionWrite } from '../cluster/member-rules.js';
-import { BackupDropper } from '../partition/replica-versions.js';
+import { checkPartitionWriteFrom } from '../partition/partition-table.js';
+import { BackupDropper, DEBUG_SWITCHES } from '../core/test-hooks.js';
 import { backupFailureVerdict } from './backup-failure.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
 
@@ -93,7 +93,7 @@ export interface Invoker {
 export interface InvokerTuning {
   readonly callTimeoutMs: number;
   readonly backupTimeoutMs: number;
-  /** grid.debug.drop-backups (tests only): the fraction of received backups silently not applied. */
+  /** The drop-backups test switch (core/test-hooks.ts): the fraction of received backups silently not applied. */
   readonly debugDropBackups?: number;
 }
 
@@ -159,7 +159,7 @@ export class ClusterInvoker implements Invoker {
     this.tuning = deps.tuning;
     this.dropper = new BackupDropper(deps.tuning.debugDropBackups ?? 0);
     if (this.dropper.active) {
-      this.logger.warn(`grid.debug.drop-backups is set: this member skips ${deps.tuning.debugDropBackups} of the backups it receives on purpose (for tests only)`);
+      this.logger.warn(`${DEBUG_SWITCHES.dropBackups} is set: this member skips ${deps.tuning.debugDropBackups} of the backups it receives on purpose (for tests only)`);
     }
     if (this.net) this.registerHandlers(this.net);
   }
@@ -511,12 +511,7 @@ export class ClusterInvoker implements Invoker {
       const handler = this.handlers.get(service);
       if (handler === undefined) throw new GridError('BAD_REQUEST', `unknown service ${service}`);
       const pid = t.partitionId;
-      if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
-      const refusal = admitPartitionWrite('backup', pid, from.peer?.uuid ?? '', t.tableVersion, {
-        version: this.partitions.table.version(),
-        owner: this.partitions.table.ownerOf(pid),
-      });
-      if (refusal !== undefined) throw refusal;
+      checkPartitionWriteFrom('backup', pid, from.peer?.uuid ?? '', t.tableVersion, this.partitions.table);
       // Test hook: lost on the way, as far as this member's versions can tell (the ack still goes).
       if (this.dropper.active && this.dropper.next()) return null;
       if (t.replica !== undefined) {

@@ -2,7 +2,8 @@
 // request and one-way message this member sends there; answers go back on the connection the
 // request came in on. Every connection starts with the preamble and an Auth request (cluster
 // name, and the member identity when security is on); nothing else is accepted before it.
-// Requests are correlated by call id and time out; a closed connection fails its calls.
+// Requests are correlated by call id and time out; a closed connection fails its calls (one
+// connection's calls, deadlines and write batching: member-connection.ts).
 // An outbound member connection that is written to and hears nothing back is probed, and
 // replaced once it stays silent past a bound (stall-detector.ts): a connection stuck in TCP
 // retransmission back-off must not hold heartbeats back. Removing a member closes every
@@ -10,16 +11,19 @@
 
 import net from 'node:net';
 import type { Clock, TimerHandle } from '../core/clock.js';
-import { GridError, describeError, isGridError, isGridErrorCode, type GridErrorCode } from '../core/errors.js';
+import { GridError, describeError, isGridError, type GridErrorCode } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
-import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, encodeFrameInto, type Frame } from '../protocol/frame.js';
-import { ValueWriter, type WireValue } from '../protocol/codec.js';
+import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, type Frame } from '../protocol/frame.js';
+import type { WireValue } from '../protocol/codec.js';
 import { Msg, messageName } from '../protocol/messages.js';
 import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../protocol/preamble.js';
-import { decodeAuth, decodeAuthAnswer, encodeAuth, encodeAuthAnswer, encodeEmpty } from '../protocol/payloads.js';
+import { decodeAuth, decodeAuthAnswer, encodeAuth, encodeAuthAnswer, encodeEmpty, type MemberIdentity } from '../protocol/payloads.js';
 import { StallDetector, type StallBounds } from './stall-detector.js';
+import { MemberConnection, encodeError, unreachable } from './member-connection.js';
 import { decodeWanAuth, decodeWanAuthAnswer, encodeWanAuth, encodeWanAuthAnswer, type WanAuthPayload } from '../protocol/wan-payloads.js';
+
+export { MemberConnection } from './member-connection.js';
 
 export type RequestHandler = (payload: WireValue, from: MemberConnection) => MaybePromise<WireValue>;
 export type OneWayHandler = (payload: WireValue, from: MemberConnection) => void;
@@ -31,11 +35,6 @@ export type MessageGate = (type: number, from: MemberConnection) => GridError | 
 
 /** Opens an outbound connection; `ready` is the socket's event once it may carry frames. */
 export type Dialer = (host: string, port: number, purpose: 'member' | 'wan') => { socket: net.Socket; ready: 'connect' | 'secureConnect' };
-
-export interface PeerIdentity {
-  readonly uuid: string;
-  readonly address: string;
-}
 
 /**
  * Accepts or refuses WAN connections (another cluster's publisher): set by the WAN layer.
@@ -55,13 +54,6 @@ export interface MemberAuth {
   verify(clusterName: string, username: string | undefined, password: string | undefined): { code: GridErrorCode; reason: string } | undefined;
 }
 
-interface Pending {
-  resolve(v: WireValue): void;
-  reject(e: unknown): void;
-  deadline: number;
-  type: number;
-}
-
 const CHECK_TIMEOUTS_EVERY_MS = 100;
 /** How long stop() lets connections flush before destroying them. */
 const STOP_FLUSH_MS = 1_000;
@@ -69,189 +61,6 @@ const STOP_FLUSH_MS = 1_000;
 const REMOVED_INBOUND_GRACE_MS = 500;
 /** Largest frame an inbound connection may send before it has authenticated. */
 const PRE_AUTH_MAX_FRAME_BYTES = 64 * 1024;
-
-export class MemberConnection {
-  peer: PeerIdentity | undefined;
-  /** Set on a WAN connection (either side): the other cluster's name. */
-  wanCluster: string | undefined;
-  /** Its handshake was refused: nothing more is read from it. */
-  refused = false;
-  private readonly pending = new Map<number, Pending>();
-  private nextCallId = 1;
-  /** Frames of this turn of the event loop, encoded one after the other; written as one buffer. */
-  private out: ValueWriter | undefined;
-  /** Size of the last turn's frames: the next turn's writer starts that big. */
-  private outHint = 1024;
-  closed = false;
-  /** Watches an outbound member connection for silence (undefined: not watched). */
-  stall: StallDetector | undefined;
-  /** Found stalled: no longer used for new messages; closed once its calls are settled. */
-  retired = false;
-  private readonly closeListeners = new Set<() => void>();
-  /** @internal */ reader: FrameReader | undefined;
-
-  constructor(
-    readonly socket: net.Socket,
-    /** The address dialled (outbound), or the peer's socket address (inbound). */
-    readonly remote: string,
-    readonly outbound: boolean,
-    private readonly owner: MemberNet,
-  ) {}
-
-  /** Send a request and wait for its answer (or `timeoutMs`). */
-  request(type: number, payload: WireValue, timeoutMs: number): Promise<WireValue> {
-    if (this.closed) return Promise.reject(unreachable(this.describe(), 'connection closed'));
-    const callId = this.nextCallId;
-    this.nextCallId = this.nextCallId >= 0x7fffffff ? 1 : this.nextCallId + 1;
-    return new Promise<WireValue>((resolve, reject) => {
-      this.send(FrameKind.Request, type, callId, payload);
-      this.pending.set(callId, { resolve, reject, deadline: this.owner.now() + timeoutMs, type });
-    });
-  }
-
-  oneWay(type: number, payload: WireValue): void {
-    if (this.closed) return;
-    this.send(FrameKind.OneWay, type, 0, payload);
-  }
-
-  /** Call `fn` when the connection closes; returns a function that cancels the call. */
-  onClose(fn: () => void): () => void {
-    if (this.closed) {
-      fn();
-      return () => undefined;
-    }
-    this.closeListeners.add(fn);
-    return () => this.closeListeners.delete(fn);
-  }
-
-  /** Close at once: nothing more is sent or read; pending calls fail now. */
-  close(): void {
-    this.socket.destroy();
-    this.markClosed();
-  }
-
-  /** Calls waiting for an answer on this connection. */
-  pendingCount(): number {
-    return this.pending.size;
-  }
-
-  /**
-   * Close with a TCP reset, discarding what the kernel still holds for the peer: a connection
-   * given up as dead (WAN liveness) must not deliver its old frames after the link heals,
-   * behind the ones a new connection has already sent (a plain close would keep retransmitting
-   * them as an orphan). The peer learns of it only if the reset gets through.
-   */
-  reset(): void {
-    if (this.socket.destroyed) return;
-    this.socket.resetAndDestroy();
-  }
-
-  /** Send the frames of this turn now, then end the connection (after a refusal's answer). */
-  end(): void {
-    this.flush();
-    this.socket.end();
-  }
-
-  /** Send what is queued, then close; resolves once closed (destroyed after `timeoutMs` at the latest). */
-  closeGracefully(timeoutMs: number): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => this.socket.destroy(), timeoutMs);
-      this.onClose(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-      this.flush();
-      this.socket.end();
-    });
-  }
-
-  describe(): string {
-    return this.peer?.address ?? this.remote;
-  }
-
-  /**
-   * Frames sent during one turn of the event loop are encoded straight into one buffer and go
-   * out in one write after the I/O phase (setImmediate, not nextTick), so the requests of every
-   * HTTP connection served in that phase share one buffer and one syscall. Throws (and sends
-   * nothing) when the payload cannot be encoded.
-   */
-  send(kind: number, type: number, callId: number, payload: WireValue): void {
-    let w = this.out;
-    if (w === undefined) {
-      w = this.out = new ValueWriter(this.outHint);
-      setImmediate(this.flush);
-    }
-    encodeFrameInto(w, kind, type, callId, payload);
-  }
-
-  /** Bytes already encoded (whole frames), in this turn's buffer. */
-  write(buf: Uint8Array): void {
-    let w = this.out;
-    if (w === undefined) {
-      w = this.out = new ValueWriter(Math.max(this.outHint, buf.length));
-      setImmediate(this.flush);
-    }
-    w.writeRaw(buf);
-  }
-
-  private readonly flush = (): void => {
-    const w = this.out;
-    if (w === undefined) return;
-    this.out = undefined;
-    if (this.closed || w.length === 0) return;
-    // Start the next turn's buffer at this turn's size (within 1 KiB .. 1 MiB).
-    this.outHint = Math.min(1 << 20, Math.max(1024, w.length));
-    const bytes = w.finish();
-    this.socket.write(bytes);
-    this.stall?.wrote(bytes.length, this.owner.now());
-  };
-
-  /** @internal */ handleResponse(frame: Frame): void {
-    const p = this.pending.get(frame.callId);
-    if (p === undefined) return; // timed out already
-    this.pending.delete(frame.callId);
-    if (frame.kind === FrameKind.Response) p.resolve(frame.payload);
-    else p.reject(decodeError(frame.payload));
-  }
-
-  /** @internal */ expire(now: number): void {
-    for (const [id, p] of this.pending) {
-      if (p.deadline <= now) {
-        this.pending.delete(id);
-        p.reject(new GridError('TIMEOUT', `${messageName(p.type)} to ${this.describe()} got no answer in time`));
-      }
-    }
-  }
-
-  /** @internal */ markClosed(): void {
-    if (this.closed) return;
-    this.closed = true;
-    const err = unreachable(this.describe(), 'connection closed');
-    for (const p of this.pending.values()) p.reject(err);
-    this.pending.clear();
-    const listeners = [...this.closeListeners];
-    this.closeListeners.clear();
-    for (const fn of listeners) fn();
-  }
-}
-
-function unreachable(who: string, why: string): GridError {
-  return new GridError('MEMBER_UNREACHABLE', `member ${who} is unreachable: ${why}`);
-}
-
-
-function decodeError(payload: WireValue): GridError {
-  const t = Array.isArray(payload) ? (payload as WireValue[]) : [];
-  const code = isGridErrorCode(t[0]) ? t[0] : 'INTERNAL';
-  const message = typeof t[1] === 'string' ? t[1] : 'remote error';
-  return new GridError(code, message);
-}
-
-function encodeError(e: unknown): WireValue {
-  if (isGridError(e)) return [e.code, e.message];
-  return ['INTERNAL', describeError(e)];
-}
 
 export class MemberNet {
   private readonly handlers = new Map<number, RequestHandler>();
@@ -274,7 +83,7 @@ export class MemberNet {
       readonly logger: Logger;
       readonly clock: Clock;
       readonly auth: MemberAuth;
-      readonly local: () => PeerIdentity;
+      readonly local: () => MemberIdentity;
       readonly connectTimeoutMs: number;
       readonly version: string;
       /** When an outbound member connection counts as stalled (undefined: never). */
@@ -507,7 +316,7 @@ export class MemberNet {
     return Promise.all([...all].map((c) => c.closeGracefully(STOP_FLUSH_MS))).then(() => undefined);
   }
 
-  private dial(address: string, timeoutMs: number, handshake?: (conn: MemberConnection) => Promise<PeerIdentity>): Promise<MemberConnection> {
+  private dial(address: string, timeoutMs: number, handshake?: (conn: MemberConnection) => Promise<MemberIdentity>): Promise<MemberConnection> {
     const { host, port } = splitAddress(address);
     return new Promise<MemberConnection>((resolve, reject) => {
       const { socket, ready } = this.deps.dialer?.(host, port, handshake === undefined ? 'member' : 'wan') ?? { socket: net.connect({ host, port, noDelay: true }), ready: 'connect' };
@@ -696,17 +505,13 @@ export class MemberNet {
       splitAddress(hello.address);
     } catch (e) {
       this.deps.logger.warn({ remote: conn.describe() }, `WAN connection refused: ${describeError(e)}`);
-      this.reply(conn, frame.callId, isGridError(e) ? e : new GridError('BAD_REQUEST', describeError(e)), true);
-      conn.refused = true;
-      conn.end();
+      this.refuse(conn, frame.callId, isGridError(e) ? e : new GridError('BAD_REQUEST', describeError(e)));
       return;
     }
     const refusal = this.wanAcceptor === undefined ? { code: 'NOT_ENABLED' as const, reason: 'this member does not accept WAN connections yet' } : this.wanAcceptor.verify(hello);
     if (refusal !== undefined) {
       this.deps.logger.warn({ remote: conn.describe(), source: hello.sourceCluster }, `refused WAN publisher of cluster "${hello.sourceCluster}" from ${hello.address}: ${refusal.reason}`);
-      this.reply(conn, frame.callId, new GridError(refusal.code, refusal.reason), true);
-      conn.refused = true;
-      conn.end();
+      this.refuse(conn, frame.callId, new GridError(refusal.code, refusal.reason));
       return;
     }
     conn.wanCluster = hello.sourceCluster;
@@ -714,6 +519,13 @@ export class MemberNet {
     conn.reader?.setMaxFrameBytes(DEFAULT_MAX_FRAME_BYTES);
     this.deps.logger.info({ remote: conn.describe(), source: hello.sourceCluster }, `WAN publisher of cluster "${hello.sourceCluster}" connected from ${hello.address}`);
     this.reply(conn, frame.callId, encodeWanAuthAnswer({ clusterName: this.wanAcceptor!.clusterName, uuid: this.deps.local().uuid }), false);
+  }
+
+  /** Answer a refused handshake with its error and end the connection: nothing more is read from it. */
+  private refuse(conn: MemberConnection, callId: number, err: GridError): void {
+    this.reply(conn, callId, err, true);
+    conn.refused = true;
+    conn.end();
   }
 
   private reply(conn: MemberConnection, callId: number, value: unknown, isError: boolean): void {
@@ -742,17 +554,13 @@ export class MemberNet {
       splitAddress(address);
     } catch (e) {
       this.deps.logger.warn({ remote: conn.describe() }, `member connection refused: ${describeError(e)}`);
-      this.reply(conn, frame.callId, isGridError(e) ? e : new GridError('BAD_REQUEST', describeError(e)), true);
-      conn.refused = true;
-      conn.end();
+      this.refuse(conn, frame.callId, isGridError(e) ? e : new GridError('BAD_REQUEST', describeError(e)));
       return;
     }
     const refusal = this.deps.auth.verify(clusterName, username, password);
     if (refusal !== undefined) {
       this.deps.logger.warn({ remote: address, uuid }, `refused member ${address}: ${refusal.reason}`);
-      this.reply(conn, frame.callId, new GridError(refusal.code, refusal.reason), true);
-      conn.refused = true;
-      conn.end();
+      this.refuse(conn, frame.callId, new GridError(refusal.code, refusal.reason));
       return;
     }
     conn.peer = { uuid, address };

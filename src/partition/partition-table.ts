@@ -2,6 +2,8 @@
 // order. Versioned so that a newer table always replaces an older one. Only the master
 // writes a new version; everyone else applies what the master pushes.
 
+import { GridError } from '../core/errors.js';
+import { admitPartitionWrite } from '../cluster/member-rules.js';
 import { PARTITION_COUNT } from './partitioning.js';
 import type { Replicas, Table } from './assignment.js';
 
@@ -44,4 +46,15 @@ export class PartitionTable {
     this.rows = next;
     this.tableVersion = version;
   }
+}
+
+/**
+ * The one check before a member applies a write another member sends for a partition (a
+ * backup, a migration copy, an anti-entropy copy): the partition exists, and by this member's
+ * table (or the sender's newer one) the sender owns it. Throws the refusal.
+ */
+export function checkPartitionWriteFrom(what: string, partitionId: number, sender: string, stamp: number | undefined, table: Pick<PartitionTable, 'version' | 'ownerOf'>): void {
+  if (partitionId < 0 || partitionId >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${partitionId}`);
+  const refusal = admitPartitionWrite(what, partitionId, sender, stamp, { version: table.version(), owner: table.ownerOf(partitionId) });
+  if (refusal !== undefined) throw refusal;
 }

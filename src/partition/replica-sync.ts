@@ -22,7 +22,7 @@ import type { MemberConnection, MemberNet } from '../net/member-net.js';
 import type { ClusterView } from '../cluster/cluster-service.js';
 import { admitPartitionWrite } from '../cluster/member-rules.js';
 import { PARTITION_COUNT } from './partitioning.js';
-import type { PartitionTable } from './partition-table.js';
+import { checkPartitionWriteFrom, type PartitionTable } from './partition-table.js';
 import { ReplicaVersions, partitionsToSync, type BackupVerdict } from './replica-versions.js';
 
 /** Copies asked for and not yet installed, per member: more wait for the next ones. */
@@ -64,16 +64,20 @@ export interface ReplicaSyncTuning {
   readonly callTimeoutMs: number;
 }
 
+/** What anti-entropy needs: the table, the cluster and the wire, the partitions' data, and whether a partition is being handed over. */
+export interface ReplicaSyncDeps {
+  readonly table: PartitionTable;
+  readonly cluster: ClusterView;
+  readonly net: MemberNet | undefined;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly copies: PartitionCopies;
+  readonly isBlocked: (pid: number) => boolean;
+  readonly tuning: ReplicaSyncTuning;
+}
+
 export class ReplicaSync {
   readonly versions = new ReplicaVersions();
-  private readonly table: PartitionTable;
-  private readonly cluster: ClusterView;
-  private readonly net: MemberNet | undefined;
-  private readonly clock: Clock;
-  private readonly logger: Logger;
-  private readonly copies: PartitionCopies;
-  private readonly isBlocked: (pid: number) => boolean;
-  private readonly tuning: ReplicaSyncTuning;
   private timer: TimerHandle | undefined;
   /** Partitions whose backup here is not exact, by the owner uuid to ask. */
   private readonly wanted = new Map<number, string>();
@@ -84,30 +88,13 @@ export class ReplicaSync {
   private reported = { requested: 0, done: 0, served: 0, gaps: 0 };
   private lastReportAt = 0;
 
-  constructor(deps: {
-    table: PartitionTable;
-    cluster: ClusterView;
-    net: MemberNet | undefined;
-    clock: Clock;
-    logger: Logger;
-    copies: PartitionCopies;
-    isBlocked: (pid: number) => boolean;
-    tuning: ReplicaSyncTuning;
-  }) {
-    this.table = deps.table;
-    this.cluster = deps.cluster;
-    this.net = deps.net;
-    this.clock = deps.clock;
-    this.logger = deps.logger;
-    this.copies = deps.copies;
-    this.isBlocked = deps.isBlocked;
-    this.tuning = deps.tuning;
-    if (this.net !== undefined) this.registerHandlers(this.net);
-    if (this.enabled) this.timer = this.clock.setInterval(() => this.tick(), this.tuning.intervalMs);
+  constructor(private readonly deps: ReplicaSyncDeps) {
+    if (this.deps.net !== undefined) this.registerHandlers(this.deps.net);
+    if (this.enabled) this.timer = this.deps.clock.setInterval(() => this.tick(), this.deps.tuning.intervalMs);
   }
 
   get enabled(): boolean {
-    return this.tuning.intervalMs > 0 && this.net !== undefined;
+    return this.deps.tuning.intervalMs > 0 && this.deps.net !== undefined;
   }
 
   counters(): ReplicaSyncStats {
@@ -121,7 +108,7 @@ export class ReplicaSync {
   }
 
   private get localUuid(): string {
-    return this.cluster.localMember().uuid;
+    return this.deps.cluster.localMember().uuid;
   }
 
   // ------------------------------------------------------------------ hooks for the backup path
@@ -159,24 +146,24 @@ export class ReplicaSync {
 
   /** Tell every backup member the versions of the partitions this member owns there. */
   round(): void {
-    if (!this.enabled || this.cluster.fenced() || !this.cluster.joined()) return;
+    if (!this.enabled || this.deps.cluster.fenced() || !this.deps.cluster.joined()) return;
     const me = this.localUuid;
     const byMember = new Map<string, ReplicaVersionEntry[]>();
     for (let pid = 0; pid < PARTITION_COUNT; pid++) {
-      const row = this.table.replicas(pid);
+      const row = this.deps.table.replicas(pid);
       // A partition being handed over gets its copies from the migration.
-      if (row.length < 2 || row[0] !== me || this.isBlocked(pid)) continue;
+      if (row.length < 2 || row[0] !== me || this.deps.isBlocked(pid)) continue;
       for (let i = 1; i < row.length; i++) {
         let list = byMember.get(row[i]!);
         if (list === undefined) byMember.set(row[i]!, (list = []));
         list.push({ partitionId: pid, replicaIndex: i, version: this.versions.ownerVersion(pid, i) });
       }
     }
-    const stamp = this.table.version();
+    const stamp = this.deps.table.version();
     for (const [uuid, entries] of byMember) {
-      const member = this.cluster.memberByUuid(uuid);
+      const member = this.deps.cluster.memberByUuid(uuid);
       if (member === undefined) continue;
-      this.net!.oneWay(member.address, Msg.ReplicaVersions, encodeReplicaVersions({ tableVersion: stamp, entries }));
+      this.deps.net!.oneWay(member.address, Msg.ReplicaVersions, encodeReplicaVersions({ tableVersion: stamp, entries }));
     }
     this.stats.rounds++;
   }
@@ -200,7 +187,7 @@ export class ReplicaSync {
   private pump(): void {
     if (!this.enabled || this.wanted.size === 0 || this.pending.size >= MAX_PENDING_SYNCS) return;
     const byOwner = new Map<string, number[]>();
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     for (const [pid, owner] of this.wanted) {
       if (this.pending.size >= MAX_PENDING_SYNCS) break;
       if (this.pending.has(pid)) continue;
@@ -210,7 +197,7 @@ export class ReplicaSync {
       list.push(pid);
     }
     for (const [owner, pids] of byOwner) {
-      const member = this.cluster.memberByUuid(owner);
+      const member = this.deps.cluster.memberByUuid(owner);
       if (member === undefined) {
         for (const pid of pids) {
           this.pending.delete(pid);
@@ -219,14 +206,14 @@ export class ReplicaSync {
         continue;
       }
       this.stats.requested += pids.length;
-      this.logger.debug(`anti-entropy: asking ${member.address} for ${pids.length} partition copies (${pids.join(', ')})`);
-      this.net!.oneWay(member.address, Msg.ReplicaSyncRequest, encodeReplicaSyncRequest({ tableVersion: this.table.version(), partitionIds: pids }));
+      this.deps.logger.debug(`anti-entropy: asking ${member.address} for ${pids.length} partition copies (${pids.join(', ')})`);
+      this.deps.net!.oneWay(member.address, Msg.ReplicaSyncRequest, encodeReplicaSyncRequest({ tableVersion: this.deps.table.version(), partitionIds: pids }));
     }
   }
 
   private expirePending(): void {
-    const timeout = Math.max(MIN_PENDING_TIMEOUT_MS, 3 * this.tuning.intervalMs);
-    const now = this.clock.now();
+    const timeout = Math.max(MIN_PENDING_TIMEOUT_MS, 3 * this.deps.tuning.intervalMs);
+    const now = this.deps.clock.now();
     for (const [pid, p] of this.pending) {
       if (now - p.at < timeout) continue;
       // The next round (or gap) asks again if the copy is still needed.
@@ -239,10 +226,10 @@ export class ReplicaSync {
     const s = this.stats;
     const r = this.reported;
     if (s.requested === r.requested && s.done === r.done && s.served === r.served && s.gaps === r.gaps) return;
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     if (now - this.lastReportAt < REPORT_EVERY_MS) return;
     this.lastReportAt = now;
-    this.logger.info(
+    this.deps.logger.info(
       `anti-entropy: ${s.requested - r.requested} partition copies requested, ${s.done - r.done} installed, ${s.served - r.served} sent to backups, ` +
         `${s.gaps - r.gaps} backups out of sequence since the last report (totals: requested ${s.requested}, installed ${s.done}, sent ${s.served})`,
     );
@@ -258,20 +245,20 @@ export class ReplicaSync {
   }
 
   private onVersions(p: WireValue, from: MemberConnection): void {
-    if (!this.enabled || this.cluster.fenced()) return;
+    if (!this.enabled || this.deps.cluster.fenced()) return;
     const { tableVersion: stamp, entries: list } = decodeReplicaVersions(p);
     const sender = from.peer?.uuid ?? '';
     const me = this.localUuid;
-    const mine = this.table.version();
+    const mine = this.deps.table.version();
     const entries: [number, number, number][] = [];
     for (let j = 0; j < list.length; j++) {
       const e = list[j]!;
       const pid = e.partitionId;
       if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
       // Only the owner in our table (or one whose table is newer) speaks for a partition.
-      if (admitPartitionWrite('replica versions', pid, sender, stamp, { version: mine, owner: this.table.ownerOf(pid) }) !== undefined) continue;
+      if (admitPartitionWrite('replica versions', pid, sender, stamp, { version: mine, owner: this.deps.table.ownerOf(pid) }) !== undefined) continue;
       // A partition this member left needs no copy (unless the sender knows a newer table).
-      if (stamp <= mine && !this.table.replicas(pid).includes(me)) continue;
+      if (stamp <= mine && !this.deps.table.replicas(pid).includes(me)) continue;
       entries.push([pid, e.replicaIndex, e.version]);
     }
     for (const pid of partitionsToSync(this.versions, entries)) this.want(pid, sender);
@@ -280,7 +267,7 @@ export class ReplicaSync {
   }
 
   private onSyncRequest(p: WireValue, from: MemberConnection): void {
-    if (!this.enabled || this.cluster.fenced() || from.peer === undefined) return;
+    if (!this.enabled || this.deps.cluster.fenced() || from.peer === undefined) return;
     const pids = decodeReplicaSyncRequest(p).partitionIds;
     const peer = from.peer;
     // After the microtasks of this turn: a write whose backup is sent in a promise callback
@@ -292,35 +279,30 @@ export class ReplicaSync {
 
   /** Owner: send a full copy of `pid` to backup `uuid`, with the versions it is exact for. */
   private serve(pid: number, uuid: string): void {
-    if (pid < 0 || pid >= PARTITION_COUNT || this.cluster.fenced()) return;
-    const row = this.table.replicas(pid);
+    if (pid < 0 || pid >= PARTITION_COUNT || this.deps.cluster.fenced()) return;
+    const row = this.deps.table.replicas(pid);
     const index = row.indexOf(uuid);
     // Not (or no longer) this member's to copy; the asker gets versions from the right owner.
-    if (row[0] !== this.localUuid || index < 1 || this.isBlocked(pid)) return;
-    const member = this.cluster.memberByUuid(uuid);
+    if (row[0] !== this.localUuid || index < 1 || this.deps.isBlocked(pid)) return;
+    const member = this.deps.cluster.memberByUuid(uuid);
     if (member === undefined) return;
     // One synchronous step: the copy and the counters it is exact for.
-    const data = this.copies.snapshot(pid, index);
+    const data = this.deps.copies.snapshot(pid, index);
     const versions = this.versions.copyVersions(pid);
     this.stats.served++;
-    this.net!.request(member.address, Msg.ReplicaSyncData, encodeReplicaSyncData({ partitionId: pid, replicaIndex: index, data, versions, tableVersion: this.table.version() }), this.tuning.callTimeoutMs).catch(
-      (e: unknown) => this.logger.warn(`anti-entropy: copy of partition ${pid} to ${member.address} failed: ${describeError(e)}`),
+    this.deps.net!.request(member.address, Msg.ReplicaSyncData, encodeReplicaSyncData({ partitionId: pid, replicaIndex: index, data, versions, tableVersion: this.deps.table.version() }), this.deps.tuning.callTimeoutMs).catch(
+      (e: unknown) => this.deps.logger.warn(`anti-entropy: copy of partition ${pid} to ${member.address} failed: ${describeError(e)}`),
     );
   }
 
   private onSyncData(p: WireValue, from: MemberConnection): null {
     const t = decodeReplicaSyncData(p);
     const pid = t.partitionId;
-    if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
     const { replicaIndex: index, versions, tableVersion: stamp } = t;
-    const refusal = admitPartitionWrite('replica sync copy', pid, from.peer?.uuid ?? '', stamp, {
-      version: this.table.version(),
-      owner: this.table.ownerOf(pid),
-    });
-    if (refusal !== undefined) throw refusal;
-    if (this.cluster.fenced()) throw new GridError('STALE_VIEW', `replica sync copy for partition ${pid} refused: this member is checking its membership`);
+    checkPartitionWriteFrom('replica sync copy', pid, from.peer?.uuid ?? '', stamp, this.deps.table);
+    if (this.deps.cluster.fenced()) throw new GridError('STALE_VIEW', `replica sync copy for partition ${pid} refused: this member is checking its membership`);
     if (index < 1) throw new GridError('BAD_REQUEST', `replica sync copy for replica index ${index}`);
-    this.copies.install(pid, t.data);
+    this.deps.copies.install(pid, t.data);
     this.versions.install(pid, index, versions);
     this.pending.delete(pid);
     this.wanted.delete(pid);

@@ -159,25 +159,5 @@ export function partitionsToSync(versions: ReplicaVersions, entries: readonly (r
   return out;
 }
 
-/**
- * grid.debug.drop-backups (tests only): which received backups to skip, evenly spread. With
- * fraction f, the k-th backup (from 0) is skipped when floor((k+1)·f) > floor(k·f): 0.1 skips
- * every tenth, 1 skips all, 0 none.
- */
-export class BackupDropper {
-  private received = 0;
-  dropped = 0;
-  constructor(private readonly fraction: number) {}
-
-  get active(): boolean {
-    return this.fraction > 0;
-  }
-
-  next(): boolean {
-    if (this.fraction <= 0) return false;
-    const k = this.received++;
-    const drop = Math.floor((k + 1) * this.fraction) > Math.floor(k * this.fraction);
-    if (drop) this.dropped++;
-    return drop;
-  }
-}
+/** grid.debug.drop-backups (tests only): lives with the other test-only switches behind their seam. */
+export { BackupDropper } from '../core/test-hooks.js';

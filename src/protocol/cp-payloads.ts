@@ -13,51 +13,125 @@
 // CP view (and its members and groups) is exact too. The envelopes of the CP messages follow
 // payloads.ts instead: items after their fields are ignored (room for a later sender's field).
 //
-// The Raft and view types mirror cp/raft-messages.ts and cp/cp-metadata-state.ts field for
-// field (protocol/ sits below cp/ and may not import it, types included:
-// scripts/check-layers.mjs), so a RaftMessage is a WireRaftMessage and back, a CpView a
-// WireCpView and back; the unit test pins them together.
+// The Raft messages, entries and snapshots, and the CP view with its members and groups, are
+// defined here, once: they are what travels, protocol/ sits below cp/, and cp/ imports them
+// (raft-messages.ts and cp-metadata-state.ts re-export them under the same names).
 
 import { GridError } from '../core/errors.js';
 import type { WireValue } from './codec.js';
 import * as f from './fields.js';
+import { recordTuple } from './record-tuple.js';
 
-/** A Raft group member's id (cp's RaftMemberId). */
-export type WireRaftMemberId = string;
+// ------------------------------------------------------------------ the Raft types
 
-/** cp's RaftEntry. `command` is the CP layer's value: a WireValue, typed unknown as there. */
-export type WireRaftEntry =
+/** A CP member's identity inside a Raft group (its member UUID, or any stable string). */
+export type RaftMemberId = string;
+
+/**
+ * One log entry. `command` entries carry the CP layer's operation (opaque to Raft);
+ * `noop` is what a new leader appends to commit entries of earlier terms (and to serve
+ * reads); `membership` replaces the group's voting members (one member added or removed).
+ */
+export type RaftEntry =
   | { readonly index: number; readonly term: number; readonly kind: 'command'; readonly command: unknown }
   | { readonly index: number; readonly term: number; readonly kind: 'noop' }
-  | { readonly index: number; readonly term: number; readonly kind: 'membership'; readonly members: readonly WireRaftMemberId[] };
+  | { readonly index: number; readonly term: number; readonly kind: 'membership'; readonly members: readonly RaftMemberId[] };
 
-/** cp's RaftSnapshot. `state` is the CP layer's value: a WireValue, typed unknown as there. */
-export interface WireRaftSnapshot {
+/** The state machine's state through `lastIncludedIndex`, replacing the log up to there. */
+export interface RaftSnapshot {
   readonly lastIncludedIndex: number;
   readonly lastIncludedTerm: number;
-  readonly members: readonly WireRaftMemberId[];
+  /** The voting members as of `lastIncludedIndex`. */
+  readonly members: readonly RaftMemberId[];
+  /** Index of the membership entry that set `members` (0: the group's initial members). */
   readonly membersIndex: number;
+  /** The CP layer's state machine state (opaque to Raft). */
   readonly state: unknown;
 }
 
-/** cp's RaftMessage (see raft-messages.ts for what each field means). */
-export type WireRaftMessage =
-  | { readonly type: 'pre-vote'; readonly term: number; readonly lastLogIndex: number; readonly lastLogTerm: number }
-  | { readonly type: 'pre-vote-response'; readonly term: number; readonly preVoteTerm: number; readonly granted: boolean }
-  | { readonly type: 'vote'; readonly term: number; readonly lastLogIndex: number; readonly lastLogTerm: number }
-  | { readonly type: 'vote-response'; readonly term: number; readonly granted: boolean }
-  | {
-      readonly type: 'append';
-      readonly term: number;
-      readonly prevLogIndex: number;
-      readonly prevLogTerm: number;
-      readonly entries: readonly WireRaftEntry[];
-      readonly leaderCommit: number;
-      readonly seq: number;
-    }
-  | { readonly type: 'append-response'; readonly term: number; readonly success: boolean; readonly matchIndex: number; readonly hintIndex: number; readonly seq: number }
-  | { readonly type: 'install-snapshot'; readonly term: number; readonly snapshot: WireRaftSnapshot; readonly seq: number }
-  | { readonly type: 'install-snapshot-response'; readonly term: number; readonly matchIndex: number; readonly seq: number };
+/**
+ * Would you vote for me if I stood in `term`? Asked before a real election so that a node
+ * that was cut off cannot raise everyone's term; answering changes nothing on the voter.
+ */
+export interface RaftPreVoteRequest {
+  readonly type: 'pre-vote';
+  /** The term the sender would stand in (its current term + 1). */
+  readonly term: number;
+  readonly lastLogIndex: number;
+  readonly lastLogTerm: number;
+}
+
+export interface RaftPreVoteResponse {
+  readonly type: 'pre-vote-response';
+  /** The voter's current term. */
+  readonly term: number;
+  /** The `term` of the request answered. */
+  readonly preVoteTerm: number;
+  readonly granted: boolean;
+}
+
+export interface RaftVoteRequest {
+  readonly type: 'vote';
+  readonly term: number;
+  readonly lastLogIndex: number;
+  readonly lastLogTerm: number;
+}
+
+export interface RaftVoteResponse {
+  readonly type: 'vote-response';
+  readonly term: number;
+  readonly granted: boolean;
+}
+
+/** Entries to append after `prevLogIndex` (none: a heartbeat). */
+export interface RaftAppendRequest {
+  readonly type: 'append';
+  readonly term: number;
+  readonly prevLogIndex: number;
+  readonly prevLogTerm: number;
+  /** Indexes prevLogIndex + 1, prevLogIndex + 2, … */
+  readonly entries: readonly RaftEntry[];
+  readonly leaderCommit: number;
+  /** The leader's round number, echoed in the answer (reads wait for a round after them). */
+  readonly seq: number;
+}
+
+export interface RaftAppendResponse {
+  readonly type: 'append-response';
+  readonly term: number;
+  readonly success: boolean;
+  /** success: the follower's log matches the leader's through this index. */
+  readonly matchIndex: number;
+  /** failure: the highest index the follower's log may share with the leader's. */
+  readonly hintIndex: number;
+  readonly seq: number;
+}
+
+/** The leader's snapshot, for a follower that needs entries the leader has compacted away. */
+export interface RaftInstallSnapshotRequest {
+  readonly type: 'install-snapshot';
+  readonly term: number;
+  readonly snapshot: RaftSnapshot;
+  readonly seq: number;
+}
+
+export interface RaftInstallSnapshotResponse {
+  readonly type: 'install-snapshot-response';
+  readonly term: number;
+  /** The follower's log matches the leader's through this index. */
+  readonly matchIndex: number;
+  readonly seq: number;
+}
+
+export type RaftMessage =
+  | RaftPreVoteRequest
+  | RaftPreVoteResponse
+  | RaftVoteRequest
+  | RaftVoteResponse
+  | RaftAppendRequest
+  | RaftAppendResponse
+  | RaftInstallSnapshotRequest
+  | RaftInstallSnapshotResponse;
 
 /** An append carrying more entries is refused (`append-request-max-entry-count` must stay at or below it). */
 export const MAX_RAFT_APPEND_ENTRIES = 10_000;
@@ -74,10 +148,10 @@ const TAG = {
   'append-response': 5,
   'install-snapshot': 6,
   'install-snapshot-response': 7,
-} as const satisfies Record<WireRaftMessage['type'], number>;
+} as const satisfies Record<RaftMessage['type'], number>;
 
 /** Entry kind tags: wire format too. */
-const KIND = { command: 0, noop: 1, membership: 2 } as const satisfies Record<WireRaftEntry['kind'], number>;
+const KIND = { command: 0, noop: 1, membership: 2 } as const satisfies Record<RaftEntry['kind'], number>;
 
 // ------------------------------------------------------------------ encode
 
@@ -95,7 +169,7 @@ const KIND = { command: 0, noop: 1, membership: 2 } as const satisfies Record<Wi
  * a snapshot is [lastIncludedIndex, lastIncludedTerm, members[], membersIndex, state]. The
  * command and the state are the CP layer's values, WireValues already: they go as they are.
  */
-export function encodeRaftMessage(m: WireRaftMessage): WireValue {
+export function encodeRaftMessage(m: RaftMessage): WireValue {
   switch (m.type) {
     case 'pre-vote':
       return [TAG['pre-vote'], m.term, m.lastLogIndex, m.lastLogTerm];
@@ -116,7 +190,7 @@ export function encodeRaftMessage(m: WireRaftMessage): WireValue {
   }
 }
 
-function encodeEntry(e: WireRaftEntry): WireValue {
+function encodeEntry(e: RaftEntry): WireValue {
   switch (e.kind) {
     case 'command':
       return [e.index, e.term, KIND.command, e.command as WireValue];
@@ -127,7 +201,7 @@ function encodeEntry(e: WireRaftEntry): WireValue {
   }
 }
 
-function encodeSnapshot(s: WireRaftSnapshot): WireValue {
+function encodeSnapshot(s: RaftSnapshot): WireValue {
   return [s.lastIncludedIndex, s.lastIncludedTerm, s.members, s.membersIndex, s.state as WireValue];
 }
 
@@ -168,12 +242,12 @@ function termUpTo(t: readonly WireValue[], i: number, what: string, term: number
 }
 
 /** A voting configuration: 1..MAX_RAFT_MEMBERS distinct non-empty ids. */
-function members(t: readonly WireValue[], i: number, what: string): WireRaftMemberId[] {
+function members(t: readonly WireValue[], i: number, what: string): RaftMemberId[] {
   const a = f.arr(t, i, what);
   if (a.length === 0) throw bad(`${what} is empty`);
   if (a.length > MAX_RAFT_MEMBERS) throw bad(`${what} has ${a.length} ids, more than ${MAX_RAFT_MEMBERS}`);
   const seen = new Map<string, number>();
-  const out: WireRaftMemberId[] = [];
+  const out: RaftMemberId[] = [];
   for (let j = 0; j < a.length; j++) {
     const id = f.str(a, j, `${what}[${j}]`);
     if (id === '') throw bad(`${what}[${j}] is an empty string`);
@@ -185,7 +259,7 @@ function members(t: readonly WireValue[], i: number, what: string): WireRaftMemb
   return out;
 }
 
-function decodeEntry(v: WireValue, what: string): WireRaftEntry {
+function decodeEntry(v: WireValue, what: string): RaftEntry {
   const t = f.tuple(v, what);
   const index = nat(t, 0, `${what}.index`);
   const term = nat(t, 1, `${what}.term`);
@@ -206,10 +280,10 @@ function decodeEntry(v: WireValue, what: string): WireRaftEntry {
 }
 
 /** Indexes prevLogIndex + 1, + 2, …; terms from prevLogTerm up, none above the message's term (raft.ts's wellFormed, enforced here). */
-function decodeEntries(t: readonly WireValue[], i: number, what: string, term: number, prevLogIndex: number, prevLogTerm: number): WireRaftEntry[] {
+function decodeEntries(t: readonly WireValue[], i: number, what: string, term: number, prevLogIndex: number, prevLogTerm: number): RaftEntry[] {
   const a = f.arr(t, i, what);
   if (a.length > MAX_RAFT_APPEND_ENTRIES) throw bad(`${what} has ${a.length} entries, more than ${MAX_RAFT_APPEND_ENTRIES}`);
-  const out: WireRaftEntry[] = [];
+  const out: RaftEntry[] = [];
   let before = prevLogTerm;
   for (let k = 0; k < a.length; k++) {
     const w = `${what}[${k}]`;
@@ -223,7 +297,7 @@ function decodeEntries(t: readonly WireValue[], i: number, what: string, term: n
   return out;
 }
 
-function decodeSnapshot(t: readonly WireValue[], i: number, what: string, term: number): WireRaftSnapshot {
+function decodeSnapshot(t: readonly WireValue[], i: number, what: string, term: number): RaftSnapshot {
   const s = f.tuple(t[i] ?? null, what);
   noExtra(s, 5, what);
   const lastIncludedIndex = nat(s, 0, `${what}.lastIncludedIndex`);
@@ -235,7 +309,7 @@ function decodeSnapshot(t: readonly WireValue[], i: number, what: string, term: 
 }
 
 /** The message a peer sent, every field checked; anything else throws GridError('BAD_REQUEST'). */
-export function decodeRaftMessage(v: WireValue): WireRaftMessage {
+export function decodeRaftMessage(v: WireValue): RaftMessage {
   const t = f.tuple(v, 'raft message');
   const tag = nat(t, 0, 'raft message tag');
   switch (tag) {
@@ -248,12 +322,7 @@ export function decodeRaftMessage(v: WireValue): WireRaftMessage {
     }
     case TAG['pre-vote-response']:
       noExtra(t, 4, 'pre-vote-response');
-      return {
-        type: 'pre-vote-response',
-        term: nat(t, 1, 'pre-vote-response.term'),
-        preVoteTerm: nat(t, 2, 'pre-vote-response.preVoteTerm'),
-        granted: f.bool(t, 3, 'pre-vote-response.granted'),
-      };
+      return { type: 'pre-vote-response', term: nat(t, 1, 'pre-vote-response.term'), preVoteTerm: nat(t, 2, 'pre-vote-response.preVoteTerm'), granted: f.bool(t, 3, 'pre-vote-response.granted') };
     case TAG['vote-response']:
       noExtra(t, 3, 'vote-response');
       return { type: 'vote-response', term: nat(t, 1, 'vote-response.term'), granted: f.bool(t, 2, 'vote-response.granted') };
@@ -282,12 +351,7 @@ export function decodeRaftMessage(v: WireValue): WireRaftMessage {
     }
     case TAG['install-snapshot-response']:
       noExtra(t, 4, 'install-snapshot-response');
-      return {
-        type: 'install-snapshot-response',
-        term: nat(t, 1, 'install-snapshot-response.term'),
-        matchIndex: nat(t, 2, 'install-snapshot-response.matchIndex'),
-        seq: nat(t, 3, 'install-snapshot-response.seq'),
-      };
+      return { type: 'install-snapshot-response', term: nat(t, 1, 'install-snapshot-response.term'), matchIndex: nat(t, 2, 'install-snapshot-response.matchIndex'), seq: nat(t, 3, 'install-snapshot-response.seq') };
     default:
       throw bad(`raft message tag is ${tag}`);
   }
@@ -295,34 +359,39 @@ export function decodeRaftMessage(v: WireValue): WireRaftMessage {
 
 // ------------------------------------------------------------------ the CP messages (70-76)
 
-/** A CP member (cp's CpMemberRec): [cpUuid, memberUuid, address]. */
-export interface WireCpMember {
-  /** The CP member's own identity (a Raft member id: not empty). */
+/** A CP member, on the wire [cpUuid, memberUuid, address]. */
+export interface CpMemberRec {
+  /** The CP member's own identity (fresh per process: a restarted member is a new CP member; a Raft member id, not empty). */
   readonly cpUuid: string;
   readonly memberUuid: string;
   /** `host:port` of its member port. */
   readonly address: string;
 }
 
-/** A CP group (cp's CpGroupRec): [name, id, initialMembers[], members[]], members by cpUuid. */
-export interface WireCpGroup {
+/** A CP group, on the wire [name, id, initialMembers[], members[]], members by cpUuid. */
+export interface CpGroupRec {
   readonly name: string;
   readonly id: number;
+  /** The Raft configuration the group started with (a member added later replays the log from it). */
   readonly initialMembers: readonly string[];
+  /** The group's CP members (cp uuids) as last recorded (after each committed membership change). */
   readonly members: readonly string[];
 }
 
 /**
- * What every member learns of the CP subsystem (cp's CpView):
- * [seed, version, groupSize, initialCpMembers[], cpMembers[], groups[]].
+ * What every member learns of the CP subsystem (broadcast by the METADATA leader), on the
+ * wire [seed, version, groupSize, initialCpMembers[], cpMembers[], groups[]].
  */
-export interface WireCpView {
+export interface CpView {
+  /** The CP subsystem's incarnation: a reset starts a new one, and messages of other seeds are ignored. */
   readonly seed: number;
+  /** The METADATA index this view was taken at: a higher one replaces a lower one. */
   readonly version: number;
   readonly groupSize: number;
-  readonly initialCpMembers: readonly WireCpMember[];
-  readonly cpMembers: readonly WireCpMember[];
-  readonly groups: readonly WireCpGroup[];
+  /** The CP members the subsystem formed with: the METADATA state at index 0 is built from them. */
+  readonly initialCpMembers: readonly CpMemberRec[];
+  readonly cpMembers: readonly CpMemberRec[];
+  readonly groups: readonly CpGroupRec[];
 }
 
 /** A non-empty string: a CP member id (cpUuid), a group name. */
@@ -339,17 +408,17 @@ function seedOf(t: readonly WireValue[], i: number, what: string): number {
   return n;
 }
 
-function encodeCpMember(m: WireCpMember): WireValue {
+function encodeCpMember(m: CpMemberRec): WireValue {
   return [m.cpUuid, m.memberUuid, m.address];
 }
 
-function decodeCpMember(v: WireValue, what: string): WireCpMember {
+function decodeCpMember(v: WireValue, what: string): CpMemberRec {
   const t = f.tuple(v, what);
   noExtra(t, 3, what);
   return { cpUuid: id(t, 0, `${what}.cpUuid`), memberUuid: f.str(t, 1, `${what}.memberUuid`), address: f.str(t, 2, `${what}.address`) };
 }
 
-function decodeCpMembers(t: readonly WireValue[], i: number, what: string): WireCpMember[] {
+function decodeCpMembers(t: readonly WireValue[], i: number, what: string): CpMemberRec[] {
   const a = f.arr(t, i, what);
   return a.map((m, j) => decodeCpMember(m, `${what}[${j}]`));
 }
@@ -359,28 +428,28 @@ function ids(t: readonly WireValue[], i: number, what: string): string[] {
   return a.map((_, j) => id(a, j, `${what}[${j}]`));
 }
 
-function encodeCpGroup(g: WireCpGroup): WireValue {
+function encodeCpGroup(g: CpGroupRec): WireValue {
   return [g.name, g.id, [...g.initialMembers], [...g.members]];
 }
 
-function decodeCpGroup(v: WireValue, what: string): WireCpGroup {
+function decodeCpGroup(v: WireValue, what: string): CpGroupRec {
   const t = f.tuple(v, what);
   noExtra(t, 4, what);
   return { name: id(t, 0, `${what}.name`), id: nat(t, 1, `${what}.id`), initialMembers: ids(t, 2, `${what}.initialMembers`), members: ids(t, 3, `${what}.members`) };
 }
 
-function decodeCpGroups(t: readonly WireValue[], i: number, what: string): WireCpGroup[] {
+function decodeCpGroups(t: readonly WireValue[], i: number, what: string): CpGroupRec[] {
   const a = f.arr(t, i, what);
   return a.map((g, j) => decodeCpGroup(g, `${what}[${j}]`));
 }
 
 /** The view as it travels in CpView, CpFetchView's answer and METADATA's `metadata` query. */
-export function encodeWireCpView(v: WireCpView): WireValue {
+export function encodeWireCpView(v: CpView): WireValue {
   return [v.seed, v.version, v.groupSize, v.initialCpMembers.map(encodeCpMember), v.cpMembers.map(encodeCpMember), v.groups.map(encodeCpGroup)];
 }
 
 /** Exactly six fields, each checked; so are its members' and groups' (exactly 3 and 4). */
-export function decodeWireCpView(v: WireValue, what = 'view'): WireCpView {
+export function decodeWireCpView(v: WireValue, what = 'view'): CpView {
   const t = f.tuple(v, what);
   noExtra(t, 6, what);
   return {
@@ -401,7 +470,7 @@ export interface CpRaftPayload {
   readonly groupId: number;
   readonly from: string;
   readonly to: string;
-  readonly message: WireRaftMessage;
+  readonly message: RaftMessage;
 }
 
 export function encodeCpRaft(p: CpRaftPayload): WireValue {
@@ -484,7 +553,7 @@ export function decodeCpInvokeAnswer(v: WireValue): CpInvokeAnswer {
 
 /** [view]. */
 export interface CpViewPayload {
-  readonly view: WireCpView;
+  readonly view: CpView;
 }
 
 export function encodeCpView(p: CpViewPayload): WireValue {
@@ -500,7 +569,7 @@ export function decodeCpView(v: WireValue): CpViewPayload {
 
 export interface CpFetchViewAnswer {
   /** Absent (null on the wire): the member knows no CP subsystem yet. */
-  readonly view?: WireCpView;
+  readonly view?: CpView;
 }
 
 export function encodeCpFetchViewAnswer(a: CpFetchViewAnswer): WireValue {
@@ -535,7 +604,7 @@ export function decodeCpDiscoverAnswer(v: WireValue): CpDiscoverAnswer {
 export interface CpBootstrapPayload {
   readonly seed: number;
   readonly groupSize: number;
-  readonly members: readonly WireCpMember[];
+  readonly members: readonly CpMemberRec[];
 }
 
 export function encodeCpBootstrap(p: CpBootstrapPayload): WireValue {
@@ -565,10 +634,4 @@ export interface CpResetPayload {
   readonly seed: number;
 }
 
-export function encodeCpReset(p: CpResetPayload): WireValue {
-  return [p.seed];
-}
-
-export function decodeCpReset(v: WireValue): CpResetPayload {
-  return { seed: seedOf(f.tuple(v, 'cp reset'), 0, 'seed') };
-}
+export const { encode: encodeCpReset, decode: decodeCpReset } = recordTuple<CpResetPayload>('cp reset', [['seed', seedOf, 'seed']]);

@@ -2,22 +2,31 @@
 // typed value with a pure encode/decode pair. Encoders build the exact tuples services sent
 // before this module existed (pinned as bytes in test/unit/protocol/payloads.test.ts);
 // decoders throw GridError('BAD_REQUEST') naming the field (via fields.ts) and read optional
-// trailing fields, absent or null, as undefined. Meaning (who may send what, ranges such as
-// partition ids) stays with the services; this module only knows shapes.
+// trailing fields, absent or null, as undefined. A payload that is a plain record of fields
+// declares them once (record-tuple.ts makes the pair); the others are written out. Meaning (who
+// may send what, ranges such as partition ids) stays with the services; this module only knows
+// shapes.
 
 import { GridError } from '../core/errors.js';
 import type { WireValue } from './codec.js';
 import * as f from './fields.js';
+import { recordTuple, type TupleField } from './record-tuple.js';
 
 // ------------------------------------------------------------------ shared shapes
 
-/** The cluster states that travel on the wire (IN_TRANSITION is derived locally from a state lock). */
-export const WIRE_CLUSTER_STATES = ['ACTIVE', 'NO_MIGRATION', 'FROZEN', 'PASSIVE'] as const;
-export type WireClusterState = (typeof WIRE_CLUSTER_STATES)[number];
+/**
+ * The cluster states an operator may set, and the ones that travel on the wire (the committed
+ * state). IN_TRANSITION is never stored nor sent: a member derives it from a state change's lock.
+ */
+export const SETTABLE_CLUSTER_STATES = ['ACTIVE', 'NO_MIGRATION', 'FROZEN', 'PASSIVE'] as const;
+export type SettableClusterState = (typeof SETTABLE_CLUSTER_STATES)[number];
+/** Hazelcast's cluster state names, as a member shows them. */
+export type ClusterState = SettableClusterState | 'IN_TRANSITION';
 
-/** A member as the member list carries it: [uuid, address, host, port, lite, version]. Same fields as cluster's MemberInfo. */
-export interface WireMember {
+/** A member as the member list carries it: [uuid, address, host, port, lite, version]. */
+export interface MemberInfo {
   readonly uuid: string;
+  /** `ip:port` of the member port (`[ipv6]:port` for IPv6). */
   readonly address: string;
   readonly host: string;
   readonly port: number;
@@ -28,12 +37,12 @@ export interface WireMember {
 /** Each service's data of one partition, by service name. */
 export type PerServiceData = Readonly<Record<string, WireValue>>;
 
-function clusterState(t: readonly WireValue[], i: number, what: string): WireClusterState {
+function clusterState(t: readonly WireValue[], i: number, what: string): SettableClusterState {
   const v = f.str(t, i, what);
-  if (!(WIRE_CLUSTER_STATES as readonly string[]).includes(v)) {
+  if (!(SETTABLE_CLUSTER_STATES as readonly string[]).includes(v)) {
     throw new GridError('BAD_REQUEST', `malformed member message: ${what} is ${JSON.stringify(v.slice(0, 40))}, not a cluster state`);
   }
-  return v as WireClusterState;
+  return v as SettableClusterState;
 }
 
 /** The tuple of `items`, optional trailing fields that are undefined left off, earlier ones sent as null. */
@@ -45,11 +54,11 @@ function trimmed(items: readonly (WireValue | undefined)[]): WireValue[] {
   return out;
 }
 
-export function encodeMember(m: WireMember): WireValue {
+export function encodeMember(m: MemberInfo): WireValue {
   return [m.uuid, m.address, m.host, m.port, m.liteMember, m.version];
 }
 
-export function decodeMember(v: WireValue, what = 'member'): WireMember {
+export function decodeMember(v: WireValue, what = 'member'): MemberInfo {
   const t = f.tuple(v, what);
   return {
     uuid: f.str(t, 0, `${what}.uuid`),
@@ -83,53 +92,37 @@ export interface AuthPayload {
   readonly version?: string;
 }
 
-export function encodeAuth(p: AuthPayload): WireValue {
-  return [p.clusterName, p.uuid, p.address, p.username ?? null, p.password ?? null, p.version ?? null];
-}
+export const { encode: encodeAuth, decode: decodeAuth } = recordTuple<AuthPayload>('auth', [
+  ['clusterName', f.str, 'cluster name'],
+  ['uuid', f.str, 'uuid'],
+  ['address', f.str, 'address'],
+  ['username', f.optStr, 'username'],
+  ['password', f.optStr, 'password'],
+  ['version', f.optStr, 'version'],
+]);
 
-export function decodeAuth(v: WireValue): AuthPayload {
-  const t = f.tuple(v, 'auth');
-  return {
-    clusterName: f.str(t, 0, 'cluster name'),
-    uuid: f.str(t, 1, 'uuid'),
-    address: f.str(t, 2, 'address'),
-    username: f.optStr(t, 3, 'username'),
-    password: f.optStr(t, 4, 'password'),
-    version: f.optStr(t, 5, 'version'),
-  };
-}
-
-/** [uuid, address] of the member that accepted the connection. */
-export interface AuthAnswer {
+/** A member's [uuid, address]: who answered a connection's Auth, who looks for a cluster. */
+export interface MemberIdentity {
   readonly uuid: string;
   readonly address: string;
 }
 
-export function encodeAuthAnswer(p: AuthAnswer): WireValue {
-  return [p.uuid, p.address];
-}
+const IDENTITY_FIELDS: readonly TupleField<MemberIdentity>[] = [
+  ['uuid', f.str, 'uuid'],
+  ['address', f.str, 'address'],
+];
 
-export function decodeAuthAnswer(v: WireValue): AuthAnswer {
-  const t = f.tuple(v, 'auth answer');
-  return { uuid: f.str(t, 0, 'uuid'), address: f.str(t, 1, 'address') };
-}
+/** [uuid, address] of the member that accepted the connection. */
+export type AuthAnswer = MemberIdentity;
+
+export const { encode: encodeAuthAnswer, decode: decodeAuthAnswer } = recordTuple<AuthAnswer>('auth answer', IDENTITY_FIELDS);
 
 // ------------------------------------------------------------------ Discover (2)
 
 /** [uuid, address] of the member looking for a cluster. */
-export interface DiscoverPayload {
-  readonly uuid: string;
-  readonly address: string;
-}
+export type DiscoverPayload = MemberIdentity;
 
-export function encodeDiscover(p: DiscoverPayload): WireValue {
-  return [p.uuid, p.address];
-}
-
-export function decodeDiscover(v: WireValue): DiscoverPayload {
-  const t = f.tuple(v, 'discover');
-  return { uuid: f.str(t, 0, 'uuid'), address: f.str(t, 1, 'address') };
-}
+export const { encode: encodeDiscover, decode: decodeDiscover } = recordTuple<DiscoverPayload>('discover', IDENTITY_FIELDS);
 
 /** [uuid, address, joined, masterAddress|null]. */
 export interface DiscoverAnswerPayload {
@@ -139,14 +132,12 @@ export interface DiscoverAnswerPayload {
   readonly masterAddress?: string;
 }
 
-export function encodeDiscoverAnswer(p: DiscoverAnswerPayload): WireValue {
-  return [p.uuid, p.address, p.joined, p.masterAddress ?? null];
-}
-
-export function decodeDiscoverAnswer(v: WireValue): DiscoverAnswerPayload {
-  const t = f.tuple(v, 'discover');
-  return { uuid: f.str(t, 0, 'uuid'), address: f.str(t, 1, 'address'), joined: f.bool(t, 2, 'joined'), masterAddress: f.optStr(t, 3, 'master') };
-}
+export const { encode: encodeDiscoverAnswer, decode: decodeDiscoverAnswer } = recordTuple<DiscoverAnswerPayload>('discover', [
+  ['uuid', f.str, 'uuid'],
+  ['address', f.str, 'address'],
+  ['joined', f.bool, 'joined'],
+  ['masterAddress', f.optStr, 'master'],
+]);
 
 // ------------------------------------------------------------------ Members (4), FetchState answer (17)
 
@@ -154,8 +145,8 @@ export function decodeDiscoverAnswer(v: WireValue): DiscoverAnswerPayload {
 export interface MembersPayload {
   readonly version: number;
   /** In join order: the first is the master. */
-  readonly members: readonly WireMember[];
-  readonly state: WireClusterState;
+  readonly members: readonly MemberInfo[];
+  readonly state: SettableClusterState;
   /** The master's count of committed state changes (absent from older senders). */
   readonly stateVersion?: number;
   /** Wall-clock ms since which the sender has been master (split-brain merge: the older master wins); null when it is not master. */
@@ -193,7 +184,7 @@ export function decodeFetchStateAnswer(v: WireValue): MembersPayload {
 
 /** [member tuple]: the joining member itself. */
 export interface JoinPayload {
-  readonly member: WireMember;
+  readonly member: MemberInfo;
 }
 
 export function encodeJoin(p: JoinPayload): WireValue {
@@ -234,7 +225,7 @@ export function decodeJoinAnswer(v: WireValue): JoinAnswerPayload {
 
 /** The master's cluster state as its heartbeats carry it. */
 export interface HeartbeatState {
-  readonly state: WireClusterState;
+  readonly state: SettableClusterState;
   readonly version: number;
   /** The txId of the state change the master has in progress. */
   readonly change?: string;
@@ -269,19 +260,16 @@ export function decodeHeartbeat(v: WireValue): HeartbeatPayload {
 /** StatePrepare: [txId, state, membersVersion?]. */
 export interface StatePreparePayload {
   readonly txId: string;
-  readonly state: WireClusterState;
+  readonly state: SettableClusterState;
   /** The master's member list version (fencing; absent from older senders). */
   readonly membersVersion?: number;
 }
 
-export function encodeStatePrepare(p: StatePreparePayload): WireValue {
-  return trimmed([p.txId, p.state, p.membersVersion]);
-}
-
-export function decodeStatePrepare(v: WireValue): StatePreparePayload {
-  const t = f.tuple(v, 'prepare');
-  return { txId: f.str(t, 0, 'txId'), state: clusterState(t, 1, 'state'), membersVersion: f.optInt(t, 2, 'member list version') };
-}
+export const { encode: encodeStatePrepare, decode: decodeStatePrepare } = recordTuple<StatePreparePayload>('prepare', [
+  ['txId', f.str, 'txId'],
+  ['state', clusterState, 'state'],
+  ['membersVersion', f.optInt, 'member list version'],
+], { trimOptional: true });
 
 /** StateCommit: [txId, state, membersVersion?, stateVersion?]. */
 export interface StateCommitPayload extends StatePreparePayload {
@@ -289,45 +277,26 @@ export interface StateCommitPayload extends StatePreparePayload {
   readonly stateVersion?: number;
 }
 
-export function encodeStateCommit(p: StateCommitPayload): WireValue {
-  return trimmed([p.txId, p.state, p.membersVersion, p.stateVersion]);
-}
-
-export function decodeStateCommit(v: WireValue): StateCommitPayload {
-  const t = f.tuple(v, 'commit');
-  return {
-    txId: f.str(t, 0, 'txId'),
-    state: clusterState(t, 1, 'state'),
-    membersVersion: f.optInt(t, 2, 'member list version'),
-    stateVersion: f.optInt(t, 3, 'state version'),
-  };
-}
+export const { encode: encodeStateCommit, decode: decodeStateCommit } = recordTuple<StateCommitPayload>('commit', [
+  ['txId', f.str, 'txId'],
+  ['state', clusterState, 'state'],
+  ['membersVersion', f.optInt, 'member list version'],
+  ['stateVersion', f.optInt, 'state version'],
+], { trimOptional: true });
 
 /** StateRollback: [txId]. */
 export interface StateRollbackPayload {
   readonly txId: string;
 }
 
-export function encodeStateRollback(p: StateRollbackPayload): WireValue {
-  return [p.txId];
-}
-
-export function decodeStateRollback(v: WireValue): StateRollbackPayload {
-  return { txId: f.str(f.tuple(v, 'rollback'), 0, 'txId') };
-}
+export const { encode: encodeStateRollback, decode: decodeStateRollback } = recordTuple<StateRollbackPayload>('rollback', [['txId', f.str, 'txId']]);
 
 /** ChangeState: [state]; the answer is a boolean (changed). */
 export interface ChangeStatePayload {
-  readonly state: WireClusterState;
+  readonly state: SettableClusterState;
 }
 
-export function encodeChangeState(p: ChangeStatePayload): WireValue {
-  return [p.state];
-}
-
-export function decodeChangeState(v: WireValue): ChangeStatePayload {
-  return { state: clusterState(f.tuple(v, 'change state'), 0, 'state') };
-}
+export const { encode: encodeChangeState, decode: decodeChangeState } = recordTuple<ChangeStatePayload>('change state', [['state', clusterState, 'state']]);
 
 // ------------------------------------------------------------------ leaving, merging (15, 19, 40)
 
@@ -336,26 +305,14 @@ export interface LeavePayload {
   readonly uuid: string;
 }
 
-export function encodeLeave(p: LeavePayload): WireValue {
-  return [p.uuid];
-}
-
-export function decodeLeave(v: WireValue): LeavePayload {
-  return { uuid: f.str(f.tuple(v, 'leave'), 0, 'uuid') };
-}
+export const { encode: encodeLeave, decode: decodeLeave } = recordTuple<LeavePayload>('leave', [['uuid', f.str, 'uuid']]);
 
 /** MergeTo: [targetMasterAddress]. */
 export interface MergeToPayload {
   readonly target: string;
 }
 
-export function encodeMergeTo(p: MergeToPayload): WireValue {
-  return [p.target];
-}
-
-export function decodeMergeTo(v: WireValue): MergeToPayload {
-  return { target: f.str(f.tuple(v, 'merge to'), 0, 'target') };
-}
+export const { encode: encodeMergeTo, decode: decodeMergeTo } = recordTuple<MergeToPayload>('merge to', [['target', f.str, 'target']]);
 
 // ------------------------------------------------------------------ PartitionTable (6), FetchTable answer (20)
 
@@ -412,27 +369,18 @@ export interface MigratePayload {
   readonly previousReplicas: readonly string[];
 }
 
-export function encodeMigrate(p: MigratePayload): WireValue {
-  return [p.partitionId, [...p.replicas], [...p.previousReplicas]];
-}
-
-export function decodeMigrate(v: WireValue): MigratePayload {
-  const t = f.tuple(v, 'migrate');
-  return { partitionId: f.int(t, 0, 'partitionId'), replicas: f.strings(t, 1, 'replicas'), previousReplicas: f.strings(t, 2, 'previous replicas') };
-}
+export const { encode: encodeMigrate, decode: decodeMigrate } = recordTuple<MigratePayload>('migrate', [
+  ['partitionId', f.int, 'partitionId'],
+  ['replicas', f.strings, 'replicas'],
+  ['previousReplicas', f.strings, 'previous replicas'],
+]);
 
 /** MigrateEnd: [partitionId]. */
 export interface MigrateEndPayload {
   readonly partitionId: number;
 }
 
-export function encodeMigrateEnd(p: MigrateEndPayload): WireValue {
-  return [p.partitionId];
-}
-
-export function decodeMigrateEnd(v: WireValue): MigrateEndPayload {
-  return { partitionId: f.int(f.tuple(v, 'migrate end'), 0, 'partitionId') };
-}
+export const { encode: encodeMigrateEnd, decode: decodeMigrateEnd } = recordTuple<MigrateEndPayload>('migrate end', [['partitionId', f.int, 'partitionId']]);
 
 /** PartitionData: [partitionId, replicaIndex, data per service, tableVersion?, versions[]?] -> null. */
 export interface PartitionDataPayload {
@@ -499,14 +447,10 @@ export interface ReplicaSyncRequestPayload {
   readonly partitionIds: readonly number[];
 }
 
-export function encodeReplicaSyncRequest(p: ReplicaSyncRequestPayload): WireValue {
-  return [p.tableVersion, [...p.partitionIds]];
-}
-
-export function decodeReplicaSyncRequest(v: WireValue): ReplicaSyncRequestPayload {
-  const t = f.tuple(v, 'replica sync request');
-  return { tableVersion: f.int(t, 0, 'table version'), partitionIds: f.ints(t, 1, 'partitions') };
-}
+export const { encode: encodeReplicaSyncRequest, decode: decodeReplicaSyncRequest } = recordTuple<ReplicaSyncRequestPayload>('replica sync request', [
+  ['tableVersion', f.int, 'table version'],
+  ['partitionIds', f.ints, 'partitions'],
+]);
 
 /** ReplicaSyncData: [partitionId, replicaIndex, data per service, versions[], tableVersion] -> null. */
 export interface ReplicaSyncDataPayload {
@@ -517,20 +461,13 @@ export interface ReplicaSyncDataPayload {
   readonly tableVersion: number;
 }
 
-export function encodeReplicaSyncData(p: ReplicaSyncDataPayload): WireValue {
-  return [p.partitionId, p.replicaIndex, p.data, [...p.versions], p.tableVersion];
-}
-
-export function decodeReplicaSyncData(v: WireValue): ReplicaSyncDataPayload {
-  const t = f.tuple(v, 'replica sync data');
-  return {
-    partitionId: f.int(t, 0, 'partitionId'),
-    replicaIndex: f.int(t, 1, 'replicaIndex'),
-    data: f.record(t, 2, 'data'),
-    versions: f.ints(t, 3, 'versions'),
-    tableVersion: f.int(t, 4, 'table version'),
-  };
-}
+export const { encode: encodeReplicaSyncData, decode: decodeReplicaSyncData } = recordTuple<ReplicaSyncDataPayload>('replica sync data', [
+  ['partitionId', f.int, 'partitionId'],
+  ['replicaIndex', f.int, 'replicaIndex'],
+  ['data', f.record, 'data'],
+  ['versions', f.ints, 'versions'],
+  ['tableVersion', f.int, 'table version'],
+]);
 
 // ------------------------------------------------------------------ invocation (7, 8, 18)
 
@@ -594,14 +531,10 @@ export interface PollCancelPayload {
   readonly invocationId: number;
 }
 
-export function encodePollCancel(p: PollCancelPayload): WireValue {
-  return [p.callerUuid, p.invocationId];
-}
-
-export function decodePollCancel(v: WireValue): PollCancelPayload {
-  const t = f.tuple(v, 'poll cancel');
-  return { callerUuid: f.str(t, 0, 'uuid'), invocationId: f.int(t, 1, 'invocationId') };
-}
+export const { encode: encodePollCancel, decode: decodePollCancel } = recordTuple<PollCancelPayload>('poll cancel', [
+  ['callerUuid', f.str, 'uuid'],
+  ['invocationId', f.int, 'invocationId'],
+]);
 
 // ------------------------------------------------------------------ PersistenceCommand (60)
 
@@ -633,14 +566,10 @@ export interface PersistenceCommandAnswer {
   readonly message: string;
 }
 
-export function encodePersistenceCommandAnswer(p: PersistenceCommandAnswer): WireValue {
-  return [p.accepted, p.message];
-}
-
-export function decodePersistenceCommandAnswer(v: WireValue): PersistenceCommandAnswer {
-  const t = f.tuple(v, 'persistence command answer');
-  return { accepted: f.bool(t, 0, 'accepted'), message: f.str(t, 1, 'message') };
-}
+export const { encode: encodePersistenceCommandAnswer, decode: decodePersistenceCommandAnswer } = recordTuple<PersistenceCommandAnswer>('persistence command answer', [
+  ['accepted', f.bool, 'accepted'],
+  ['message', f.str, 'message'],
+]);
 
 // ------------------------------------------------------------------ RecoveryState (61)
 
@@ -649,13 +578,7 @@ export interface RecoveryStatePayload {
   readonly withRows: boolean;
 }
 
-export function encodeRecoveryState(p: RecoveryStatePayload): WireValue {
-  return [p.withRows];
-}
-
-export function decodeRecoveryState(v: WireValue): RecoveryStatePayload {
-  return { withRows: f.bool(f.tuple(v, 'recovery state'), 0, 'with rows') };
-}
+export const { encode: encodeRecoveryState, decode: decodeRecoveryState } = recordTuple<RecoveryStatePayload>('recovery state', [['withRows', f.bool, 'with rows']]);
 
 /** [version (0: not restarting), fingerprint, table (as in PartitionTable) | null]. */
 export interface RecoveryStateAnswer {

@@ -5,6 +5,7 @@
 import { GridError } from '../core/errors.js';
 import { Latin1, type WireValue } from './codec.js';
 import * as f from './fields.js';
+import { recordTuple } from './record-tuple.js';
 
 // ------------------------------------------------------------------ WanAuth (50)
 
@@ -42,47 +43,72 @@ export interface WanAuthAnswer {
   readonly uuid: string;
 }
 
-export function encodeWanAuthAnswer(p: WanAuthAnswer): WireValue {
-  return [p.clusterName, p.uuid];
-}
-
-export function decodeWanAuthAnswer(v: WireValue): WanAuthAnswer {
-  const t = f.tuple(v, 'wan auth answer');
-  return { clusterName: f.str(t, 0, 'cluster name'), uuid: f.str(t, 1, 'uuid') };
-}
+export const { encode: encodeWanAuthAnswer, decode: decodeWanAuthAnswer } = recordTuple<WanAuthAnswer>('wan auth answer', [
+  ['clusterName', f.str, 'cluster name'],
+  ['uuid', f.str, 'uuid'],
+]);
 
 // ------------------------------------------------------------------ WanBatch (51)
 
-export interface WireWanStats {
+/** Entry statistics a target's merge policy may compare (HigherHits, LatestUpdate, LatestAccess); kept by maps whose merge policy needs them. */
+export interface WanEntryStats {
   readonly creationTime: number;
   readonly lastUpdateTime: number;
   readonly lastAccessTime: number;
   readonly hits: number;
 }
 
-/** One replicated mutation: [mapName, kind 0 put / 1 remove, key, value|null, contentType|null, ttlLeftMs (-1 none), mergePolicy, originClusters[], stats|null]. */
-export interface WireWanEvent {
-  readonly mapName: string;
-  readonly kind: 'put' | 'remove';
-  readonly key: string;
-  readonly value: string;
-  readonly contentType: string | undefined;
-  readonly ttlRemainingMs: number | undefined;
+/**
+ * A map mutation as WAN replication carries it: what the map layer hands to the WAN layer,
+ * what the WAN event queues hold (they add partition and sequence), and, with the merge
+ * policy added, what a WanBatch carries (WanBatchEvent).
+ */
+export type MapWanEvent =
+  | {
+      readonly kind: 'put';
+      readonly mapName: string;
+      readonly key: string;
+      /** The value's bytes as a latin1 string (one char per byte), as the map stores them. */
+      readonly value: string;
+      readonly contentType: string | undefined;
+      /** Time to live left when the event was made; undefined = the entry does not expire. */
+      readonly ttlRemainingMs: number | undefined;
+      readonly stats?: WanEntryStats;
+      /** Names of the clusters the event has passed through (the source first): loops stop here. */
+      readonly originClusters: readonly string[];
+    }
+  | {
+      readonly kind: 'remove';
+      readonly mapName: string;
+      readonly key: string;
+      readonly originClusters: readonly string[];
+    };
+
+/**
+ * One event of a WanBatch as it travels: a MapWanEvent with every field present (a remove's
+ * value is '', its content type, TTL and stats undefined) and the merge policy the target applies.
+ * Wire: [mapName, kind 0 put / 1 remove, key, value|null, contentType|null, ttlLeftMs (-1 none), mergePolicy, originClusters[], stats|null].
+ */
+export interface WanBatchEvent extends Omit<Extract<MapWanEvent, { kind: 'put' }>, 'kind' | 'stats'> {
+  readonly kind: MapWanEvent['kind'];
+  readonly stats: WanEntryStats | undefined;
   readonly mergePolicy: string;
-  readonly originClusters: readonly string[];
-  readonly stats: WireWanStats | undefined;
 }
 
 /** [sourceCluster, ackOnReceipt, events[]] -> number of events applied (ACK_ON_RECEIPT: received). */
 export interface WanBatchPayload {
   readonly sourceCluster: string;
   readonly ackOnReceipt: boolean;
-  readonly events: readonly WireWanEvent[];
+  readonly events: readonly WanBatchEvent[];
 }
 
-export function encodeWanEvent(e: WireWanEvent): WireValue {
-  return [
-    e.mapName,
+/**
+ * Appends an event's wire values after its map name (kind, key, value, content type, ttl,
+ * merge policy, origins, stats): a WanBatch event is [mapName, ...these]; a map's WAN-apply
+ * operation, whose map is its first argument, carries these 8 values per entry.
+ */
+export function appendWanEventFields(out: WireValue[], e: Omit<WanBatchEvent, 'mapName'>): void {
+  out.push(
     e.kind === 'put' ? 0 : 1,
     e.key,
     e.kind === 'put' ? new Latin1(e.value) : null,
@@ -91,10 +117,19 @@ export function encodeWanEvent(e: WireWanEvent): WireValue {
     e.mergePolicy,
     e.originClusters as string[],
     e.stats === undefined ? null : [e.stats.creationTime, e.stats.lastUpdateTime, e.stats.lastAccessTime, e.stats.hits],
-  ];
+  );
 }
 
-export function decodeWanEvent(v: WireValue, what = 'wan event'): WireWanEvent {
+/** Values appendWanEventFields appends per event. */
+export const WAN_EVENT_FIELDS = 8;
+
+export function encodeWanEvent(e: WanBatchEvent): WireValue {
+  const out: WireValue[] = [e.mapName];
+  appendWanEventFields(out, e);
+  return out;
+}
+
+export function decodeWanEvent(v: WireValue, what = 'wan event'): WanBatchEvent {
   const t = f.tuple(v, what);
   const kind = f.int(t, 1, `${what}.kind`);
   if (kind !== 0 && kind !== 1) throw new GridError('BAD_REQUEST', `malformed member message: ${what}.kind is ${kind}`);
@@ -145,14 +180,11 @@ export interface WanMerklePayload {
   readonly level: number;
 }
 
-export function encodeWanMerkle(p: WanMerklePayload): WireValue {
-  return [p.mapName, p.partitionId, p.level];
-}
-
-export function decodeWanMerkle(v: WireValue): WanMerklePayload {
-  const t = f.tuple(v, 'wan merkle');
-  return { mapName: f.str(t, 0, 'map'), partitionId: f.int(t, 1, 'partition id'), level: f.int(t, 2, 'level') };
-}
+export const { encode: encodeWanMerkle, decode: decodeWanMerkle } = recordTuple<WanMerklePayload>('wan merkle', [
+  ['mapName', f.str, 'map'],
+  ['partitionId', f.int, 'partition id'],
+  ['level', f.int, 'level'],
+]);
 
 export interface WanMerkleAnswer {
   readonly level: number;
@@ -181,6 +213,12 @@ export function decodeWanMerkleAnswer(v: WireValue): WanMerkleAnswer {
 
 export type WanJobKind = 'sync' | 'check';
 
+function jobKind(t: readonly WireValue[], i: number): WanJobKind {
+  const kind = f.str(t, i, 'kind');
+  if (kind !== 'sync' && kind !== 'check') throw new GridError('BAD_REQUEST', `malformed member message: wan job kind ${kind.slice(0, 20)}`);
+  return kind;
+}
+
 /** Coordinator -> every member: [uuid, kind, wanRepName, publisherId, mapNames[]|null (all), creationTime, participants[]] -> null. */
 export interface WanSyncStartPayload {
   readonly uuid: string;
@@ -198,8 +236,7 @@ export function encodeWanSyncStart(p: WanSyncStartPayload): WireValue {
 
 export function decodeWanSyncStart(v: WireValue): WanSyncStartPayload {
   const t = f.tuple(v, 'wan sync start');
-  const kind = f.str(t, 1, 'kind');
-  if (kind !== 'sync' && kind !== 'check') throw new GridError('BAD_REQUEST', `malformed member message: wan job kind ${kind.slice(0, 20)}`);
+  const kind = jobKind(t, 1);
   return {
     uuid: f.str(t, 0, 'uuid'),
     kind,
@@ -211,14 +248,8 @@ export function decodeWanSyncStart(v: WireValue): WanSyncStartPayload {
   };
 }
 
-/** One member's part of a sync or consistency check. */
-export interface WanJobPart {
-  readonly kind: WanJobKind;
-  readonly wanRepName: string;
-  readonly publisherId: string;
-  readonly mapNames: readonly string[] | undefined;
-  readonly creationTime: number;
-  readonly participants: readonly string[];
+/** One member's part of a sync or consistency check: the job as started (without its uuid), and this member's figures. */
+export interface WanJobPart extends Omit<WanSyncStartPayload, 'uuid'> {
   /** Partitions this member took part for, and how many of them are done. */
   readonly partitions: number;
   readonly done: number;
@@ -251,10 +282,8 @@ export function encodeWanJobPart(p: WanJobPart | undefined): WireValue {
 export function decodeWanJobPart(v: WireValue): WanJobPart | undefined {
   if (v === null) return undefined;
   const t = f.tuple(v, 'wan job');
-  const kind = f.str(t, 0, 'kind');
-  if (kind !== 'sync' && kind !== 'check') throw new GridError('BAD_REQUEST', `malformed member message: wan job kind ${kind.slice(0, 20)}`);
   return {
-    kind,
+    kind: jobKind(t, 0),
     wanRepName: f.str(t, 1, 'wan replication'),
     publisherId: f.str(t, 2, 'publisher id'),
     mapNames: t[3] === null ? undefined : f.strings(t, 3, 'map names'),

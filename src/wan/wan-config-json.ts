@@ -20,10 +20,24 @@
 //   dropping a publisher the caller asked for would be worse.
 // - Limits: at most MAX_WAN_JSON_CHARS characters, MAX_WAN_JSON_PUBLISHERS publishers,
 //   MAX_WAN_JSON_ENDPOINTS target endpoints per publisher, names of MAX_WAN_JSON_NAME_LENGTH.
+// - The rules of a publisher's settings (integer bounds, the heartbeat cross-check, the
+//   enumerations and their ids) are the config validator's (config/readers/wan.ts): one rule,
+//   two inputs. Only the messages are this endpoint's own (JSON field names, one error).
 
-import { isHostPort } from '../config/index.js';
+import {
+  isHostPort,
+  WAN_ACKNOWLEDGE_TYPES,
+  WAN_CONSISTENCY_CHECK_STRATEGIES,
+  WAN_NO_TARGET_ENDPOINTS,
+  WAN_PUBLISHER_INTS,
+  WAN_PUBLISHER_STATES,
+  WAN_QUEUE_FULL_BEHAVIORS,
+  wanHeartbeatTimeoutProblem,
+  type WanPublisherIntField,
+} from '../config/index.js';
 import { DEFAULT_WAN_PUBLISHER } from '../config/defaults.js';
-import type { WanBatchPublisherConfig, WanReplicationConfig } from '../config/types.js';
+import { childPath, isRecord } from '../config/problems.js';
+import type { WanBatchPublisherConfig, WanConsistencyCheckStrategy, WanReplicationConfig } from '../config/types.js';
 import { GridError } from '../core/errors.js';
 
 /** Largest accepted JSON text (characters). */
@@ -35,25 +49,8 @@ export const MAX_WAN_JSON_ENDPOINTS = 256;
 /** Longest `name`, `clusterName` or `publisherId`. */
 export const MAX_WAN_JSON_NAME_LENGTH = 1024;
 
-/** Java's Integer.MAX_VALUE: Hazelcast reads these fields as ints. */
-const INT_MAX = 2147483647;
-
-type QueueFullBehavior = WanBatchPublisherConfig['queueFullBehavior'];
-type PublisherState = WanBatchPublisherConfig['initialPublisherState'];
-type AcknowledgeType = WanBatchPublisherConfig['acknowledgeType'];
-type ConsistencyCheckStrategy = WanBatchPublisherConfig['consistencyCheckStrategy'];
-
-// Hazelcast's enum ids (getId()/getById), by index: com.hazelcast.config.WanQueueFullBehavior,
-// com.hazelcast.wan.WanPublisherState, com.hazelcast.config.WanAcknowledgeType,
-// com.hazelcast.config.ConsistencyCheckStrategy. They are a wire format: never reorder.
-const QUEUE_FULL_BEHAVIORS: readonly QueueFullBehavior[] = [
-  'DISCARD_AFTER_MUTATION',
-  'THROW_EXCEPTION',
-  'THROW_EXCEPTION_ONLY_IF_REPLICATION_ACTIVE',
-];
-export const PUBLISHER_STATES: readonly PublisherState[] = ['REPLICATING', 'PAUSED', 'STOPPED'];
-const ACKNOWLEDGE_TYPES: readonly AcknowledgeType[] = ['ACK_ON_RECEIPT', 'ACK_ON_OPERATION_COMPLETE'];
-const CONSISTENCY_CHECK_STRATEGIES: readonly ConsistencyCheckStrategy[] = ['NONE', 'MERKLE_TREES'];
+/** The publisher states in Hazelcast's id order (wan-metrics.ts reports one gauge per state). */
+export { WAN_PUBLISHER_STATES as PUBLISHER_STATES } from '../config/index.js';
 
 type Json = unknown;
 type JsonObject = Readonly<Record<string, Json>>;
@@ -62,7 +59,7 @@ function bad(path: string, what: string): never {
   throw new GridError('BAD_REQUEST', `${path}: ${what}`);
 }
 
-/** A value for a message: strings in JSON quotes (shortened), containers by kind. */
+/** A value for a message: strings in JSON quotes (shortened), containers by their JSON kind (the config's `show` says list and mapping). */
 function show(v: Json): string {
   if (typeof v === 'string') return JSON.stringify(v.length > 80 ? `${v.slice(0, 77)}...` : v);
   if (Array.isArray(v)) return 'an array';
@@ -71,19 +68,11 @@ function show(v: Json): string {
   return String(v);
 }
 
-function isObject(v: Json): v is JsonObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 /** An own field; null reads as absent (as in Hazelcast's DTOs). */
 function field(obj: JsonObject, key: string): Json {
   if (!Object.hasOwn(obj, key)) return undefined;
   const v = obj[key];
   return v === null ? undefined : v;
-}
-
-function childPath(path: string, key: string): string {
-  return path === '' ? key : `${path}.${key}`;
 }
 
 /** A name field, trimmed. `def` undefined = required; `emptyIsAbsent`: "" takes `def` too. */
@@ -104,11 +93,13 @@ function name(obj: JsonObject, path: string, key: string, def: string | undefine
   return s;
 }
 
-function int(obj: JsonObject, path: string, key: string, def: number, min: 0 | 1): number {
+/** An integer setting of a publisher: absent = the config's default, bounds as in the config. */
+function int(obj: JsonObject, path: string, key: WanPublisherIntField): number {
   const v = field(obj, key);
-  if (v === undefined) return def;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > INT_MAX) {
-    bad(childPath(path, key), `must be a ${min === 1 ? 'positive' : 'non-negative'} integer (at most ${INT_MAX}), got ${show(v)}`);
+  if (v === undefined) return DEFAULT_WAN_PUBLISHER[key];
+  const { min, max } = WAN_PUBLISHER_INTS[key];
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    bad(childPath(path, key), `must be a ${min === 1 ? 'positive' : 'non-negative'} integer (at most ${max}), got ${show(v)}`);
   }
   return v;
 }
@@ -145,7 +136,7 @@ function targetEndpoints(obj: JsonObject, path: string): string[] {
       split(item, `${at}[${i}]`);
     });
   } else bad(at, `must be a comma-separated string or an array of strings, got ${show(v)}`);
-  if (entries.length === 0) bad(at, 'must list at least one host:port of the target cluster');
+  if (entries.length === 0) bad(at, WAN_NO_TARGET_ENDPOINTS);
   if (entries.length > MAX_WAN_JSON_ENDPOINTS) bad(at, `at most ${MAX_WAN_JSON_ENDPOINTS} endpoints, got ${entries.length}`);
   for (const e of entries) {
     if (!isHostPort(e.value)) bad(e.path, `not a host or host:port: ${show(e.value)}`);
@@ -154,34 +145,34 @@ function targetEndpoints(obj: JsonObject, path: string): string[] {
 }
 
 function publisher(v: Json, path: string): WanBatchPublisherConfig {
-  if (!isObject(v)) bad(path, `must be an object, got ${show(v)}`);
+  if (!isRecord(v)) bad(path, `must be an object, got ${show(v)}`);
   const clusterName = name(v, path, 'clusterName', DEFAULT_WAN_PUBLISHER.clusterName);
   const publisherId = name(v, path, 'publisherId', clusterName, true);
   const endpoints = targetEndpoints(v, path);
-  let consistencyCheckStrategy: ConsistencyCheckStrategy = DEFAULT_WAN_PUBLISHER.consistencyCheckStrategy;
+  let consistencyCheckStrategy: WanConsistencyCheckStrategy = DEFAULT_WAN_PUBLISHER.consistencyCheckStrategy;
   const sync = field(v, 'sync');
   if (sync !== undefined) {
     const syncPath = childPath(path, 'sync');
-    if (!isObject(sync)) bad(syncPath, `must be an object, got ${show(sync)}`);
+    if (!isRecord(sync)) bad(syncPath, `must be an object, got ${show(sync)}`);
     consistencyCheckStrategy = enumField(
       sync,
       syncPath,
       'consistencyCheckStrategy',
       DEFAULT_WAN_PUBLISHER.consistencyCheckStrategy,
-      CONSISTENCY_CHECK_STRATEGIES,
+      WAN_CONSISTENCY_CHECK_STRATEGIES,
     );
   }
   return Object.freeze({
     clusterName,
     publisherId,
     targetEndpoints: Object.freeze(endpoints),
-    batchSize: int(v, path, 'batchSize', DEFAULT_WAN_PUBLISHER.batchSize, 1),
-    batchMaxDelayMillis: int(v, path, 'batchMaxDelayMillis', DEFAULT_WAN_PUBLISHER.batchMaxDelayMillis, 0),
-    responseTimeoutMillis: int(v, path, 'responseTimeoutMillis', DEFAULT_WAN_PUBLISHER.responseTimeoutMillis, 1),
-    queueCapacity: int(v, path, 'queueCapacity', DEFAULT_WAN_PUBLISHER.queueCapacity, 1),
-    queueFullBehavior: enumField(v, path, 'queueFullBehavior', DEFAULT_WAN_PUBLISHER.queueFullBehavior, QUEUE_FULL_BEHAVIORS),
-    initialPublisherState: enumField(v, path, 'initialPublisherState', DEFAULT_WAN_PUBLISHER.initialPublisherState, PUBLISHER_STATES),
-    acknowledgeType: enumField(v, path, 'acknowledgeType', DEFAULT_WAN_PUBLISHER.acknowledgeType, ACKNOWLEDGE_TYPES),
+    batchSize: int(v, path, 'batchSize'),
+    batchMaxDelayMillis: int(v, path, 'batchMaxDelayMillis'),
+    responseTimeoutMillis: int(v, path, 'responseTimeoutMillis'),
+    queueCapacity: int(v, path, 'queueCapacity'),
+    queueFullBehavior: enumField(v, path, 'queueFullBehavior', DEFAULT_WAN_PUBLISHER.queueFullBehavior, WAN_QUEUE_FULL_BEHAVIORS),
+    initialPublisherState: enumField(v, path, 'initialPublisherState', DEFAULT_WAN_PUBLISHER.initialPublisherState, WAN_PUBLISHER_STATES),
+    acknowledgeType: enumField(v, path, 'acknowledgeType', DEFAULT_WAN_PUBLISHER.acknowledgeType, WAN_ACKNOWLEDGE_TYPES),
     consistencyCheckStrategy,
     ...heartbeat(v, path),
   });
@@ -189,11 +180,10 @@ function publisher(v: Json, path: string): WanBatchPublisherConfig {
 
 /** Grid's own liveness fields (absent from Hazelcast's DTO: the defaults). */
 function heartbeat(v: { readonly [k: string]: Json }, path: string): { heartbeatIntervalMillis: number; heartbeatTimeoutMillis: number } {
-  const heartbeatIntervalMillis = int(v, path, 'heartbeatIntervalMillis', DEFAULT_WAN_PUBLISHER.heartbeatIntervalMillis, 1);
-  const heartbeatTimeoutMillis = int(v, path, 'heartbeatTimeoutMillis', DEFAULT_WAN_PUBLISHER.heartbeatTimeoutMillis, 0);
-  if (heartbeatTimeoutMillis !== 0 && heartbeatTimeoutMillis <= heartbeatIntervalMillis) {
-    bad(childPath(path, 'heartbeatTimeoutMillis'), `must be 0 (off) or greater than heartbeatIntervalMillis (${heartbeatIntervalMillis}), got ${heartbeatTimeoutMillis}`);
-  }
+  const heartbeatIntervalMillis = int(v, path, 'heartbeatIntervalMillis');
+  const heartbeatTimeoutMillis = int(v, path, 'heartbeatTimeoutMillis');
+  const problem = wanHeartbeatTimeoutProblem('heartbeatIntervalMillis', heartbeatIntervalMillis, heartbeatTimeoutMillis);
+  if (problem !== undefined) bad(childPath(path, 'heartbeatTimeoutMillis'), problem);
   return { heartbeatIntervalMillis, heartbeatTimeoutMillis };
 }
 
@@ -211,7 +201,7 @@ export function parseWanConfigJson(text: string): WanReplicationConfig {
   } catch (e) {
     bad('addWanConfig', `invalid JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
-  if (!isObject(root)) bad('addWanConfig', `must be a JSON object, got ${show(root)}`);
+  if (!isRecord(root)) bad('addWanConfig', `must be a JSON object, got ${show(root)}`);
   const replicationName = name(root, '', 'name', undefined);
 
   const items: { value: Json; path: string }[] = [];
@@ -258,10 +248,10 @@ export function wanConfigToJson(cfg: WanReplicationConfig): string {
       batchMaxDelayMillis: p.batchMaxDelayMillis,
       responseTimeoutMillis: p.responseTimeoutMillis,
       queueCapacity: p.queueCapacity,
-      queueFullBehavior: QUEUE_FULL_BEHAVIORS.indexOf(p.queueFullBehavior),
-      initialPublisherState: PUBLISHER_STATES.indexOf(p.initialPublisherState),
-      acknowledgeType: ACKNOWLEDGE_TYPES.indexOf(p.acknowledgeType),
-      sync: { consistencyCheckStrategy: CONSISTENCY_CHECK_STRATEGIES.indexOf(p.consistencyCheckStrategy) },
+      queueFullBehavior: WAN_QUEUE_FULL_BEHAVIORS.indexOf(p.queueFullBehavior),
+      initialPublisherState: WAN_PUBLISHER_STATES.indexOf(p.initialPublisherState),
+      acknowledgeType: WAN_ACKNOWLEDGE_TYPES.indexOf(p.acknowledgeType),
+      sync: { consistencyCheckStrategy: WAN_CONSISTENCY_CHECK_STRATEGIES.indexOf(p.consistencyCheckStrategy) },
       heartbeatIntervalMillis: p.heartbeatIntervalMillis,
       heartbeatTimeoutMillis: p.heartbeatTimeoutMillis,
     })),

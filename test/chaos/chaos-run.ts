@@ -12,6 +12,7 @@ import { waitFor } from '../support/process.js';
 import { prng } from '../support/prng.js';
 import { Ledger, type Report } from './ledger.js';
 import { formatSummary, type FaultKind, type FaultRecord } from './summary.js';
+import { sleep } from '../support/wait.js';
 
 export interface ChaosOptions {
   readonly members: number;
@@ -106,7 +107,6 @@ export interface ChaosContext {
 
 // Sleeps here are fault durations, quiet times between faults and retry back-off; waits for a
 // condition go through the harness (waitForMembers, waitSafe).
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const between = (rnd: () => number, [lo, hi]: readonly [number, number]): number => lo + rnd() * (hi - lo);
 const others = (ctx: ChaosContext, victim: number): number[] => ctx.c.members.map((m) => m.index).filter((i) => i !== victim);
 

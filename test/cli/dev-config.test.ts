@@ -2,14 +2,13 @@
 // (127.0.0.1:5701-5703 in tcp-ip, and the banner says so); `npm start` compiles only when
 // dist/ is out of date (scripts/build-if-stale.mjs).
 
-import net from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync, existsSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendRequest } from '../support/http.js';
-import { freePort } from '../support/ports.js';
+import { canListen, freePort } from '../support/ports.js';
 import { cleanEnv, REPO_ROOT, spawnGrid, waitFor, type GridProcess } from '../support/process.js';
 
 const dirs: string[] = [];
@@ -21,14 +20,6 @@ function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'grid-dev-config-'));
   dirs.push(d);
   return d;
-}
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((r) => {
-    const s = net.createServer();
-    s.once('error', () => r(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => r(true)));
-  });
 }
 
 /** Three consecutive free loopback ports. */

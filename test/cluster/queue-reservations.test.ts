@@ -10,6 +10,7 @@ import { partitionIdOf } from '../../src/partition/partitioning.js';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { waitFor } from '../support/process.js';
 import { RawConnection } from '../support/http.js';
+import { sleep } from '../support/wait.js';
 
 interface Stats {
   size: number;
@@ -161,7 +162,7 @@ it('under load through kill -9 cycles, every acknowledged offer is polled at lea
           if (res.status === 200) polled.push(res.body);
         }
       } catch {
-        await new Promise((r) => setTimeout(r, 20)); // back-off: a refused connection fails at once
+        await sleep(20); // back-off: a refused connection fails at once
       }
     }
   };

@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster, type ConfigFragment, type HttpResponse } from '../support/cluster.js';
 import { pollUntil, sendRequest } from '../support/http.js';
 import { startMember } from '../support/member.js';
+import { sleep } from '../support/wait.js';
 
 const MGMT = '/hazelcast/rest/cp-subsystem';
 const MGMT_GRID = '/grid/rest/cp-subsystem';
@@ -82,7 +83,6 @@ interface LocalStatus {
 
 let c: Cluster;
 let failed = false;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 const get = (i: number, path: string, timeoutMs?: number): Promise<HttpResponse> => c.http(i, 'GET', path, undefined, { timeoutMs });
 const post = (i: number, path: string, body?: string, timeoutMs?: number): Promise<HttpResponse> => c.http(i, 'POST', path, body, { timeoutMs });
@@ -442,7 +442,7 @@ describe('CP REST on a 3-member CP cluster', () => {
 
     let lastExpiration = 0;
     for (let n = 1; n <= 6; n++) {
-      await sleep(1_000);
+      await sleep(1_000); // pacing: heartbeats a second apart, so each must move the expiration on (a duration, not a wait for something)
       const hb = json<{ sessionId: number; expirationTime: number }>(await post(n % 3, `${CP}/sessions/hb/${kept.sessionId}/heartbeat`), `heartbeat ${n}`);
       expect(hb.sessionId).toBe(kept.sessionId);
       expect(hb.expirationTime, `heartbeat ${n}`).toBeGreaterThan(lastExpiration);

@@ -15,6 +15,7 @@ import { CANARY_MAP, FUZZ_CLUSTER_NAME, FuzzCluster, FuzzClusterRss, formatFindi
 import { FakePeer } from './fake-peer.js';
 import { httpCase, loadHttpCorpus } from './http-input.js';
 import { memberCase, type MemberFuzzContext } from './member-input.js';
+import { sleep } from '../support/wait.js';
 
 const env = process.env;
 const SEED = Number(env.FUZZ_SEED ?? DEFAULT_SEED);
@@ -132,7 +133,7 @@ describe('fuzz: a 2-member cluster', () => {
         const child = m.process.child;
         const deadline = Date.now() + DIAL_SECONDS * 1000;
         // A negative over a fixed window (the member does not die while dialling), ended early by a death.
-        while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) await new Promise((r) => setTimeout(r, 100));
+        while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) await sleep(100);
         const answers = peers.flatMap((p) => p.answers);
         const seconds = (Date.now() - t0) / 1000;
         const died = child.exitCode !== null || child.signalCode !== null;

@@ -12,6 +12,7 @@ import { Msg } from '../../src/protocol/messages.js';
 import { MEMBER_PREAMBLE } from '../../src/protocol/preamble.js';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { caseSeed } from './engine.js';
+import { sleep } from '../support/wait.js';
 
 export const FUZZ_CLUSTER_NAME = 'fuzzgrid';
 export const CANARY_MAP = 'canary-map';
@@ -75,7 +76,6 @@ export interface RunOptions {
   readonly log?: (line: string) => void;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------- one connection
 

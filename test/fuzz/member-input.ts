@@ -55,7 +55,7 @@ const int: ValueGen<number> = (rng) => (rng.chance(0.5) ? rng.range(-2, 300) : r
 const small: ValueGen<number> = (rng) => rng.range(0, 1000);
 /** A partition id, mostly in range (an id outside it is refused by the receiver). */
 const pid: ValueGen<number> = (rng) => (rng.chance(0.8) ? rng.int(PARTITION_COUNT) : rng.pick([PARTITION_COUNT, -1, 1000]));
-const state: ValueGen<P.WireClusterState> = (rng) => rng.pick(P.WIRE_CLUSTER_STATES);
+const state: ValueGen<P.SettableClusterState> = (rng) => rng.pick(P.SETTABLE_CLUSTER_STATES);
 const uuid: ValueGen<string> = (rng) => (rng.chance(0.7) ? fakeUuid(rng) : randomString(rng));
 const address: ValueGen<string> = (rng) => rng.pick(['127.0.0.1:1', '127.0.0.1:9', 'localhost:1', '[::1]:1', 'nowhere', '']);
 const version: ValueGen<string> = (rng) => (rng.chance(0.7) ? rng.pick(['5.3.0', '0.1.0']) : randomString(rng));
@@ -65,8 +65,8 @@ export function fakeUuid(rng: Rng): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-const MEMBER: Fields<P.WireMember> = { uuid, address, host: str, port: int, liteMember: (rng) => rng.chance(0.5), version };
-const member: ValueGen<P.WireMember> = (rng) => build(rng, MEMBER);
+const MEMBER: Fields<P.MemberInfo> = { uuid, address, host: str, port: int, liteMember: (rng) => rng.chance(0.5), version };
+const member: ValueGen<P.MemberInfo> = (rng) => build(rng, MEMBER);
 
 const MEMBERS: Fields<P.MembersPayload> = {
   version: int,
@@ -192,7 +192,7 @@ const clusterName: ValueGen<string> = (rng) => (rng.chance(0.6) ? rng.pick(['fz-
 const MERGE_POLICIES = ['PassThroughMergePolicy', 'PutIfAbsentMergePolicy', 'HigherHitsMergePolicy', 'LatestUpdateMergePolicy', 'com.hazelcast.spi.merge.PassThroughMergePolicy'];
 const time: ValueGen<number> = (rng) => (rng.chance(0.8) ? Date.now() - rng.int(1e6) : randomNumber(rng));
 
-const WAN_EVENT: Fields<W.WireWanEvent> = {
+const WAN_EVENT: Fields<W.WanBatchEvent> = {
   mapName,
   kind: (rng) => (rng.chance(0.7) ? 'put' : 'remove'),
   key: (rng) => (rng.chance(0.8) ? `k${rng.int(50)}` : randomString(rng)),
@@ -206,7 +206,7 @@ const WAN_EVENT: Fields<W.WireWanEvent> = {
   }, 0.5),
   mergePolicy: (rng) => (rng.chance(0.85) ? rng.pick(MERGE_POLICIES) : randomString(rng)),
   originClusters: list(clusterName, 3),
-  stats: opt((rng) => build<W.WireWanStats>(rng, { creationTime: time, lastUpdateTime: time, lastAccessTime: time, hits: (r) => (r.chance(0.8) ? r.int(100) : randomNumber(r)) })),
+  stats: opt((rng) => build<W.WanEntryStats>(rng, { creationTime: time, lastUpdateTime: time, lastAccessTime: time, hits: (r) => (r.chance(0.8) ? r.int(100) : randomNumber(r)) })),
 };
 
 const WAN_JOB_PART: Fields<W.WanJobPart> = {
@@ -261,23 +261,23 @@ const formedSeed: ValueGen<number> = (rng) => (rng.chance(0.8) ? 1 + rng.int(0x7
 /** A seed: 0 (none) or a CP subsystem's. */
 const cpSeed: ValueGen<number> = (rng) => (rng.chance(0.2) ? 0 : formedSeed(rng));
 const groupId: ValueGen<number> = (rng) => (rng.chance(0.9) ? rng.int(5) : rng.pick([1000, 0x7fffffff]));
-const CP_MEMBER: Fields<C.WireCpMember> = { cpUuid, memberUuid: uuid, address };
-const cpMember: ValueGen<C.WireCpMember> = (rng) => build(rng, CP_MEMBER);
+const CP_MEMBER: Fields<C.CpMemberRec> = { cpUuid, memberUuid: uuid, address };
+const cpMember: ValueGen<C.CpMemberRec> = (rng) => build(rng, CP_MEMBER);
 /** `n` members with distinct cpUuids. */
-const cpMembers = (rng: Rng, n: number): C.WireCpMember[] => Array.from({ length: n }, (_, i) => ({ ...cpMember(rng), cpUuid: `${cpUuid(rng)}-${i}` }));
-const CP_VIEW: Fields<C.WireCpView> = {
+const cpMembers = (rng: Rng, n: number): C.CpMemberRec[] => Array.from({ length: n }, (_, i) => ({ ...cpMember(rng), cpUuid: `${cpUuid(rng)}-${i}` }));
+const CP_VIEW: Fields<C.CpView> = {
   seed: cpSeed,
   version: small,
   groupSize: (rng) => rng.pick([1, 3, 5, 7]),
   initialCpMembers: list(cpMember, 4),
   cpMembers: list(cpMember, 4),
-  groups: list((rng) => build<C.WireCpGroup>(rng, { name: (r) => (r.chance(0.7) ? r.pick(['METADATA', 'default', 'fz']) : `g${randomString(r)}`), id: groupId, initialMembers: list(cpUuid, 3), members: list(cpUuid, 3) }), 3),
+  groups: list((rng) => build<C.CpGroupRec>(rng, { name: (r) => (r.chance(0.7) ? r.pick(['METADATA', 'default', 'fz']) : `g${randomString(r)}`), id: groupId, initialMembers: list(cpUuid, 3), members: list(cpUuid, 3) }), 3),
 };
-const cpView: ValueGen<C.WireCpView> = (rng) => build(rng, CP_VIEW);
+const cpView: ValueGen<C.CpView> = (rng) => build(rng, CP_VIEW);
 /** A Raft message the Raft decoder takes (its own fuzz is in test/unit/protocol/cp-payloads.test.ts). */
-const raftMessage: ValueGen<C.WireRaftMessage> = (rng) => {
+const raftMessage: ValueGen<C.RaftMessage> = (rng) => {
   const term = small(rng);
-  return rng.pick<C.WireRaftMessage>([
+  return rng.pick<C.RaftMessage>([
     { type: 'pre-vote', term, lastLogIndex: small(rng), lastLogTerm: rng.int(term + 1) },
     { type: 'vote-response', term, granted: rng.chance(0.5) },
     { type: 'append', term, prevLogIndex: small(rng), prevLogTerm: rng.int(term + 1), entries: [], leaderCommit: small(rng), seq: small(rng) },

@@ -10,6 +10,7 @@ import { startCluster } from '../support/cluster.js';
 import { buildRequest, expectError, pollUntil, RawConnection, rawRequest } from '../support/http.js';
 import { restConfig, startMember, type StartedMember } from '../support/member.js';
 import { waitFor } from '../support/process.js';
+import { sleep } from '../support/wait.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -191,7 +192,6 @@ function rssBytes(pid: number): number {
   return Number(m[1]) * 1024;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe.runIf(process.platform === 'linux')('RSS under many slow uploads', () => {
   it('stays bounded by the budget with 40 clients uploading 30 MiB bodies slowly and starting over when refused', async () => {

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { RawConnection, buildRequest } from '../support/http.js';
 import { startMember } from '../support/member.js';
+import { sleep } from '../support/wait.js';
 
 interface ConnView {
   queue: unknown[];
@@ -14,7 +15,6 @@ interface ConnView {
 type RestView = { connections: Set<ConnView>; server: import('node:http').Server & { connectionsCheckingInterval: number } };
 const restOf = (member: unknown): RestView => (member as { rest: RestView }).rest;
 // Only for negative checks (nothing more gets read) and to split writes into separate reads.
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe('a parse error inside the body being read', () => {
   it('answers a malformed chunk of the current request with 400 and closes (no hang)', async () => {
@@ -78,7 +78,7 @@ describe('back-pressure', () => {
       // Several separate reads, each well under one socket read's size.
       for (let i = 0; i < 20; i++) {
         await c.write(Buffer.concat(Array.from({ length: 100 }, () => one)));
-        await sleep(10);
+        await sleep(10); // pacing: separate socket reads
       }
       await sleep(200); // a negative: time for the member to read more, would it not stop
       const longest = Math.max(...[...restOf(member).connections].map((x) => x.queue.length));

@@ -8,13 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { RawConnection, buildRequest, pollUntil, rawRequest } from '../support/http.js';
 import { restConfig, startMember, type StartedMember } from '../support/member.js';
 import { prng } from '../support/prng.js';
+import { sleep } from '../support/wait.js';
 
 interface RestView {
   pathCounts: { grid: number; node: number; handOffs: number };
   server: import('node:http').Server & { connectionsCheckingInterval: number };
 }
 const restOf = (m: StartedMember): RestView => (m.member as unknown as { rest: RestView }).rest;
-const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe("Grid's HTTP path", () => {
   it('keeps a busy keep-alive connection open past the keep-alive timeout, and closes it once idle that long', async () => {
@@ -27,7 +27,7 @@ describe("Grid's HTTP path", () => {
     try {
       // Requests with bodies 100 ms apart for 1.2 s: three keep-alive timeouts, never idle that long.
       for (let i = 0; i < 12; i++) {
-        if (i > 0) await pause(100);
+        if (i > 0) await sleep(100); // pacing (see above), not a wait for something
         await c.write(buildRequest('POST', `/grid/rest/maps/ka/k${i}`, { body: 'v'.repeat(100) }));
         const r = await c.read();
         expect(r.status, `request ${i}`).toBe(200);
@@ -165,7 +165,7 @@ describe("Grid's HTTP path", () => {
             await conn.write(bytes.subarray(at, offsets[c]));
           }),
         );
-        await pause(1);
+        await sleep(1); // pacing: lets the members read between the pieces
       }
       for (const conn of conns) {
         const answers = await conn.readMany(60);

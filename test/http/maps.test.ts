@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildRequest, expectError, pollUntil, rawRequest, type RawResponse } from '../support/http.js';
 import { restConfig, startMember, type StartedMember } from '../support/member.js';
+import { sleep } from '../support/wait.js';
 
 async function put(base: string, path: string, body: string | Uint8Array, contentType?: string): Promise<Response> {
   const headers: Record<string, string> = {};
@@ -347,7 +348,7 @@ describe('map config: expiry, wildcards, defaults', () => {
     // Read `read` every ~250 ms for ~1.8 s: well past the idle limit in total.
     while (Date.now() - t0 < 1_800) {
       expect((await get(base, 'idle-m/read')).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 250));
+      await sleep(250); // pacing of the reads, not a wait for something
     }
     // size() sweeps expired entries without touching live ones: only `read` is left.
     expect(await member.maps.size('idle-m')).toBe(1);

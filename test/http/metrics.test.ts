@@ -12,6 +12,7 @@ import { parsePrometheus, sampleValue, scrape, type Family } from '../support/pr
 import { ROUTE_LABELS } from '../../src/rest/request-stats.js';
 import { GridMetrics } from '../../src/metrics/grid-metrics.js';
 import { reportCpMetrics } from '../../src/cp/cp-metrics.js';
+import { sleep } from '../support/wait.js';
 
 const put = (base: string, map: string, key: string, value: string): Promise<Response> =>
   fetch(`${base}/hazelcast/rest/maps/${map}/${key}`, { method: 'POST', body: value, headers: { 'content-type': 'text/plain' } });
@@ -99,7 +100,7 @@ describe('GET /metrics', () => {
     for (let i = 0; i < 3; i++) {
       while ((await fetch(`${m.base}/grid/rest/maps/ttl-m/t${i}`)).status === 200) {
         expect(Date.now()).toBeLessThan(deadline);
-        await new Promise((r) => setTimeout(r, 50));
+        await sleep(50);
       }
       expect((await fetch(`${m.base}/grid/rest/maps/ttl-m/t${i}`)).status).toBe(204);
     }
@@ -131,7 +132,7 @@ describe('GET /metrics', () => {
     const deadline = Date.now() + 5_000;
     while (v(await scrape(m.base), 'grid_queue_waiting_polls', 'later') !== 1) {
       expect(Date.now()).toBeLessThan(deadline);
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
     }
     expect((await offer('later', 'now')).status).toBe(200);
     const served = await waiting;

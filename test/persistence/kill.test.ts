@@ -7,6 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { killAllAtOnce, launchMembers, persistentCluster, requestBytes, restartAll } from '../support/persistence.js';
+import { sleep } from '../support/wait.js';
 
 const ALL = [0, 1, 2];
 const MAP = 'persisted-load';
@@ -57,20 +58,20 @@ describe('persistence: kill -9 of every member under write load', () => {
           acks++;
         } else {
           h.maybe.push(value);
-          if (status === 'no answer') await new Promise((r) => setTimeout(r, 20));
+          if (status === 'no answer') await sleep(20);
         }
       }
     };
     const writers = Array.from({ length: 9 }, (_, w) => writer(w));
     const deadline = Date.now() + 20_000;
-    while (acks < 3_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (acks < 3_000 && Date.now() < deadline) await sleep(20);
     expect(overwrites, `overwrites among ${acks} acknowledged writes`).toBeGreaterThan(300);
 
     const inFlightAtKill = inFlight;
     await killAllAtOnce(pc, ALL);
     expect(inFlightAtKill, 'writes in flight when the members were killed').toBeGreaterThan(0);
     // Let the writers see the kill, then stop them: whatever they got from now on is no answer.
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200); // a duration: the writers keep going against the dead members for a while (nothing to poll for)
     stopped = true;
     await Promise.all(writers);
     expect(statuses['200']).toBe(acks);

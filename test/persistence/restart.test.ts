@@ -20,6 +20,7 @@ import {
   writeEntries,
   type Entry,
 } from '../support/persistence.js';
+import { sleep } from '../support/wait.js';
 
 const ALL = [0, 1, 2];
 
@@ -106,7 +107,7 @@ describe('persistence: clusterShutdown and restart', () => {
     const membersAfter = await c.waitForMembers(3);
     await c.waitSafe();
     // A while longer: nothing starts migrating after the recovery either.
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000); // a negative: time for a migration that must not start to show in the samples
     const samples = await health.stop();
 
     // The same members, with their persisted identities.

@@ -6,6 +6,7 @@
 
 import net from 'node:net';
 import { expect } from 'vitest';
+import { sleep } from './wait.js';
 
 export interface RawResponse {
   /** e.g. `HTTP/1.1` */
@@ -339,7 +340,7 @@ export async function pollUntil<T>(
     if (Date.now() >= deadline) {
       throw new Error(`${opts.what ?? 'condition'} not reached in time; last value ${JSON.stringify(last)}`);
     }
-    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 20));
+    await sleep(opts.intervalMs ?? 20);
   }
 }
 

@@ -4,16 +4,18 @@
 // its own veth (so the test reaches every member's REST port while the sides cannot reach each
 // other). Needs root and iproute2; `netnsUnavailable()` says why not, for a clear skip.
 // Namespace names start with GRID_NETNS_PREFIX (default `grid`), so that test runs sharing a
-// machine can each tell (and clean up) their own.
+// machine can each tell (and clean up) their own. The pieces every lab builds the same way (a
+// free 10.x/16, a side namespace this process reaches over its own veth, removal) are exported
+// for wan-lab.ts.
 
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterEach } from 'vitest';
 
 /** The start of every namespace name a lab creates. */
-const NS_PREFIX = process.env.GRID_NETNS_PREFIX ?? 'grid';
+export const NS_PREFIX = process.env.GRID_NETNS_PREFIX ?? 'grid';
 
-function ip(...args: string[]): string {
+export function ip(...args: string[]): string {
   return execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
@@ -49,7 +51,7 @@ afterEach(() => {
  * `ip netns del`, tried again for a while: it fails (busy) while a process started with `ip
  * netns exec` is still on its way out, and a namespace left behind outlives the test run.
  */
-function removeNamespace(ns: string): void {
+export function removeNamespace(ns: string): void {
   for (let attempt = 0; ; attempt++) {
     try {
       ip('netns', 'del', ns);
@@ -66,6 +68,41 @@ function removeNamespace(ns: string): void {
   }
 }
 
+/** 10.<net>.x.y for a new lab: a /16 no route of this namespace uses (other labs of this run included). */
+export function freeLabNet(what: string): number {
+  const used = ip('-4', 'route');
+  for (let tries = 0; tries < 50; tries++) {
+    const n = 100 + Math.floor(Math.random() * 150);
+    if (!used.includes(`10.${n}.`)) return n;
+  }
+  throw new Error(`no free 10.x.0.0/16 for ${what}`);
+}
+
+/**
+ * Side `i` of lab `id`: namespace `<NS_PREFIX><id>s<i>`, its members' address 10.<net>.100.<i+1>
+ * on its loopback, and this process's way in, a veth `<dev>r<i>` over 10.<net>.<i>.0/24 (replies
+ * to the test go back over it; nothing else is routed this way). Pushed onto `lab` as soon as it
+ * exists, so a failure part way still removes it.
+ */
+export function addSide(lab: { ns: string[]; hosts: string[] }, dev: string, id: string, net: number, i: number): void {
+  const ns = `${NS_PREFIX}${id}s${i}`;
+  ip('netns', 'add', ns);
+  lab.ns.push(ns);
+  ip('-n', ns, 'link', 'set', 'lo', 'up');
+  const host = `10.${net}.100.${i + 1}`;
+  ip('-n', ns, 'addr', 'add', `${host}/32`, 'dev', 'lo');
+  lab.hosts.push(host);
+  const rootDev = `${dev}r${i}`;
+  const sideDev = `${dev}t${i}`;
+  ip('link', 'add', rootDev, 'type', 'veth', 'peer', 'name', sideDev);
+  ip('link', 'set', sideDev, 'netns', ns);
+  ip('addr', 'add', `10.${net}.${i}.1/24`, 'dev', rootDev);
+  ip('link', 'set', rootDev, 'up');
+  ip('-n', ns, 'addr', 'add', `10.${net}.${i}.2/24`, 'dev', sideDev);
+  ip('-n', ns, 'link', 'set', sideDev, 'up');
+  ip('route', 'add', `${host}/32`, 'via', `10.${net}.${i}.2`);
+}
+
 export class NetLab {
   /** Namespace name of each side. */
   readonly ns: string[] = [];
@@ -80,40 +117,11 @@ export class NetLab {
   /** `sides` namespaces, each linked to every other and to this process's namespace. */
   static create(sides: number): NetLab {
     const id = randomBytes(2).toString('hex');
-    // 10.<net>.x.y, a /16 no other lab of this run uses (random, checked against this namespace's routes).
-    const used = ip('-4', 'route').toString();
-    let net = 0;
-    for (let tries = 0; tries < 50; tries++) {
-      const n = 100 + Math.floor(Math.random() * 150);
-      if (!used.includes(`10.${n}.`)) {
-        net = n;
-        break;
-      }
-    }
-    if (net === 0) throw new Error('no free 10.x.0.0/16 for a network lab');
+    const net = freeLabNet('a network lab');
     const lab = new NetLab(id, net);
     labs.add(lab);
     try {
-      for (let i = 0; i < sides; i++) {
-        const ns = `${NS_PREFIX}${id}s${i}`;
-        ip('netns', 'add', ns);
-        lab.ns.push(ns);
-        ip('-n', ns, 'link', 'set', 'lo', 'up');
-        const host = `10.${net}.100.${i + 1}`;
-        ip('-n', ns, 'addr', 'add', `${host}/32`, 'dev', 'lo');
-        lab.hosts.push(host);
-        // The test's way in: root <-> side i.
-        const rootDev = `g${id}r${i}`;
-        const sideDev = `g${id}t${i}`;
-        ip('link', 'add', rootDev, 'type', 'veth', 'peer', 'name', sideDev);
-        ip('link', 'set', sideDev, 'netns', ns);
-        ip('addr', 'add', `10.${net}.${i}.1/24`, 'dev', rootDev);
-        ip('link', 'set', rootDev, 'up');
-        ip('-n', ns, 'addr', 'add', `10.${net}.${i}.2/24`, 'dev', sideDev);
-        ip('-n', ns, 'link', 'set', sideDev, 'up');
-        // Replies to the test go back over the side's own /24; nothing else is routed this way.
-        ip('route', 'add', `${host}/32`, 'via', `10.${net}.${i}.2`);
-      }
+      for (let i = 0; i < sides; i++) addSide(lab, `g${id}`, id, net, i);
       // Side <-> side links, the ones a partition cuts.
       let k = 0;
       for (let a = 0; a < sides; a++) {

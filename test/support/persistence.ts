@@ -13,6 +13,7 @@ import { stringify } from 'yaml';
 import { afterEach } from 'vitest';
 import { Cluster, type ConfigFragment } from './cluster.js';
 import { waitFor } from './process.js';
+import { sleep } from './wait.js';
 
 export { holdsFor } from './cluster.js';
 
@@ -318,7 +319,7 @@ export function monitorHealth(pc: PersistentCluster, intervalMs = 100): { sample
           }
         }),
       );
-      await new Promise((r) => setTimeout(r, intervalMs));
+      await sleep(intervalMs);
     }
   })();
   return {

@@ -5,7 +5,8 @@
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
 
-function canListen(port: number): Promise<boolean> {
+/** True when a listener can bind `port` on 127.0.0.1 now (it is closed again at once). */
+export function canListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = net.createServer();
     srv.unref();

@@ -1,11 +1,12 @@
-// Test helpers for things that take time: polling with a deadline, and `grid` child
-// processes that are always killed after the test. Raw HTTP lives in http.ts, ports in
-// ports.ts.
+// `grid` child processes that are always killed after the test. Polling with a deadline lives
+// in wait.ts (re-exported here for the tests that import it from this module), raw HTTP in
+// http.ts, ports in ports.ts.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
+import { sleep, within } from './wait.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /**
@@ -15,43 +16,7 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..
  */
 export const GRID_BIN = process.env.TEST_GRID_BIN ? resolve(process.env.TEST_GRID_BIN) : resolve(REPO_ROOT, 'bin/grid.js');
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Polls `probe` until it returns something other than undefined/false, or fails after
- * `timeoutMs` with `what` and the last value/error seen.
- */
-export async function waitFor<T>(
-  what: string,
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 5_000,
-  intervalMs = 20,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-      last = v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() >= deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : String(last)})`);
-    }
-    await sleep(intervalMs);
-  }
-}
-
-/** Rejects when `p` does not settle within `ms`. */
-export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_r, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-}
+export { waitFor, within } from './wait.js';
 
 // ---------------------------------------------------------------- grid child processes
 

@@ -9,6 +9,7 @@ import { expect } from 'vitest';
 import { findMissing, holdsFor, startCluster, startWriteLoad, type Cluster } from './cluster.js';
 import { NetLab } from './netns.js';
 import { waitFor } from './process.js';
+import { sleep } from './wait.js';
 
 export const SPLIT_HEAL_HEARTBEAT_MS = 1_000;
 export const SPLIT_HEAL_MAX_NO_HEARTBEAT_MS = 5_000;
@@ -114,7 +115,7 @@ export async function splitAndHeal(c: Cluster, lab: NetLab, opts: SplitHealOptio
   for (const b of restInOrder.slice(0, -1)) {
     if (!(opts.staggerMs! > 0)) break;
     for (const a of isolated) lab.setDrop(a, b, true);
-    await new Promise((r) => setTimeout(r, opts.staggerMs)); // the stagger is a duration, not a wait for something
+    await sleep(opts.staggerMs!); // the stagger is a duration, not a wait for something
   }
   const cutAt = Date.now();
   setCut(true);
@@ -130,7 +131,7 @@ export async function splitAndHeal(c: Cluster, lab: NetLab, opts: SplitHealOptio
   );
   await Promise.all(loads.map((l) => l.load.waitForAcks(20, 20_000)));
   const left = cutAt + cutMs - Date.now();
-  if (left > 0) await new Promise((r) => setTimeout(r, left)); // the cut lasts cutMs: a duration, not a wait for something
+  if (left > 0) await sleep(left); // the cut lasts cutMs: a duration, not a wait for something
   for (const l of loads) await l.load.stop();
 
   const healAt = Date.now();

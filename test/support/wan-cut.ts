@@ -8,12 +8,13 @@
 // with since when and why, during the cut, and up after it. Used by link-cut.test.ts (short cuts,
 // in `npm test`) and link-cut.long.ts (long cuts, `npm run test:wan-long`).
 
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { findMissing, type Cluster } from './cluster.js';
 import { cleanEnv, spawnGrid, waitFor } from './process.js';
 import { parsePrometheus, sampleValue } from './prometheus.js';
-import { WanLab, type CutMode } from './wan-lab.js';
+import { WanLab, bridgeLabUnavailable, netemUnavailable, type CutMode } from './wan-lab.js';
 import { configOf, get, launch, replicatedMap, reserveCluster, wanReplication, wanStatus, type PublisherStatus } from './wan.js';
+import { sleep } from './wait.js';
 
 export const REP = 'to-b';
 export const ID = 'b';
@@ -70,7 +71,6 @@ async function allEndpoints(a: Cluster): Promise<Endpoint[]> {
   return out;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Values written, rising across the cuts of one file (keys are rewritten from one cut to the next). */
 let seq = 0;
@@ -119,7 +119,7 @@ export async function cutUnderLoad(env: CutEnv, cutMs: number, mode: CutMode, lo
           else seen.set(k, v);
         }
       }
-      await sleep(100);
+      await sleep(100); // pacing: one round of reads every 100 ms
     }
   })();
 
@@ -261,4 +261,41 @@ export async function cutUnderLoad(env: CutEnv, cutMs: number, mode: CutMode, lo
     lab.heal(0);
     await Promise.allSettled([...writers, sampler]);
   }
+}
+
+// ---------------------------------------------------------------- the suites' shared set-up
+
+/**
+ * Why the link-cut tests of `what` cannot run here (no bridge lab), and why those with
+ * `tc netem` cannot; each reason is printed once as a warning.
+ */
+export function cutLabAvailability(what: string): { unavailable: string | undefined; noNetem: string | undefined } {
+  const unavailable = bridgeLabUnavailable();
+  if (unavailable !== undefined) console.warn(`${what} skipped: ${unavailable}`);
+  const noNetem = unavailable ?? netemUnavailable();
+  if (unavailable === undefined && noNetem !== undefined) console.warn(`${what} with tc netem skipped: ${noNetem}`);
+  return { unavailable, noNetem };
+}
+
+/**
+ * Inside a describe: starts one CutEnv before its tests, destroys it after them and logs each
+ * cut's figures under `[tag]`. Returns the cut to run: `cutUnderLoad` on that env.
+ */
+export function useCutEnv(tag: string): (cutMs: number, mode: CutMode) => Promise<CutResult> {
+  const log = (line: string): void => void process.stderr.write(`[${tag}] ${line}\n`);
+  let env: CutEnv | undefined;
+  const results: CutResult[] = [];
+  beforeAll(async () => {
+    env = await startCutEnv();
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([env?.a.destroy(), env?.b.destroy()]);
+    if (results.length > 0) log(results.map((r) => `${r.mode} ${r.cutMs / 1000} s: down after ${r.detectedMs} ms, first entry ${r.firstEntryMs} ms and all ${r.allReplicatedMs} ms after the heal (${r.writes} writes)`).join('\n'));
+  });
+  return async (cutMs, mode) => {
+    if (env === undefined) throw new Error('the cut environment did not start');
+    const r = await cutUnderLoad(env, cutMs, mode, log);
+    results.push(r);
+    return r;
+  };
 }

@@ -10,18 +10,17 @@
 // - `port`: the bridge port of that side goes down. The side's own veth loses its carrier, so
 //   its kernel fails the sends locally and TCP retries every 0.5 s: a cable pulled next door.
 // - `netem`: `tc netem loss 100%` on both ends of the side's link, where the kernel has sch_netem.
-// Names start with `gw` (this worktree's prefix); labs are removed after their test (or file).
+// Namespaces are named like netns.ts's (GRID_NETNS_PREFIX), devices start with `gw`; labs are
+// removed after their test (or file). The side namespaces are built by netns.ts's `addSide`.
 // `bridgeLabUnavailable()` / `netemUnavailable()` say why not, for a clear skip.
 
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach } from 'vitest';
+import { NS_PREFIX, addSide, freeLabNet, ip, removeNamespace } from './netns.js';
 
+/** The start of every device name a WAN lab creates in this namespace. */
 const PREFIX = 'gw';
-
-function ip(...args: string[]): string {
-  return execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
 
 function tc(ns: string, ...args: string[]): string {
   return execFileSync('ip', ['netns', 'exec', ns, 'tc', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -36,7 +35,7 @@ function firstLine(e: unknown): string {
 function probe(withNetem: boolean): string | undefined {
   if (process.platform !== 'linux') return 'network namespaces need Linux';
   if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'network namespaces need root';
-  const ns = `${PREFIX}p${randomBytes(3).toString('hex')}`;
+  const ns = `${NS_PREFIX}p${randomBytes(3).toString('hex')}`;
   try {
     ip('netns', 'add', ns);
     ip('-n', ns, 'link', 'add', `${ns}b`, 'type', 'bridge');
@@ -98,20 +97,13 @@ export class WanLab {
   private sides = 0;
 
   private constructor(private readonly id: string) {
-    this.bridgeNs = `${PREFIX}${id}br`;
+    this.bridgeNs = `${NS_PREFIX}${id}br`;
   }
 
   /** `sides` data centres on one bridge; removed after the test (or, with scope `file`, after the file). */
   static create(sides: number, scope: 'test' | 'file' = 'test'): WanLab {
     const id = randomBytes(2).toString('hex');
-    // 10.<net>.x.y, a /16 no route of this namespace uses (other labs of this run included).
-    const used = ip('-4', 'route');
-    let net = 0;
-    for (let tries = 0; tries < 50 && net === 0; tries++) {
-      const n = 100 + Math.floor(Math.random() * 150);
-      if (!used.includes(`10.${n}.`)) net = n;
-    }
-    if (net === 0) throw new Error('no free 10.x.0.0/16 for a WAN lab');
+    const net = freeLabNet('a WAN lab');
     const lab = new WanLab(id);
     (scope === 'file' ? fileLabs : testLabs).add(lab);
     try {
@@ -120,23 +112,8 @@ export class WanLab {
       ip('-n', br, 'link', 'add', 'br0', 'type', 'bridge');
       ip('-n', br, 'link', 'set', 'br0', 'up');
       for (let i = 0; i < sides; i++) {
-        const ns = `${PREFIX}${id}s${i}`;
-        ip('netns', 'add', ns);
-        lab.ns.push(ns);
-        ip('-n', ns, 'link', 'set', 'lo', 'up');
-        const host = `10.${net}.100.${i + 1}`;
-        ip('-n', ns, 'addr', 'add', `${host}/32`, 'dev', 'lo');
-        lab.hosts.push(host);
-        // The test's way in: root <-> side i, its own /24.
-        const rootDev = `${PREFIX}${id}r${i}`;
-        const sideDev = `${PREFIX}${id}t${i}`;
-        ip('link', 'add', rootDev, 'type', 'veth', 'peer', 'name', sideDev);
-        ip('link', 'set', sideDev, 'netns', ns);
-        ip('addr', 'add', `10.${net}.${i}.1/24`, 'dev', rootDev);
-        ip('link', 'set', rootDev, 'up');
-        ip('-n', ns, 'addr', 'add', `10.${net}.${i}.2/24`, 'dev', sideDev);
-        ip('-n', ns, 'link', 'set', sideDev, 'up');
-        ip('route', 'add', `${host}/32`, 'via', `10.${net}.${i}.2`);
+        addSide(lab, `${PREFIX}${id}`, id, net, i);
+        const ns = lab.ns[i]!;
         // The WAN: side i's port on the bridge, 10.<net>.250.0/24 among the sides.
         const wanDev = `${PREFIX}${id}w${i}`;
         const portDev = `${PREFIX}${id}p${i}`;
@@ -199,22 +176,14 @@ export class WanLab {
 
   destroy(): void {
     for (let i = 0; i < this.ns.length; i++) {
-      try {
-        ip('netns', 'del', this.ns[i]!);
-      } catch {
-        // already gone
-      }
+      removeNamespace(this.ns[i]!);
       try {
         ip('link', 'del', `${PREFIX}${this.id}r${i}`);
       } catch {
         // removed with its peer
       }
     }
-    try {
-      ip('netns', 'del', this.bridgeNs);
-    } catch {
-      // already gone
-    }
+    removeNamespace(this.bridgeNs);
     this.ns.length = 0;
   }
 }

@@ -5,47 +5,30 @@
 // link-cut.test.ts (wan-cut.ts): resumes within 5 s of the heal, nothing acknowledged missing,
 // no key going backwards, status down during the cut and up after it.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridgeLabUnavailable, netemUnavailable } from '../support/wan-lab.js';
-import { cutUnderLoad, startCutEnv, type CutEnv, type CutResult } from '../support/wan-cut.js';
+import { describe, expect, it } from 'vitest';
+import { cutLabAvailability, useCutEnv } from '../support/wan-cut.js';
 
-const unavailable = bridgeLabUnavailable();
-if (unavailable !== undefined) console.warn(`long WAN link-cut tests skipped: ${unavailable}`);
-const noNetem = unavailable ?? netemUnavailable();
-if (unavailable === undefined && noNetem !== undefined) console.warn(`long WAN link-cut tests with tc netem skipped: ${noNetem}`);
-
-const log = (line: string): void => void process.stderr.write(`[link-cut long] ${line}\n`);
+const { unavailable, noNetem } = cutLabAvailability('long WAN link-cut tests');
 
 describe.skipIf(unavailable !== undefined)('long WAN link cuts', () => {
-  let env: CutEnv;
-  const results: CutResult[] = [];
-  beforeAll(async () => {
-    env = await startCutEnv();
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all([env?.a.destroy(), env?.b.destroy()]);
-    if (results.length > 0) log(results.map((r) => `${r.mode} ${r.cutMs / 1000} s: down after ${r.detectedMs} ms, first entry ${r.firstEntryMs} ms and all ${r.allReplicatedMs} ms after the heal (${r.writes} writes)`).join('\n'));
-  });
+  const cut = useCutEnv('link-cut long');
 
   for (const cutMs of [30_000, 70_000, 150_000]) {
     it(`every packet dropped for ${cutMs / 1000} s`, async () => {
-      const r = await cutUnderLoad(env, cutMs, 'drop', log);
-      results.push(r);
+      const r = await cut(cutMs, 'drop');
       expect(r.detectedMs, 'down within heartbeat-timeout-millis plus a probe interval and a poll').toBeLessThan(8_000);
       expect(r.firstEntryMs).toBeLessThanOrEqual(5_000);
       expect(r.allReplicatedMs).toBeLessThanOrEqual(30_000);
     }, cutMs + 200_000);
   }
   it('bridge port down for 10 s (the sender sees its link go down): the same', async () => {
-    const r = await cutUnderLoad(env, 10_000, 'port', log);
-    results.push(r);
+    const r = await cut(10_000, 'port');
     expect(r.firstEntryMs).toBeLessThanOrEqual(5_000);
   }, 160_000);
 
   for (const cutMs of [70_000, 150_000]) {
     it.skipIf(noNetem !== undefined)(`tc netem loss 100% for ${cutMs / 1000} s`, async () => {
-      const r = await cutUnderLoad(env, cutMs, 'netem', log);
-      results.push(r);
+      const r = await cut(cutMs, 'netem');
       expect(r.firstEntryMs).toBeLessThanOrEqual(5_000);
     }, cutMs + 200_000);
   }

@@ -6,32 +6,17 @@
 // The 30, 70 and 150 s cuts and the bridge port taken down are in link-cut.long.ts
 // (`npm run test:wan-long`), which keeps `npm test` within its time.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridgeLabUnavailable, netemUnavailable } from '../support/wan-lab.js';
-import { cutUnderLoad, startCutEnv, type CutEnv, type CutResult } from '../support/wan-cut.js';
+import { describe, expect, it } from 'vitest';
+import { cutLabAvailability, useCutEnv } from '../support/wan-cut.js';
 
-const unavailable = bridgeLabUnavailable();
-if (unavailable !== undefined) console.warn(`WAN link-cut tests skipped: ${unavailable}`);
-const noNetem = unavailable ?? netemUnavailable();
-if (unavailable === undefined && noNetem !== undefined) console.warn(`WAN link-cut tests with tc netem skipped: ${noNetem}`);
-
-const log = (line: string): void => void process.stderr.write(`[link-cut] ${line}\n`);
+const { unavailable, noNetem } = cutLabAvailability('WAN link-cut tests');
 
 describe.skipIf(unavailable !== undefined)('a WAN link that drops packets, then heals', () => {
-  let env: CutEnv;
-  const results: CutResult[] = [];
-  beforeAll(async () => {
-    env = await startCutEnv();
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all([env?.a.destroy(), env?.b.destroy()]);
-    if (results.length > 0) log(results.map((r) => `${r.mode} ${r.cutMs / 1000} s: down after ${r.detectedMs} ms, first entry ${r.firstEntryMs} ms and all ${r.allReplicatedMs} ms after the heal (${r.writes} writes)`).join('\n'));
-  });
+  const cut = useCutEnv('link-cut');
 
   for (const cutMs of [10_000]) {
     it(`every packet dropped for ${cutMs / 1000} s: resumes within 5 s of the heal, nothing lost, order kept, status down then up`, async () => {
-      const r = await cutUnderLoad(env, cutMs, 'drop', log);
-      results.push(r);
+      const r = await cut(cutMs, 'drop');
       expect(r.detectedMs, 'down within heartbeat-timeout-millis plus a probe interval and a poll').toBeLessThan(8_000);
       expect(r.firstEntryMs, 'first entry of the cut on the target after the heal').toBeLessThanOrEqual(5_000);
       expect(r.allReplicatedMs, 'all acknowledged writes on the target after the heal').toBeLessThanOrEqual(15_000);
@@ -39,8 +24,7 @@ describe.skipIf(unavailable !== undefined)('a WAN link that drops packets, then 
   }
 
   it.skipIf(noNetem !== undefined)('tc netem loss 100% for 10 s: the same', async () => {
-    const r = await cutUnderLoad(env, 10_000, 'netem', log);
-    results.push(r);
+    const r = await cut(10_000, 'netem');
     expect(r.firstEntryMs).toBeLessThanOrEqual(5_000);
   }, 160_000);
 });

@@ -1,6 +1,8 @@
 // What the admin commands print for people: tables and one-line summaries built from the
 // members' JSON answers. Pure functions of the answers (no I/O), unit-tested on fixed inputs.
 
+import type { WanConsistencyResult, WanPublisherStatus, WanSyncProgress } from '../../wan/wan-facade.js';
+
 // ---------------------------------------------------------------- answer shapes (as the member sends them)
 
 export interface ClusterAnswer {
@@ -28,48 +30,19 @@ export interface HealthAnswer {
   readonly persistence?: { readonly state: string; readonly reason?: string; readonly since: number };
 }
 
-export interface WanPublisherAnswer {
-  readonly wanReplicationName: string;
-  readonly publisherId: string;
-  readonly targetClusterName: string;
+/**
+ * The WAN answers are the member's own types (wan/wan-facade.ts), read tolerantly: states and
+ * stages as any string, and an endpoint's since, reason and cause absent from members before
+ * issue 29.
+ */
+export type WanPublisherAnswer = Omit<WanPublisherStatus, 'state' | 'endpoints'> & {
   readonly state: string;
-  /** since, reason and cause: absent from members before issue 29. */
   readonly endpoints: readonly { readonly address: string; readonly status: string; readonly since?: number; readonly reason?: string | null; readonly cause?: string | null }[];
-  readonly queueCapacity: number;
-  readonly primaryQueueSize: number;
-  readonly backupQueueSize: number;
-  readonly eventsQueued: number;
-  readonly eventsSent: number;
-  readonly eventsAcknowledged: number;
-  readonly eventsDropped: number;
-  readonly writesRefused: number;
-  readonly batchesSent: number;
-  readonly batchesFailed: number;
-  readonly lastAckTime: number | null;
-  readonly lagMillis: number;
-}
+};
 
-export interface SyncProgressAnswer {
-  readonly stage: string;
-  readonly progress: number;
-  readonly wanReplicationName: string;
-  readonly wanPublisherId: string;
-  readonly creationTime: number;
-}
+export type SyncProgressAnswer = Omit<WanSyncProgress, 'stage'> & { readonly stage: string };
 
-export interface ConsistencyAnswer {
-  readonly stage: string;
-  readonly wanReplicationName: string;
-  readonly wanPublisherId: string;
-  readonly mapName: string;
-  readonly creationTime: number;
-  readonly partitionsChecked: number;
-  readonly partitionsDiffering: number;
-  readonly leavesChecked: number;
-  readonly leavesDiffering: number;
-  readonly entriesToSync: number;
-  readonly failure?: string;
-}
+export type ConsistencyAnswer = Omit<WanConsistencyResult, 'stage'> & { readonly stage: string };
 
 export interface CpMemberAnswer {
   readonly uuid: string;

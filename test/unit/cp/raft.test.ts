@@ -314,6 +314,19 @@ describe('RaftNode: AppendEntries on a follower', () => {
     expect(() => b.receive('c', append(2, 0, 0, [cmd(1, 2, 'other')]), 1)).toThrow(/committed/);
   });
 
+  it('a request refused for a committed entry leaves the node as it was: same term, same leader, nothing to persist', () => {
+    const { raft: b } = startNode('b');
+    b.receive('a', append(1, 0, 0, [cmd(1, 1)], 1), 0);
+    expect(() => b.receive('c', append(2, 0, 0, [cmd(1, 2, 'other')]), 1)).toThrow(/committed/);
+    // The shell drops the outputs of a call that throws: had the node moved to term 2 (or
+    // followed c), nothing would have persisted or reported it.
+    expect(b.status()).toMatchObject({ term: 1, leaderId: 'a', role: 'follower', commitIndex: 1 });
+    const outs = b.receive('a', append(1, 1, 1, [], 1, 2), 2);
+    expect(persistOf(outs)).toBeUndefined();
+    expect(outputs(outs, 'leader-changed')).toEqual([]);
+    expect(sentTo(outs, 'append-response', 'a')).toEqual(ok(1, 1, 2));
+  });
+
   it('ignores a malformed request', () => {
     const { raft: b } = startNode('b');
     expect(sent(b.receive('a', append(1, 0, 0, [cmd(2, 1)]), 0), 'append-response')).toEqual([]);

@@ -19,6 +19,7 @@ import { MEMBER_PREAMBLE } from '../../../src/protocol/preamble.js';
 import { createMemberAuth } from '../../../src/security/credentials.js';
 import { LogCapture } from '../../support/logs.js';
 import { waitFor, within } from '../../support/process.js';
+import { sleep } from '../../support/wait.js';
 
 interface Node {
   readonly net: MemberNet;
@@ -78,7 +79,6 @@ async function rejection(p: Promise<unknown>): Promise<GridError> {
   throw new Error('expected a rejection, the promise resolved');
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A plain socket to `port`; `closed` settles when the other side closes it. */
 async function rawSocket(port: number): Promise<{ socket: net.Socket; closed: Promise<void>; received: () => Buffer }> {

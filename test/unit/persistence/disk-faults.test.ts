@@ -12,6 +12,7 @@ import { LogOp, parseLog, type LogRecord } from '../../../src/persistence/log-fo
 import { nodeLogFiles, type LogFiles } from '../../../src/persistence/log-files.js';
 import { MemberLog } from '../../../src/persistence/member-log.js';
 import { captureLogs, type LogSink } from '../core/fakes.js';
+import { waitFor } from '../../support/wait.js';
 
 function errno(code: string, call: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: injected, ${call}`), { code });
@@ -121,11 +122,7 @@ async function rejection(p: Promise<void> | undefined): Promise<GridError> {
 
 /** Poll `cond` (a probe runs on a timer) until it holds, for at most `ms`. */
 async function until(cond: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitFor(what, cond, ms, 10);
 }
 
 describe('MemberLog on a failing disk: EIO on a write', () => {

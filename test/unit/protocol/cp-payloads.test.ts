@@ -16,12 +16,12 @@
 import { describe, expect, it } from 'vitest';
 import { GridError } from '../../../src/core/errors.js';
 import { RaftNode } from '../../../src/cp/raft.js';
-import type { RaftEntry, RaftMessage, RaftSnapshot } from '../../../src/cp/raft-messages.js';
-import type { CpGroupRec, CpMemberRec, CpView } from '../../../src/cp/cp-metadata-state.js';
+import type { RaftEntry as CpRaftEntry, RaftMessage as CpRaftMessage, RaftSnapshot as CpRaftSnapshot } from '../../../src/cp/raft-messages.js';
+import type { CpGroupRec as CpGroupRecOfCp, CpMemberRec as CpMemberRecOfCp, CpView as CpViewOfCp } from '../../../src/cp/cp-metadata-state.js';
 import { viewFromWire, viewToWire } from '../../../src/cp/cp-metadata-state.js';
 import { Latin1, decodeValue, encodeValue, type WireValue } from '../../../src/protocol/codec.js';
 import * as C from '../../../src/protocol/cp-payloads.js';
-import { FrameKind, FrameReader, encodeFrame, type Frame } from '../../../src/protocol/frame.js';
+import { FrameKind, encodeFrame } from '../../../src/protocol/frame.js';
 import { Msg } from '../../../src/protocol/messages.js';
 import * as P from '../../../src/protocol/payloads.js';
 import {
@@ -29,16 +29,17 @@ import {
   MAX_RAFT_MEMBERS,
   decodeRaftMessage,
   encodeRaftMessage,
-  type WireRaftEntry,
-  type WireRaftMessage,
-  type WireRaftSnapshot,
+  type RaftEntry,
+  type RaftMessage,
+  type RaftSnapshot,
 } from '../../../src/protocol/cp-payloads.js';
+import { SAMPLES, asTuple, callIdOf, expectFrameDecodes, expectPrefixesRefused, expectRoundTrip, fieldIs, refusal, type PayloadVector, type VectorField } from '../../support/payload-vectors.js';
 import { prng } from '../../support/prng.js';
 
-// cp's types and their wire mirror are assignable both ways: a field added or renamed on one
-// side only fails the type check here.
+// cp's names are these types, re-exported (each type is written once, here in protocol/): a
+// copy in cp/ that drifts by a field fails the type check here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const TYPES_PINNED: [Same<RaftMessage, WireRaftMessage>, Same<RaftEntry, WireRaftEntry>, Same<RaftSnapshot, WireRaftSnapshot>] = [true, true, true];
+const TYPES_PINNED: [Same<CpRaftMessage, RaftMessage>, Same<CpRaftEntry, RaftEntry>, Same<CpRaftSnapshot, RaftSnapshot>] = [true, true, true];
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
@@ -53,7 +54,7 @@ interface Field {
 
 interface Vector {
   readonly name: string;
-  readonly message: WireRaftMessage;
+  readonly message: RaftMessage;
   /** The tuple, written out by hand from the layout in cp-payloads.ts. */
   readonly wire: WireValue;
   /** encodeValue(wire) as hex. */
@@ -67,7 +68,7 @@ const APPEND_FIELDS = fieldsOf('append', ['term', 'nat'], ['prevLogIndex', 'nat'
 const APPEND_RESPONSE_FIELDS = fieldsOf('append-response', ['term', 'nat'], ['success', 'bool'], ['matchIndex', 'nat'], ['hintIndex', 'nat'], ['seq', 'nat']);
 
 const COMMAND: WireValue = { op: 'add', name: new Latin1('counter\u00ff'), delta: -3 };
-const APPEND: WireRaftMessage = {
+const APPEND: RaftMessage = {
   type: 'append',
   term: 5,
   prevLogIndex: 10,
@@ -82,9 +83,9 @@ const APPEND: WireRaftMessage = {
 };
 const APPEND_WIRE: WireValue = [4, 5, 10, 4, [[11, 4, 0, COMMAND], [12, 5, 1], [13, 5, 2, ['m1', 'm2', 'm4']]], 10, 42];
 const STATE: WireValue = { longs: { a: 7, b: -1 }, blob: Buffer.from([1, 2, 255]) };
-const SNAPSHOT: WireRaftSnapshot = { lastIncludedIndex: 100, lastIncludedTerm: 4, members: ['m1', 'm2', 'm3'], membersIndex: 13, state: STATE };
+const SNAPSHOT: RaftSnapshot = { lastIncludedIndex: 100, lastIncludedTerm: 4, members: ['m1', 'm2', 'm3'], membersIndex: 13, state: STATE };
 const SNAPSHOT_WIRE: WireValue = [100, 4, ['m1', 'm2', 'm3'], 13, STATE];
-const INSTALL: WireRaftMessage = { type: 'install-snapshot', term: 5, snapshot: SNAPSHOT, seq: 44 };
+const INSTALL: RaftMessage = { type: 'install-snapshot', term: 5, snapshot: SNAPSHOT, seq: 44 };
 const INSTALL_WIRE: WireValue = [6, 5, SNAPSHOT_WIRE, 44];
 
 const VECTORS: readonly Vector[] = [
@@ -160,8 +161,6 @@ const VECTORS: readonly Vector[] = [
   },
 ];
 
-/** One value of every wire type. */
-const SAMPLES: readonly WireValue[] = [null, true, 42, 1.5, 'text', new Latin1('raw'), Buffer.from([1]), [], ['x'], { a: 1 }];
 /** Numbers that are not non-negative safe integers. */
 const NOT_NAT: readonly number[] = [-1, -0, 0.5, 2 ** 53, -(2 ** 53), Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
 
@@ -177,19 +176,9 @@ function conforms(kind: Kind, v: WireValue): boolean {
   }
 }
 
-function refusal(fn: () => unknown): GridError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof GridError && e.code === 'BAD_REQUEST') return e;
-    throw new Error(`expected a BAD_REQUEST GridError, got ${String(e)}`, { cause: e });
-  }
-  throw new Error('expected a BAD_REQUEST GridError, nothing was thrown');
-}
-
 /** Refused with a message that names the field (or a part of it: `name[1]`, `name.term`): `... <name> is ...`. */
 function expectNames(e: GridError, name: string): void {
-  expect(e.message, e.message).toMatch(new RegExp(`^malformed member message: ${name.replace(/[[\].]/g, '\\$&')}([.[][^ ]*)? is `));
+  expect(e.message, e.message).toMatch(new RegExp(`^malformed member message: ${fieldIs(name)}`));
 }
 
 /** decode refuses `v`; the message matches `pattern`. */
@@ -199,10 +188,9 @@ function expectRefused(v: WireValue, pattern: RegExp): void {
   expect(e.message).toMatch(pattern);
 }
 
-const asTuple = (v: WireValue): WireValue[] => [...(v as readonly WireValue[])];
-const bytesOf = (m: WireRaftMessage): Buffer => encodeValue(encodeRaftMessage(m));
+const bytesOf = (m: RaftMessage): Buffer => encodeValue(encodeRaftMessage(m));
 /** Through the codec, as a peer's message arrives. */
-const viaWire = (m: WireRaftMessage): WireRaftMessage => decodeRaftMessage(decodeValue(bytesOf(m)));
+const viaWire = (m: RaftMessage): RaftMessage => decodeRaftMessage(decodeValue(bytesOf(m)));
 /** An append of `entries` after prevLogIndex/prevLogTerm in term 9, as a tuple. */
 const appendWire = (prevLogIndex: number, prevLogTerm: number, entries: WireValue[], term = 9): WireValue => [4, term, prevLogIndex, prevLogTerm, entries, 0, 1];
 const installWire = (snapshot: WireValue, term = 9): WireValue => [6, term, snapshot, 1];
@@ -226,7 +214,7 @@ describe('Raft messages: pinned bytes', () => {
     it(`${v.name}: decodes from the pinned bytes to the message; every shorter prefix is refused by the codec`, () => {
       const bytes = Buffer.from(v.hex, 'hex');
       expect(decodeRaftMessage(decodeValue(bytes))).toEqual(v.message);
-      for (let n = 0; n < bytes.length; n++) expect(refusal(() => decodeValue(bytes.subarray(0, n))).code).toBe('BAD_REQUEST');
+      expectPrefixesRefused(bytes);
     });
   }
 
@@ -255,7 +243,7 @@ describe('Raft messages: round trips', () => {
   }
 
   it('every message type with all numbers 0, and with all numbers 2^53 - 1', () => {
-    const zero: WireRaftMessage[] = [
+    const zero: RaftMessage[] = [
       { type: 'pre-vote', term: 0, lastLogIndex: 0, lastLogTerm: 0 },
       { type: 'pre-vote-response', term: 0, preVoteTerm: 0, granted: false },
       { type: 'vote', term: 0, lastLogIndex: 0, lastLogTerm: 0 },
@@ -265,7 +253,7 @@ describe('Raft messages: round trips', () => {
       { type: 'install-snapshot', term: 0, snapshot: { lastIncludedIndex: 0, lastIncludedTerm: 0, members: ['m'], membersIndex: 0, state: null }, seq: 0 },
       { type: 'install-snapshot-response', term: 0, matchIndex: 0, seq: 0 },
     ];
-    const max: WireRaftMessage[] = [
+    const max: RaftMessage[] = [
       { type: 'pre-vote', term: MAX, lastLogIndex: MAX, lastLogTerm: MAX },
       { type: 'pre-vote-response', term: MAX, preVoteTerm: MAX, granted: true },
       { type: 'vote', term: MAX, lastLogIndex: MAX, lastLogTerm: MAX },
@@ -316,13 +304,13 @@ describe('Raft messages: round trips', () => {
       {},
       { __proto__: 1, nested: { deeper: [new Latin1('k'), Buffer.from([7])] } } as unknown as WireValue,
     ];
-    const entries: WireRaftEntry[] = opaque.map((command, i) => ({ index: 101 + i, term: 3, kind: 'command', command }));
-    const append: WireRaftMessage = { type: 'append', term: 3, prevLogIndex: 100, prevLogTerm: 3, entries, leaderCommit: 100, seq: 1 };
+    const entries: RaftEntry[] = opaque.map((command, i) => ({ index: 101 + i, term: 3, kind: 'command', command }));
+    const append: RaftMessage = { type: 'append', term: 3, prevLogIndex: 100, prevLogTerm: 3, entries, leaderCommit: 100, seq: 1 };
     const back = viaWire(append);
     expect(bytesOf(back).equals(bytesOf(append))).toBe(true);
     expect(back.type === 'append' && back.entries.map((e) => (e.kind === 'command' ? e.command : undefined))).toEqual(opaque);
     for (const state of opaque) {
-      const m: WireRaftMessage = { type: 'install-snapshot', term: 3, snapshot: { ...SNAPSHOT, lastIncludedTerm: 3, state }, seq: 2 };
+      const m: RaftMessage = { type: 'install-snapshot', term: 3, snapshot: { ...SNAPSHOT, lastIncludedTerm: 3, state }, seq: 2 };
       const got = viaWire(m);
       expect(bytesOf(got).equals(bytesOf(m))).toBe(true);
       expect(got.type === 'install-snapshot' && got.snapshot.state).toEqual(state);
@@ -330,21 +318,21 @@ describe('Raft messages: round trips', () => {
   });
 
   it(`an append of ${MAX_RAFT_APPEND_ENTRIES} entries, membership lists of ${MAX_RAFT_MEMBERS} ids`, () => {
-    const entries = Array.from({ length: MAX_RAFT_APPEND_ENTRIES }, (_, k): WireRaftEntry => {
+    const entries = Array.from({ length: MAX_RAFT_APPEND_ENTRIES }, (_, k): RaftEntry => {
       const at = { index: 1 + k, term: 1 + Math.floor(k / 1000) };
       if (k % 3 === 0) return { ...at, kind: 'command', command: k };
       if (k % 3 === 1) return { ...at, kind: 'noop' };
       return { ...at, kind: 'membership', members: ids(1 + (k % MAX_RAFT_MEMBERS)) };
     });
-    const append: WireRaftMessage = { type: 'append', term: 10, prevLogIndex: 0, prevLogTerm: 0, entries, leaderCommit: 0, seq: 1 };
+    const append: RaftMessage = { type: 'append', term: 10, prevLogIndex: 0, prevLogTerm: 0, entries, leaderCommit: 0, seq: 1 };
     expect(viaWire(append)).toEqual(append);
-    const full: WireRaftMessage = { type: 'install-snapshot', term: 1, snapshot: { ...SNAPSHOT, lastIncludedTerm: 1, members: ids(MAX_RAFT_MEMBERS) }, seq: 1 };
+    const full: RaftMessage = { type: 'install-snapshot', term: 1, snapshot: { ...SNAPSHOT, lastIncludedTerm: 1, members: ids(MAX_RAFT_MEMBERS) }, seq: 1 };
     expect(viaWire(full)).toEqual(full);
   });
 
   it('member ids may be any non-empty strings', () => {
     const members = ['a', ' ', '\u0000', 'caf\u00e9', '\u{1f600}', 'x'.repeat(1000), '550e8400-e29b-41d4-a716-446655440000'];
-    const m: WireRaftMessage = { type: 'append', term: 1, prevLogIndex: 0, prevLogTerm: 0, entries: [{ index: 1, term: 1, kind: 'membership', members }], leaderCommit: 0, seq: 1 };
+    const m: RaftMessage = { type: 'append', term: 1, prevLogIndex: 0, prevLogTerm: 0, entries: [{ index: 1, term: 1, kind: 'membership', members }], leaderCommit: 0, seq: 1 };
     expect(viaWire(m)).toEqual(m);
   });
 });
@@ -582,7 +570,7 @@ function randomMembers(r: Rand): string[] {
 }
 
 /** A message the decoder accepts (every rule kept), with edge values now and then. */
-function randomMessage(r: Rand): WireRaftMessage {
+function randomMessage(r: Rand): RaftMessage {
   const term = randomNat(r);
   const upTo = (t: number): number => (r() < 0.3 ? t : below(r, t + 1));
   switch (below(r, 8)) {
@@ -598,7 +586,7 @@ function randomMessage(r: Rand): WireRaftMessage {
       const count = below(r, 6);
       const prevLogIndex = Math.min(randomNat(r), MAX - count);
       const prevLogTerm = upTo(term);
-      const entries: WireRaftEntry[] = [];
+      const entries: RaftEntry[] = [];
       let t = prevLogTerm;
       for (let k = 0; k < count; k++) {
         if (r() < 0.3) t += below(r, term - t + 1);
@@ -614,7 +602,7 @@ function randomMessage(r: Rand): WireRaftMessage {
       return { type: 'append-response', term, success: r() < 0.5, matchIndex: randomNat(r), hintIndex: randomNat(r), seq: randomNat(r) };
     case 6: {
       const lastIncludedIndex = randomNat(r);
-      const snapshot: WireRaftSnapshot = { lastIncludedIndex, lastIncludedTerm: upTo(term), members: randomMembers(r), membersIndex: upTo(lastIncludedIndex), state: randomValue(r) };
+      const snapshot: RaftSnapshot = { lastIncludedIndex, lastIncludedTerm: upTo(term), members: randomMembers(r), membersIndex: upTo(lastIncludedIndex), state: randomValue(r) };
       return { type: 'install-snapshot', term, snapshot, seq: randomNat(r) };
     }
     default:
@@ -689,7 +677,7 @@ function mutated(r: Rand): WireValue {
 }
 
 /** The rules RaftNode counts on, restated independently of the decoder. */
-function keepsTheRules(m: WireRaftMessage): boolean {
+function keepsTheRules(m: RaftMessage): boolean {
   const nat = (n: number): boolean => Number.isSafeInteger(n) && n >= 0;
   const nums = Object.values(m).filter((x): x is number => typeof x === 'number');
   if (!nums.every(nat)) return false;
@@ -712,7 +700,7 @@ function keepsTheRules(m: WireRaftMessage): boolean {
 }
 
 /** A follower that just started, receiving `m` from a fellow member. */
-function freshFollowerReceives(m: WireRaftMessage, seed: number): void {
+function freshFollowerReceives(m: RaftMessage, seed: number): void {
   const node = new RaftNode({ self: 'm1', initialMembers: ['m1', 'm2', 'm3'], random: prng(seed) });
   node.start(0);
   node.receive('m2', m as RaftMessage, 1);
@@ -736,7 +724,7 @@ describe('Raft messages: fuzz', () => {
     let refused = 0;
     for (let k = 0; k < 5000; k++) {
       const v = mutated(r);
-      let m: WireRaftMessage;
+      let m: RaftMessage;
       try {
         m = decodeRaftMessage(v);
       } catch (e) {
@@ -776,43 +764,26 @@ describe('Raft messages: fuzz', () => {
 
 // ------------------------------------------------------------------ the CP messages (70-76)
 
-// cp's view types and their wire mirror are assignable both ways (as the Raft types above).
-const VIEW_TYPES_PINNED: [Same<CpView, C.WireCpView>, Same<CpMemberRec, C.WireCpMember>, Same<CpGroupRec, C.WireCpGroup>] = [true, true, true];
+// cp's view types are these, re-exported (as the Raft types above).
+const VIEW_TYPES_PINNED: [Same<CpViewOfCp, C.CpView>, Same<CpMemberRecOfCp, C.CpMemberRec>, Same<CpGroupRecOfCp, C.CpGroupRec>] = [true, true, true];
 
 /** How an envelope field is read, for choosing values of the wrong type. */
 type CpKind = 'nat' | 'seed' | 'id' | 'optId' | 'bool' | 'str' | 'any' | 'invokeKind' | 'tag' | 'raft' | 'view' | 'members';
 
-interface CpField {
-  /** As decode errors name it. */
-  readonly name: string;
-  readonly kind: CpKind;
-  /** Another refusal that is right for this field (a part of it named otherwise). */
-  readonly orMatches?: RegExp;
-}
+type CpField = VectorField<CpKind>;
 
-interface CpVector {
-  readonly name: string;
-  /** Frame kind and message type (answers: Response, type 0). */
+interface CpVector extends PayloadVector<CpKind> {
+  /** Frame kind (answers: Response). */
   readonly kind: number;
-  readonly type: number;
   readonly payload: object;
-  readonly encode: (p: never) => WireValue;
-  readonly decode: (v: WireValue) => unknown;
   /** The tuple cp-service.ts built inline before these pairs, written out by hand. */
   readonly legacy: WireValue;
-  /** encodeFrame(kind, type, callId, payload) as hex. */
-  readonly hex: string;
-  /** An envelope's fields in order (items after them are ignored); absent: not an envelope. */
-  readonly fields?: readonly CpField[];
-  /** Shortest tuple that still decodes (the rest is optional); default: all fields. */
-  readonly minLength?: number;
 }
 
-const callIdOf = (kind: number): number => (kind === FrameKind.OneWay ? 0 : 7);
 
-const CPM = (i: number): C.WireCpMember => ({ cpUuid: `cp-${i}`, memberUuid: `m-${i}`, address: `10.0.0.${i}:5701` });
+const CPM = (i: number): C.CpMemberRec => ({ cpUuid: `cp-${i}`, memberUuid: `m-${i}`, address: `10.0.0.${i}:5701` });
 const CPM_TUPLE = (i: number): WireValue => [`cp-${i}`, `m-${i}`, `10.0.0.${i}:5701`];
-const VIEW: C.WireCpView = {
+const VIEW: C.CpView = {
   seed: 123456789,
   version: 42,
   groupSize: 3,
@@ -1096,7 +1067,7 @@ describe('CP messages: the wire types', () => {
   });
 
   it("viewToWire and viewFromWire (cp-metadata-state.ts) are this module's pair", () => {
-    const v: CpView = VIEW;
+    const v: CpViewOfCp = VIEW;
     expect(viewToWire(v)).toEqual(C.encodeWireCpView(VIEW));
     expect(viewToWire(v)).toEqual(VIEW_TUPLE);
     expect(viewFromWire(VIEW_TUPLE)).toEqual(C.decodeWireCpView(VIEW_TUPLE));
@@ -1114,23 +1085,11 @@ describe('CP messages: pinned frames', () => {
     });
 
     it(`${v.name}: read whole and one byte at a time, decodes to the payload`, () => {
-      const bytes = Buffer.from(v.hex, 'hex');
-      const bytewise: Frame[] = [];
-      const r = new FrameReader();
-      for (let i = 0; i < bytes.length; i++) bytewise.push(...r.push(bytes.subarray(i, i + 1)));
-      for (const frames of [new FrameReader().push(bytes), bytewise]) {
-        expect(frames).toHaveLength(1);
-        const fr = frames[0]!;
-        expect([fr.kind, fr.type, fr.callId]).toEqual([v.kind, v.type, callIdOf(v.kind)]);
-        expect(v.decode(fr.payload)).toEqual(v.payload);
-      }
+      expectFrameDecodes(v.hex, v.kind, v.type, v.decode, v.payload);
     });
 
     it(`${v.name}: decode(encode(p)) is p, and re-encodes to the same bytes`, () => {
-      const encoded = (v.encode as (p: object) => WireValue)(v.payload);
-      const back = v.decode(decodeValue(encodeValue(encoded)));
-      expect(back).toEqual(v.payload);
-      expect(encodeValue((v.encode as (p: unknown) => WireValue)(back)).equals(encodeValue(encoded))).toBe(true);
+      expectRoundTrip(v.encode, v.decode, v.payload);
     });
   }
 

@@ -6,50 +6,30 @@
 // that names the field; optional trailing fields may be absent or null.
 
 import { describe, expect, it } from 'vitest';
-import { GridError } from '../../../src/core/errors.js';
-import { Latin1, decodeValue, encodeValue, type WireValue } from '../../../src/protocol/codec.js';
-import { FrameKind, FrameReader, encodeFrame, type Frame } from '../../../src/protocol/frame.js';
+import { Latin1, type WireValue } from '../../../src/protocol/codec.js';
+import { FrameKind, encodeFrame } from '../../../src/protocol/frame.js';
 import { Msg } from '../../../src/protocol/messages.js';
 import * as P from '../../../src/protocol/payloads.js';
+import { SAMPLES, asTuple, callIdOf, conformsCommon, expectFrameDecodes, expectNames, expectRoundTrip, refusal, type PayloadVector, type VectorField } from '../../support/payload-vectors.js';
 
 /** How a field is read, for choosing values of the wrong type. */
 /** arr: items are checked (a wrong item is named as `name[i]`); anyArr: any items; strArr: strings. */
 type Kind = 'str' | 'optStr' | 'int' | 'optInt' | 'num' | 'optNum' | 'bool' | 'arr' | 'anyArr' | 'strArr' | 'obj' | 'state' | 'tuple' | 'optTuple';
 
-interface Field {
-  readonly name: string;
-  readonly kind: Kind;
-  /** Another refusal that is right for this field (a wrong index into another field). */
-  readonly orMatches?: RegExp;
-}
+type Field = VectorField<Kind>;
 
-interface Vector {
-  /** Test name. */
-  readonly name: string;
-  /** Frame kind and message type (answers: Response, type 0). */
+interface Vector extends PayloadVector<Kind> {
+  /** Frame kind (answers: Response). */
   readonly kind: number;
-  readonly type: number;
   readonly payload: object;
-  readonly encode: (p: never) => WireValue;
-  readonly decode: (v: WireValue) => unknown;
   /** The tuple the service built inline before payloads.ts. */
   readonly legacy: WireValue;
-  /** encodeFrame(kind, type, callId, payload) as hex. */
-  readonly hex: string;
-  /** The top-level fields in order, as decode errors name them. */
-  readonly fields?: readonly Field[];
-  /** Shortest tuple that still decodes (the rest is optional); default: all fields. */
-  readonly minLength?: number;
   /** Lengths at or above minLength that do not decode, with the field the error names. */
   readonly truncFails?: Readonly<Record<number, string>>;
-  /** Lengths below minLength whose error names another field than the missing one. */
-  readonly truncNames?: Readonly<Record<number, string>>;
 }
 
-const callIdOf = (kind: number): number => (kind === FrameKind.OneWay ? 0 : 7);
-
-const M1: P.WireMember = { uuid: 'u1', address: '10.0.0.1:5701', host: '10.0.0.1', port: 5701, liteMember: false, version: '5.3.0' };
-const M2: P.WireMember = { uuid: 'u2', address: '[::1]:5702', host: '::1', port: 5702, liteMember: true, version: '5.3.0' };
+const M1: P.MemberInfo = { uuid: 'u1', address: '10.0.0.1:5701', host: '10.0.0.1', port: 5701, liteMember: false, version: '5.3.0' };
+const M2: P.MemberInfo = { uuid: 'u2', address: '[::1]:5702', host: '::1', port: 5702, liteMember: true, version: '5.3.0' };
 const M1_TUPLE: WireValue = ['u1', '10.0.0.1:5701', '10.0.0.1', 5701, false, '5.3.0'];
 const M2_TUPLE: WireValue = ['u2', '[::1]:5702', '::1', 5702, true, '5.3.0'];
 const MEMBER_FIELDS: readonly Field[] = [
@@ -649,61 +629,16 @@ const VECTORS: readonly Vector[] = [
   },
 ];
 
-/** One value of every wire type. */
-const SAMPLES: readonly WireValue[] = [null, true, 42, 1.5, 'text', new Latin1('raw'), Uint8Array.of(1), [], ['x'], { a: 1 }];
-
 function conforms(kind: Kind, v: WireValue | undefined): boolean {
-  const isArr = Array.isArray(v);
-  const isInt = typeof v === 'number' && Number.isInteger(v);
   switch (kind) {
-    case 'str':
-      return typeof v === 'string';
-    case 'optStr':
-      return v === null || typeof v === 'string';
-    case 'int':
-      return isInt;
-    case 'optInt':
-      return v === null || isInt;
-    case 'num':
-      return typeof v === 'number';
-    case 'optNum':
-      return v === null || typeof v === 'number';
-    case 'bool':
-      return typeof v === 'boolean';
     case 'state':
-      return typeof v === 'string' && (P.WIRE_CLUSTER_STATES as readonly string[]).includes(v);
-    // An array of the wrong items fails inside; only its emptiness conforms for sure.
-    case 'arr':
+      return typeof v === 'string' && (P.SETTABLE_CLUSTER_STATES as readonly string[]).includes(v);
     case 'tuple':
-      return isArr && (v as readonly WireValue[]).length === 0;
-    case 'anyArr':
-      return isArr;
-    case 'strArr':
-      return isArr && (v as readonly WireValue[]).every((x) => typeof x === 'string');
-    case 'optTuple':
-      return v === null || (isArr && (v as readonly WireValue[]).length === 0);
-    case 'obj':
-      return typeof v === 'object' && v !== null && !isArr && !(v instanceof Latin1) && !(v instanceof Uint8Array);
+      return conformsCommon('arr', v)!;
+    default:
+      return conformsCommon(kind, v)!;
   }
 }
-
-function refusal(fn: () => unknown): GridError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof GridError && e.code === 'BAD_REQUEST') return e;
-    throw new Error(`expected a BAD_REQUEST GridError, got ${String(e)}`, { cause: e });
-  }
-  throw new Error('expected a BAD_REQUEST GridError, nothing was thrown');
-}
-
-/** The error must name the field (or a part of it: `name[1]`, `name.uuid`): `... <name> is <type>` or `<name> is "<value>", not a cluster state`. */
-function expectNames(e: GridError, name: string, or?: RegExp): void {
-  if (or?.test(e.message) === true) return;
-  expect(e.message, e.message).toMatch(new RegExp(`(^|: )${name.replace(/[[\].]/g, '\\$&')}([.[][^ ]*)? is `));
-}
-
-const asTuple = (v: WireValue): WireValue[] => [...(v as readonly WireValue[])];
 
 describe('member message payloads: pinned bytes', () => {
   for (const v of VECTORS) {
@@ -715,17 +650,7 @@ describe('member message payloads: pinned bytes', () => {
     });
 
     it(`${v.name}: read whole and one byte at a time, decodes to the payload`, () => {
-      const bytes = Buffer.from(v.hex, 'hex');
-      const whole = new FrameReader().push(bytes);
-      const bytewise: Frame[] = [];
-      const r = new FrameReader();
-      for (let i = 0; i < bytes.length; i++) bytewise.push(...r.push(bytes.subarray(i, i + 1)));
-      for (const frames of [whole, bytewise]) {
-        expect(frames).toHaveLength(1);
-        const f = frames[0]!;
-        expect([f.kind, f.type, f.callId]).toEqual([v.kind, v.type, callIdOf(v.kind)]);
-        expect(v.decode(f.payload)).toEqual(v.payload);
-      }
+      expectFrameDecodes(v.hex, v.kind, v.type, v.decode, v.payload);
     });
   }
 });
@@ -733,10 +658,7 @@ describe('member message payloads: pinned bytes', () => {
 describe('member message payloads: round trips', () => {
   for (const v of VECTORS) {
     it(`${v.name}: decode(encode(p)) is p, and encode(decode(bytes)) gives the same bytes`, () => {
-      const encoded = (v.encode as (p: object) => WireValue)(v.payload);
-      const back = v.decode(decodeValue(encodeValue(encoded)));
-      expect(back).toEqual(v.payload);
-      expect(encodeValue((v.encode as (p: unknown) => WireValue)(back)).equals(encodeValue(encoded))).toBe(true);
+      expectRoundTrip(v.encode, v.decode, v.payload);
     });
   }
 });

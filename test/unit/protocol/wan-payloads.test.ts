@@ -7,12 +7,12 @@
 // wan-payloads.ts: wan-service.ts reads their requests inline, restated here (WAN_INLINE).
 
 import { describe, expect, it } from 'vitest';
-import { GridError } from '../../../src/core/errors.js';
 import { Latin1, decodeValue, encodeValue, type WireValue } from '../../../src/protocol/codec.js';
 import * as F from '../../../src/protocol/fields.js';
-import { FrameKind, FrameReader, encodeFrame, type Frame } from '../../../src/protocol/frame.js';
+import { FrameKind, encodeFrame } from '../../../src/protocol/frame.js';
 import { Msg } from '../../../src/protocol/messages.js';
 import * as W from '../../../src/protocol/wan-payloads.js';
+import { SAMPLES, asTuple, callIdOf, conformsCommon, expectFrameDecodes, expectNames, expectPrefixesRefused, expectRoundTrip, refusal, type PayloadVector } from '../../support/payload-vectors.js';
 
 /** How a field is read, for choosing values of the wrong type. */
 type Kind =
@@ -36,36 +36,15 @@ type Kind =
   /** Bytes, a whole number of int32s. */
   | 'int32Bytes';
 
-interface Field {
-  readonly name: string;
-  readonly kind: Kind;
-  /** Another refusal that is right for this field (its own wording, not `<name> is <type>`). */
-  readonly orMatches?: RegExp;
-}
-
-interface Vector {
-  readonly name: string;
-  /** Frame kind and message type (answers: Response, type 0); kind undefined: a value nested in another payload, pinned as a value. */
+interface Vector extends PayloadVector<Kind> {
+  /** Frame kind (answers: Response); undefined: a value nested in another payload, pinned as a value. */
   readonly kind: number | undefined;
-  readonly type: number;
   readonly payload: unknown;
-  readonly encode: (p: never) => WireValue;
-  readonly decode: (v: WireValue) => unknown;
   /** The tuple, written out by hand from the layout in messages.ts / wan-payloads.ts. */
   readonly wire: WireValue;
-  /** encodeFrame(kind, type, callId, wire) as hex (or encodeValue(wire) for a nested value). */
-  readonly hex: string;
-  /** The top-level fields in order, as decode errors name them. */
-  readonly fields?: readonly Field[];
-  /** Shortest tuple that still decodes (the rest is optional); default: all fields. */
-  readonly minLength?: number;
-  /** Lengths below minLength whose error names another field than the missing one (the decoder reads that one first). */
-  readonly truncNames?: Readonly<Record<number, string>>;
   /** null decodes (to undefined): an answer that may be empty. */
   readonly nullable?: boolean;
 }
-
-const callIdOf = (kind: number): number => (kind === FrameKind.OneWay ? 0 : 7);
 
 /**
  * The WAN requests wan-service.ts reads inline (net.handle(Msg.WanSyncStatus / WanAddConfig /
@@ -84,8 +63,8 @@ const WAN_INLINE = {
   decodeConfigsAnswer: (v: WireValue): string[] => F.strings([v], 0, 'wan configs'),
 };
 
-const STATS: W.WireWanStats = { creationTime: 1700000000000, lastUpdateTime: 1700000000500, lastAccessTime: 1700000001000, hits: 3 };
-const PUT: W.WireWanEvent = {
+const STATS: W.WanEntryStats = { creationTime: 1700000000000, lastUpdateTime: 1700000000500, lastAccessTime: 1700000001000, hits: 3 };
+const PUT: W.WanBatchEvent = {
   mapName: 'orders',
   kind: 'put',
   key: 'k1',
@@ -97,7 +76,7 @@ const PUT: W.WireWanEvent = {
   stats: STATS,
 };
 const PUT_WIRE: WireValue = ['orders', 0, 'k1', new Latin1('v\u00e9'), 'text/plain', 60000, 'PassThroughMergePolicy', ['A'], [1700000000000, 1700000000500, 1700000001000, 3]];
-const REMOVE: W.WireWanEvent = {
+const REMOVE: W.WanBatchEvent = {
   mapName: 'orders',
   kind: 'remove',
   key: 'k2',
@@ -201,7 +180,7 @@ const VECTORS: readonly Vector[] = [
     name: 'WAN event (put: no content type, no TTL, no stats)',
     kind: undefined,
     type: 0,
-    payload: { ...PUT, contentType: undefined, ttlRemainingMs: undefined, stats: undefined } satisfies W.WireWanEvent,
+    payload: { ...PUT, contentType: undefined, ttlRemainingMs: undefined, stats: undefined } satisfies W.WanBatchEvent,
     encode: W.encodeWanEvent,
     decode: (v) => W.decodeWanEvent(v),
     wire: ['orders', 0, 'k1', new Latin1('v\u00e9'), null, -1, 'PassThroughMergePolicy', ['A'], null],
@@ -464,60 +443,16 @@ const VECTORS: readonly Vector[] = [
   },
 ];
 
-/** One value of every wire type. */
-const SAMPLES: readonly WireValue[] = [null, true, 42, 1.5, 'text', new Latin1('raw'), Uint8Array.of(1), [], ['x'], { a: 1 }];
-
 function conforms(kind: Kind, v: WireValue | undefined): boolean {
-  const isArr = Array.isArray(v);
-  const isInt = typeof v === 'number' && Number.isInteger(v);
-  const isStrArr = isArr && (v as readonly WireValue[]).every((x) => typeof x === 'string');
   switch (kind) {
-    case 'str':
-      return typeof v === 'string';
-    case 'optStr':
-      return v === null || typeof v === 'string';
-    case 'int':
-      return isInt;
-    case 'num':
-      return typeof v === 'number';
-    case 'bool':
-      return typeof v === 'boolean';
-    case 'arr':
-      return isArr && (v as readonly WireValue[]).length === 0;
-    case 'strArr':
-      return isStrArr;
-    case 'optStrArr':
-      return v === null || isStrArr;
-    case 'latin1':
-      return v instanceof Latin1;
     case 'eventKind':
       return v === 0 || v === 1;
     case 'jobKind':
       return v === 'sync' || v === 'check';
-    case 'optTuple':
-      return v === null || (isArr && (v as readonly WireValue[]).length === 0);
-    case 'int32Bytes':
-      return v instanceof Uint8Array && v.length % 4 === 0;
+    default:
+      return conformsCommon(kind, v)!;
   }
 }
-
-function refusal(fn: () => unknown): GridError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof GridError && e.code === 'BAD_REQUEST') return e;
-    throw new Error(`expected a BAD_REQUEST GridError, got ${String(e)}`, { cause: e });
-  }
-  throw new Error('expected a BAD_REQUEST GridError, nothing was thrown');
-}
-
-/** The error must name the field (or a part of it: `name[1]`, `name.hits`): `... <name> is <type or value>`. */
-function expectNames(e: GridError, name: string, or?: RegExp): void {
-  if (or?.test(e.message) === true) return;
-  expect(e.message, e.message).toMatch(new RegExp(`(^|: )${name.replace(/[[\].]/g, '\\$&')}([.[][^ ]*)? is `));
-}
-
-const asTuple = (v: WireValue): WireValue[] => [...(v as readonly WireValue[])];
 
 function bytesOf(v: Vector): Buffer {
   return v.kind === undefined ? encodeValue(v.wire) : encodeFrame(v.kind, v.type, callIdOf(v.kind), v.wire);
@@ -537,23 +472,13 @@ describe('WAN message payloads: pinned bytes', () => {
       it(`${v.name}: decodes to the payload; every shorter prefix is refused by the codec`, () => {
         const bytes = Buffer.from(v.hex, 'hex');
         expect(v.decode(decodeValue(bytes))).toEqual(v.payload);
-        for (let n = 0; n < bytes.length; n++) expect(refusal(() => decodeValue(bytes.subarray(0, n))).code).toBe('BAD_REQUEST');
+        expectPrefixesRefused(bytes);
       });
       continue;
     }
     const kind = v.kind;
     it(`${v.name}: read whole and one byte at a time, decodes to the payload`, () => {
-      const bytes = Buffer.from(v.hex, 'hex');
-      const whole = new FrameReader().push(bytes);
-      const bytewise: Frame[] = [];
-      const r = new FrameReader();
-      for (let i = 0; i < bytes.length; i++) bytewise.push(...r.push(bytes.subarray(i, i + 1)));
-      for (const frames of [whole, bytewise]) {
-        expect(frames).toHaveLength(1);
-        const f = frames[0]!;
-        expect([f.kind, f.type, f.callId]).toEqual([kind, v.type, callIdOf(kind)]);
-        expect(v.decode(f.payload)).toEqual(v.payload);
-      }
+      expectFrameDecodes(v.hex, kind, v.type, v.decode, v.payload);
     });
   }
 });
@@ -561,10 +486,7 @@ describe('WAN message payloads: pinned bytes', () => {
 describe('WAN message payloads: round trips', () => {
   for (const v of VECTORS) {
     it(`${v.name}: decode(encode(p)) is p, and encode(decode(bytes)) gives the same bytes`, () => {
-      const encoded = (v.encode as (p: unknown) => WireValue)(v.payload);
-      const back = v.decode(decodeValue(encodeValue(encoded)));
-      expect(back).toEqual(v.payload);
-      expect(encodeValue((v.encode as (p: unknown) => WireValue)(back)).equals(encodeValue(encoded))).toBe(true);
+      expectRoundTrip(v.encode, v.decode, v.payload);
     });
   }
 });

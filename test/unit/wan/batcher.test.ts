@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock, type TimerHandle } from '../../../src/core/clock.js';
 import { DEFAULT_WAN_PUBLISHER } from '../../../src/config/defaults.js';
 import { WanBatcher, type WanBatch, type WanBatcherOptions, type WanBatcherOutput } from '../../../src/wan/batcher.js';
-import { WanEventQueue, type WanEventPayload } from '../../../src/wan/event-queue.js';
+import { WanEventQueue } from '../../../src/wan/event-queue.js';
+import type { MapWanEvent } from '../../../src/protocol/wan-payloads.js';
 import { prng } from '../../support/prng.js';
 
 const T0 = 1_700_000_000_000;
 const EPS = ['a:5701', 'b:5701', 'c:5701'];
-const put = (key: string): WanEventPayload => ({ kind: 'put', mapName: 'm', key, value: key, contentType: undefined, ttlRemainingMs: undefined, originClusters: ['src'] });
+const put = (key: string): MapWanEvent => ({ kind: 'put', mapName: 'm', key, value: key, contentType: undefined, ttlRemainingMs: undefined, originClusters: ['src'] });
 
 /** A batcher driven by a manual clock the way the publisher shell will drive it. */
 class Harness {

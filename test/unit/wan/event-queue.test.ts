@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { GridError } from '../../../src/core/errors.js';
 import { DEFAULT_WAN_PUBLISHER } from '../../../src/config/defaults.js';
-import { WanEventQueue, type WanEventPayload, type WanEventQueueOptions } from '../../../src/wan/event-queue.js';
+import { WanEventQueue, type WanEventQueueOptions } from '../../../src/wan/event-queue.js';
+import type { MapWanEvent } from '../../../src/protocol/wan-payloads.js';
 import { prng } from '../../support/prng.js';
 
 const T0 = 1_700_000_000_000;
-const put = (key: string, value = 'v'): WanEventPayload => ({
+const put = (key: string, value = 'v'): MapWanEvent => ({
   kind: 'put',
   mapName: 'm',
   key,
@@ -14,14 +15,14 @@ const put = (key: string, value = 'v'): WanEventPayload => ({
   ttlRemainingMs: undefined,
   originClusters: ['src'],
 });
-const remove = (key: string): WanEventPayload => ({ kind: 'remove', mapName: 'm', key, originClusters: ['src'] });
+const remove = (key: string): MapWanEvent => ({ kind: 'remove', mapName: 'm', key, originClusters: ['src'] });
 
 function queue(over: Partial<WanEventQueueOptions> = {}): WanEventQueue {
   return new WanEventQueue({ capacity: 3, queueFullBehavior: 'DISCARD_AFTER_MUTATION', initialState: 'REPLICATING', name: 'rep/pub', ...over });
 }
 
 /** admit + commit as a map operation does it; returns what the caller would see. */
-function write(q: WanEventQueue, partitionId: number, payload: WanEventPayload, now = T0): 'queued' | 'dropped' | 'refused' {
+function write(q: WanEventQueue, partitionId: number, payload: MapWanEvent, now = T0): 'queued' | 'dropped' | 'refused' {
   const a = q.admit(partitionId);
   if (a.outcome === 'refuse') return 'refused';
   return q.commit(a.ticket, payload, now) ? 'queued' : 'dropped';

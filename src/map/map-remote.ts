@@ -1,0 +1,113 @@
+// The map's member-message side: the operations a remote caller asks this member to run as
+// partition owner (decoded from their wire arguments), their results on the wire, and the
+// backups' side of every map write.
+
+import { GridError } from '../core/errors.js';
+import type { Caller, Operation, OperationHandler } from '../invocation/invoker.js';
+import { Latin1, type WireValue } from '../protocol/codec.js';
+import * as f from '../protocol/fields.js';
+import type { StoredValue } from './record-store.js';
+import { trimOp } from './map-eviction.js';
+import { forEachMergeEntry, type MapMerge } from './map-merge.js';
+import type { MapOperations } from './map-operations.js';
+import type { MapRegistry } from './map-registry.js';
+import type { MapWanEvents } from './map-wan.js';
+
+export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerge, wanEvents: MapWanEvents): OperationHandler {
+  return {
+    operation: (pid: number, type: string, args: readonly WireValue[], _caller: Caller): Operation<unknown> => {
+      const mapName = f.str(args, 0, 'map name');
+      switch (type) {
+        case 'get':
+          return ops.getOp(pid, mapName, f.str(args, 1, 'key'));
+        case 'put':
+          return ops.putOp(pid, mapName, f.str(args, 1, 'key'), f.latin1(args, 2, 'value'), maps.contentTypeAt(args, 3));
+        case 'remove':
+          return ops.removeOp(pid, mapName, f.str(args, 1, 'key'));
+        case 'clear':
+          return ops.clearOp(pid, mapName);
+        case 'size':
+          return ops.sizeOp(pid, mapName);
+        case 'merge':
+          return merge.mergeOp(pid, mapName, f.arr(args, 1, 'entries'));
+        case 'wanApply':
+          return merge.wanApplyOp(pid, mapName, f.arr(args, 1, 'entries'));
+        case 'observerQuery':
+          return ops.observerQueryOp(pid, mapName, f.str(args, 1, 'query'), args[2] ?? null);
+        case 'trim':
+          return trimOp(maps, pid, mapName);
+      }
+      throw new GridError('BAD_REQUEST', `unknown map operation ${type}`);
+    },
+    encodeResult: (type: string, result: unknown): WireValue => {
+      if (type === 'get') {
+        const v = result as StoredValue | undefined;
+        return v === undefined ? null : [new Latin1(v.value), v.contentType ?? null];
+      }
+      if (type === 'remove') return result as boolean;
+      if (type === 'observerQuery') return result as WireValue;
+      if (type === 'size' || type === 'merge' || type === 'wanApply' || type === 'trim') return result as number;
+      return null;
+    },
+    decodeResult: (type: string, w: WireValue): unknown => {
+      if (type === 'get') {
+        if (w === null) return undefined;
+        const t = f.tuple(w, 'map value');
+        return { value: f.latin1(t, 0, 'value'), contentType: f.optStr(t, 1, 'content type') } satisfies StoredValue;
+      }
+      if (type === 'remove') return w === true;
+      if (type === 'observerQuery') return w;
+      if (type === 'size' || type === 'merge' || type === 'wanApply' || type === 'trim') return typeof w === 'number' ? w : 0;
+      return undefined;
+    },
+    applyBackup: (pid: number, type: string, args: readonly WireValue[]): void => {
+      const mapName = f.str(args, 0, 'map name');
+      // A backup this member cannot persist is refused untouched: the owner fails the write.
+      ops.protection.checkPersistable(mapName);
+      const now = maps.deps.clock.now();
+      switch (type) {
+        case 'put': {
+          const key = f.str(args, 1, 'key');
+          const store = maps.container(mapName).store(pid);
+          store.put(key, f.latin1(args, 2, 'value'), maps.contentTypeAt(args, 3), now);
+          wanEvents.mirror(pid, mapName, key, args[4], false);
+          // What the owner evicted after this put.
+          const evicted = args[5];
+          if (Array.isArray(evicted)) for (let i = 0; i < evicted.length; i++) store.remove(f.str(evicted, i, 'evicted key'), now);
+          return;
+        }
+        case 'remove': {
+          const key = f.str(args, 1, 'key');
+          maps.containers.get(mapName)?.stores[pid]?.remove(key, now);
+          wanEvents.mirror(pid, mapName, key, args[2], true);
+          return;
+        }
+        case 'evict': {
+          const store = maps.containers.get(mapName)?.stores[pid];
+          const keys = f.arr(args, 1, 'evicted keys');
+          if (store !== undefined) for (let i = 0; i < keys.length; i++) store.remove(f.str(keys, i, 'evicted key'), now);
+          return;
+        }
+        case 'clear': {
+          const removed = args[1];
+          if (Array.isArray(removed)) {
+            for (let i = 0; i + 1 < removed.length; i += 2) wanEvents.mirror(pid, mapName, f.str(removed, i, 'key'), removed[i + 1], true);
+          }
+          maps.containers.get(mapName)?.stores[pid]?.clear();
+          return;
+        }
+        case 'wan': {
+          merge.applyWanBackup(pid, mapName, f.arr(args, 1, 'wan entries'));
+          return;
+        }
+        case 'merged': {
+          const store = maps.container(mapName).store(pid);
+          const flat = f.arr(args, 1, 'entries');
+          forEachMergeEntry(flat, (key, e) => store.putMerged(key, e), (i) => maps.contentTypeAt(flat, i));
+          return;
+        }
+      }
+      throw new GridError('BAD_REQUEST', `unknown map backup ${type}`);
+    },
+  };
+}
