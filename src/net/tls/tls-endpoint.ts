@@ -83,8 +83,10 @@ export class TlsEndpoint {
     return {
       ...this.material.options,
       requestCert: m !== 'NONE',
-      // OPTIONAL: a peer without a certificate is let in, one with an untrusted one is not (checked on 'secureConnection').
-      rejectUnauthorized: m === 'REQUIRED',
+      // Checked on 'secureConnection' (node would drop an untrusted peer there without a word):
+      // REQUIRED refuses a peer without a trusted certificate, OPTIONAL one with an untrusted
+      // certificate; either way logged with the reason, and no byte of the peer is read.
+      rejectUnauthorized: false,
       handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
     };
   }
@@ -124,10 +126,16 @@ export class TlsEndpoint {
         socket.destroy();
         return;
       }
-      if (this.ssl.mutualAuthentication === 'OPTIONAL' && !socket.authorized && hasPeerCertificate(socket)) {
-        this.refused(socket.remoteAddress, socket.remotePort, String(socket.authorizationError ?? 'untrusted certificate'));
-        socket.destroy();
-        return;
+      const m = this.ssl.mutualAuthentication;
+      if (m !== 'NONE' && !socket.authorized) {
+        const shown = hasPeerCertificate(socket);
+        if (m === 'REQUIRED' || shown) {
+          const subject = shown ? ` (${socket.getPeerCertificate().subject?.CN ?? '?'})` : '';
+          const reason = shown ? `untrusted certificate${subject}: ${String(socket.authorizationError ?? 'not verified')}` : 'no certificate (mutualAuthentication REQUIRED)';
+          this.refused(socket.remoteAddress, socket.remotePort, reason);
+          refuseInside(socket, reason);
+          return;
+        }
       }
       secure(socket);
     });
@@ -227,6 +235,27 @@ export class TlsEndpoint {
   }
 }
 
+/**
+ * A peer refused after the handshake (TLSv1.3 clients count it done before the server checked
+ * their certificate): an HTTP client gets a 403 that says why (curl and `grid` show it), anything
+ * else is closed. Only the first byte is looked at; nothing of the peer reaches HTTP or members.
+ */
+function refuseInside(socket: tls.TLSSocket, reason: string): void {
+  socket.on('error', () => undefined);
+  const timer = setTimeout(() => socket.destroy(), 2_000);
+  timer.unref();
+  socket.once('data', (head: Buffer) => {
+    clearTimeout(timer);
+    socket.pause();
+    if (head[0] === 0x00) {
+      socket.destroy();
+      return;
+    }
+    const why = `TLS client certificate refused: ${reason}; present a certificate the member trusts (curl --cert/--key, grid --cert/--key)`;
+    socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\nX-Grid-Error: ${why.replace(/[\r\n]/g, ' ')}\r\n\r\n`);
+  });
+}
+
 function hasPeerCertificate(socket: tls.TLSSocket): boolean {
   const cert = socket.getPeerCertificate();
   return cert !== null && typeof cert === 'object' && Object.keys(cert).length > 0;
@@ -235,6 +264,8 @@ function hasPeerCertificate(socket: tls.TLSSocket): boolean {
 /** OpenSSL's reasons, in words an operator searches for. */
 function describeTlsError(err: Error): string {
   const code = (err as NodeJS.ErrnoException).code;
-  const m = err.message.replace(/^.*routines:/, '').replace(/:.*$/, '');
+  // error:0A0000C7:SSL routines:<function>:<reason>:<file>:<line>: -> <reason>
+  const parts = err.message.split(/routines:/)[1]?.split(':');
+  const m = (parts?.[1] ?? parts?.[0] ?? err.message).trim();
   return code !== undefined && code !== '' ? `${m} (${code})` : m;
 }
