@@ -51,23 +51,12 @@ const REST_MAY_IMPORT = new Set([
   'security/credentials.ts',
   'cluster/cluster-service.ts',
   'cluster/types.ts',
+  'partition/partition-service.ts',
   'map/map-service.ts',
   'queue/queue-service.ts',
   'cp/cp-service.ts',
   'wan/wan-facade.ts',
 ]);
-/**
- * TODO-reshape (issue 21): imports of rest/ that reach past a facade today. The rest engineer's
- * branch removes them; the lead empties this list after merging it. Entries are 'from -> to'.
- */
-const REST_TODO_RESHAPE = new Set([
-  'rest/context.ts -> partition/replica-sync.ts',
-  'rest/http1-connection.ts -> net/listener.ts',
-  'rest/rest-server.ts -> net/listener.ts',
-  'rest/respond.ts -> map/record-store.ts',
-  'rest/routes.ts -> map/record-store.ts',
-]);
-
 /** The seam of the test-only fault switches: the one production module that holds or names them. */
 const FAULT_SEAM = 'core/test-hooks.ts';
 /**
@@ -75,12 +64,6 @@ const FAULT_SEAM = 'core/test-hooks.ts';
  * switches from the properties and validates them.
  */
 const MAY_NAME_DEBUG_SWITCHES = (rel) => rel === FAULT_SEAM || rel.startsWith('config/');
-/**
- * TODO-reshape (issue 21): files that still spell a switch's name in their log lines; they should
- * take it from the seam (DEBUG_SWITCHES). The lead empties this list after merging the
- * cluster and wan-partition branches.
- */
-const DEBUG_TODO_RESHAPE = new Set([]);
 
 function walk(dir) {
   const out = [];
@@ -105,7 +88,7 @@ for (const file of files) {
   const from = layerOf(file);
   const rel = relative(src, file);
   const deps = [];
-  if (!MAY_NAME_DEBUG_SWITCHES(rel) && !DEBUG_TODO_RESHAPE.has(rel)) {
+  if (!MAY_NAME_DEBUG_SWITCHES(rel)) {
     text.split('\n').forEach((line, i) => {
       const code = line.trimStart();
       if (code.startsWith('//') || code.startsWith('*') || code.startsWith('/*')) return;
@@ -120,7 +103,7 @@ for (const file of files) {
       const to = layerOf(target);
       const toRel = relative(src, target);
       if (/(^|\/)message-faults\.ts$/.test(toRel)) problems.push(`${relative(root, file)}: imports ${spec}: test-only fault injection goes through ${FAULT_SEAM}`);
-      if (from === 'rest' && to !== 'rest' && to !== 'core' && !REST_MAY_IMPORT.has(toRel) && !REST_TODO_RESHAPE.has(`${rel} -> ${toRel}`)) {
+      if (from === 'rest' && to !== 'rest' && to !== 'core' && !REST_MAY_IMPORT.has(toRel)) {
         problems.push(`${relative(root, file)}: rest/ imports only facades (REST_MAY_IMPORT), not ${toRel}`);
       }
       if (to === from) continue;

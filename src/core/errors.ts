@@ -30,7 +30,6 @@ export type GridErrorCode =
   | 'NOT_ENABLED' // a subsystem that is not enabled (CP)
   | 'CP_UNAVAILABLE' // the CP subsystem or a CP group cannot answer now (not formed yet, no leader, no majority)
   | 'INDETERMINATE' // a CP operation may or may not have been applied (fail-on-indeterminate-operation-state)
-  | 'NOT_IMPLEMENTED' // a request for something this member does not implement (HTTP 501)
   | 'CONFIG_INVALID'
   | 'INTERNAL';
 
@@ -63,7 +62,6 @@ const CODES: Readonly<Record<GridErrorCode, true>> = {
   NOT_ENABLED: true,
   CP_UNAVAILABLE: true,
   INDETERMINATE: true,
-  NOT_IMPLEMENTED: true,
   CONFIG_INVALID: true,
   INTERNAL: true,
 };

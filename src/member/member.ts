@@ -20,11 +20,11 @@ import { PARTITION_COUNT } from '../partition/partitioning.js';
 import { ClusterInvoker } from '../invocation/invoker.js';
 import { memberStallBounds } from '../net/stall-detector.js';
 import { MemberNet } from '../net/member-net.js';
-import { GridError, describeError } from '../core/errors.js';
+import { describeError } from '../core/errors.js';
 import { MapService, type MapMergeBatch } from '../map/map-service.js';
 import { QueueService, type QueueMergeBatch } from '../queue/queue-service.js';
 import { createCredentialChecker, createMemberAuth } from '../security/credentials.js';
-import { Listener } from '../net/listener.js';
+import { Listener, inSharedReadBuffer, setReadSink } from '../net/listener.js';
 import { TlsEndpoints } from '../net/tls/tls-endpoints.js';
 import { RestServer } from '../rest/rest-server.js';
 import { WanService } from '../wan/wan-service.js';
@@ -32,18 +32,8 @@ import { CpService } from '../cp/cp-service.js';
 import { GridMetrics } from '../metrics/grid-metrics.js';
 import { reportWanMetrics } from '../wan/wan-metrics.js';
 import { reportCpMetrics } from '../cp/cp-metrics.js';
-import { PersistenceService, type OpenedStore, type PersistedState } from '../persistence/persistence-service.js';
-import { LogOp } from '../persistence/log-format.js';
-import { diskStateName } from '../persistence/disk-state.js';
-import { Msg } from '../protocol/messages.js';
-import {
-  decodePersistenceCommand,
-  decodePersistenceCommandAnswer,
-  encodePersistenceCommand,
-  encodePersistenceCommandAnswer,
-  type PersistenceCommandAnswer,
-  type PersistenceCommandName,
-} from '../protocol/payloads.js';
+import { PersistenceService, type OpenedStore } from '../persistence/persistence-service.js';
+import { MemberPersistence, answerPersistenceCommand, handlePersistenceCommands } from './member-persistence.js';
 import type { RestDeps } from '../rest/context.js';
 
 export const GRID_VERSION: string = (
@@ -66,10 +56,11 @@ export interface MemberOptions {
   readonly startEmpty?: boolean;
 }
 
-/** How long a graceful stop waits for answers in flight before closing their connections. */
 /** How long a stopping CP member tries to give its CP seat up. */
 const CP_LEAVE_TIMEOUT_MS = 3_000;
+/** How long a graceful stop waits for answers in flight before closing their connections. */
 const STOP_GRACE_MS = 5_000;
+/** At most one warning per this interval that HTTP arrived while REST is off. */
 const REST_HINT_INTERVAL_MS = 60_000;
 /** How long start waits for the first partition table after joining. */
 const PARTITION_TABLE_WAIT_MS = 30_000;
@@ -78,7 +69,8 @@ export class Member {
   readonly uuid: string;
   /** This member's persistence (undefined when `persistence` is not enabled). */
   readonly persistence: PersistenceService | undefined;
-  private opened: OpenedStore | undefined;
+  /** The persistence wiring (undefined when `persistence` is not enabled). */
+  private readonly persisting: MemberPersistence | undefined;
   readonly instanceName: string;
   readonly config: GridConfig;
   private readonly plan: ListenPlan;
@@ -120,11 +112,12 @@ export class Member {
     });
     this.logger = this.logControl.logger;
     for (const w of opts.configWarnings ?? []) this.logger.warn(`config: ${w}`);
+    let opened: OpenedStore | undefined;
     // Persistence first: a restarting member takes its persisted identity (and its data, below).
     if (opts.config.persistence.enabled) {
       this.persistence = new PersistenceService(opts.config.persistence, this.logger);
-      this.opened = this.persistence.open(`:${this.plan.memberPort.port}`, { startEmpty: opts.startEmpty === true });
-      this.uuid = this.opened.state?.uuid ?? randomUUID();
+      opened = this.persistence.open(`:${this.plan.memberPort.port}`, { startEmpty: opts.startEmpty === true });
+      this.uuid = opened.state?.uuid ?? randomUUID();
     } else {
       this.uuid = randomUUID();
     }
@@ -214,7 +207,22 @@ export class Member {
     });
     invoker.register('map', this.maps.handler);
     invoker.register('queue', this.queues.handler);
-    if (this.persistence !== undefined) this.wirePersistence(this.persistence, invoker);
+    if (this.persistence !== undefined && opened !== undefined) {
+      this.persisting = new MemberPersistence({
+        config: this.config,
+        logger: this.logger,
+        uuid: this.uuid,
+        address: () => this.address,
+        persistence: this.persistence,
+        cluster,
+        partitions,
+        maps: this.maps,
+        queues: this.queues,
+        net: this.net,
+        shutdownWhileRecovering: () => this.shutdownWhileRecovering,
+      });
+      this.persisting.wire(opened, invoker);
+    }
     this.partitions.register(this.maps.replicaData);
     this.partitions.register(this.queues.replicaData);
     const memberAuth = createMemberAuth(opts.config);
@@ -256,201 +264,8 @@ export class Member {
     if (this.config.cpSubsystem.enabled) reportCpMetrics(r, () => this.cp.status());
   }
 
-  /**
-   * Persisted maps write through the member log; a write answers once persisted. Partition
-   * data that leaves or is replaced is dropped in the log first (registered before the data
-   * services, so their copies of an incoming partition land after the drop).
-   */
-  private wirePersistence(persistence: PersistenceService, invoker: ClusterInvoker): void {
-    const opened = this.opened!;
-    this.maps.setPersistence(persistence);
-    this.queues.setPersistence(persistence);
-    invoker.setDurability(persistence);
-    this.partitions.setDurability(persistence);
-    this.partitions.register({
-      name: 'persistence',
-      snapshot: () => undefined,
-      install: (pid) => persistence.append({ op: LogOp.DropPartition, partitionId: pid }, false),
-      drop: (pid) => persistence.append({ op: LogOp.DropPartition, partitionId: pid }, false),
-      ownershipLost: () => undefined,
-      trim: () => undefined,
-    });
-    const started = Date.now();
-    const entries = this.maps.restorePersisted(opened.records);
-    const items = this.queues.restorePersisted(opened.records);
-    const ms = opened.loadMs + Date.now() - started;
-    this.logger.info(
-      { dir: opened.dir, entries, items, bytes: opened.bytes, readMs: opened.loadMs, restoreMs: Date.now() - started, entriesPerSecond: ms > 0 ? Math.round(((entries + items) * 1000) / ms) : null },
-      opened.state === undefined && entries + items === 0
-        ? `persistence: no persisted data in ${opened.dir}; starting empty`
-        : `persistence: loaded ${entries} map entries and ${items} queue items (${opened.bytes} bytes) from ${opened.dir} in ${ms} ms`,
-    );
-    const maps = this.maps;
-    const queues = this.queues;
-    persistence.startLogging(function* () {
-      yield* maps.persistedRecords();
-      yield* queues.persistedRecords();
-    });
-    this.opened = { ...opened, records: [] };
-    const state = opened.state;
-    if (state !== undefined && state.partitionTableVersion > 0 && state.clusterName === this.config.clusterName) {
-      const autoRemove = this.config.persistence.autoRemoveStaleData;
-      this.partitions.setRecovery({
-        expected: state.members.map((m) => m.uuid),
-        policy: this.config.persistence.clusterDataRecoveryPolicy,
-        rows: state.partitions,
-        version: state.partitionTableVersion,
-        stale: (version) => {
-          if (autoRemove) {
-            persistence.wipe();
-            return 'drop';
-          }
-          // The start fails with this (awaitRecovery), once: the master repeats its table.
-          if (this.staleRefusal === undefined) {
-            this.staleRefusal =
-              `persistence: this member's data is stale (the cluster's partition table is at version ${version}, the persisted one at ${state.partitionTableVersion}) ` +
-              `and auto-remove-stale-data is false: delete ${persistence.dir ?? 'the persistence directory'} to join as a new member`;
-            this.logger.error(this.staleRefusal);
-            this.partitions.abandonRecovery();
-          }
-          return 'refuse';
-        },
-      });
-    }
-    // What the member persists about its cluster follows every table and member list.
-    let saving = false;
-    const save = (): void => {
-      if (saving) return;
-      saving = true;
-      setImmediate(() => {
-        saving = false;
-        this.saveState(false);
-      });
-    };
-    this.partitions.onTableApplied(save);
-    this.cluster.on((e) => {
-      if (e.type === 'membersChanged') save();
-    });
-  }
-
-  /**
-   * A restart from persisted data: wait (validation-timeout-seconds) for the members of the
-   * persisted member list; then FULL_RECOVERY_ONLY fails the start, a partial policy starts
-   * with the members present (the master decides). partialStart / forceStart over REST end
-   * the wait early.
-   */
-  private async awaitRecovery(): Promise<void> {
-    const cfg = this.config.persistence;
-    const validationMs = cfg.validationTimeoutSeconds * 1000;
-    // Refused while joining (the table came with the member list), or while waiting below.
-    if (this.staleRefusal !== undefined) throw new GridError('CONFLICT', this.staleRefusal);
-    this.logger.info(`cluster restart: waiting up to ${cfg.validationTimeoutSeconds} s for the members of the persisted member list`);
-    if (await this.partitions.waitForTable(validationMs)) return;
-    if (this.staleRefusal !== undefined) throw new GridError('CONFLICT', this.staleRefusal);
-    if (this.shutdownWhileRecovering) return;
-    const missing = this.partitions.recoveryMissing();
-    if (cfg.clusterDataRecoveryPolicy === 'FULL_RECOVERY_ONLY' && !this.partitions.isPartialRequested()) {
-      const msg =
-        `cluster restart failed: ${missing.length} member(s) of the persisted member list did not come back within validation-timeout-seconds (${cfg.validationTimeoutSeconds} s): ` +
-        `${missing.join(', ') || `(none missing: ${this.partitions.recoveryProblem() ?? 'the master did not install the persisted table'})`}; cluster-data-recovery-policy is FULL_RECOVERY_ONLY. ` +
-        'Start the missing members, or call partialStart (start with the members present) or forceStart (start empty).';
-      this.logger.error(msg);
-      throw new GridError('CONFLICT', msg);
-    }
-    this.partitions.recoverPartially();
-    if (!(await this.partitions.waitForTable(cfg.dataLoadTimeoutSeconds * 1000))) {
-      if (this.staleRefusal !== undefined) throw new GridError('CONFLICT', this.staleRefusal);
-      if (this.shutdownWhileRecovering) return;
-      const msg = `cluster restart failed: no partition table within data-load-timeout-seconds (${cfg.dataLoadTimeoutSeconds} s) after a partial start`;
-      this.logger.error(msg);
-      throw new GridError('CONFLICT', msg);
-    }
-  }
-
-  /**
-   * A PERSISTENCE endpoint: every member (this one included) is told; accepted when any
-   * member accepted it (partialStart / forceStart act on the restarting master; a backup runs
-   * on every member, into `backup-dir/backup-<sequence>`).
-   */
-  private async persistenceCommand(command: PersistenceCommandName): Promise<PersistenceCommandAnswer> {
-    const sequence = command === 'backup' ? Date.now() : 0;
-    const payload = encodePersistenceCommand({ command, sequence });
-    const answers = await Promise.all(
-      this.cluster.members().map((m) =>
-        m.uuid === this.uuid
-          ? Promise.resolve(this.onPersistenceCommand(command, sequence))
-          : this.net.request(m.address, Msg.PersistenceCommand, payload, 10_000).then(decodePersistenceCommandAnswer, (e: unknown) => ({ accepted: false, message: `${m.address}: ${describeError(e)}` })),
-      ),
-    );
-    if (!this.cluster.members().some((m) => m.uuid === this.uuid)) answers.push(this.onPersistenceCommand(command, sequence));
-    const accepted = answers.filter((a) => a.accepted);
-    if (accepted.length > 0) return { accepted: true, message: accepted[0]!.message };
-    return { accepted: false, message: answers[0]?.message ?? 'no member answered' };
-  }
-
-  /** This member's part of a PERSISTENCE command. */
-  private onPersistenceCommand(command: PersistenceCommandName, sequence: number): PersistenceCommandAnswer {
-    const p = this.persistence;
-    if (p === undefined) return { accepted: false, message: 'persistence is not enabled on this member' };
-    switch (command) {
-      case 'partialStart':
-        return this.partitions.recoverPartially()
-          ? { accepted: true, message: 'partial start triggered' }
-          : { accepted: false, message: 'the cluster is not restarting from persisted data' };
-      case 'forceStart':
-        return this.partitions.recoverFresh()
-          ? { accepted: true, message: 'force start triggered' }
-          : { accepted: false, message: 'the cluster is not restarting from persisted data' };
-      case 'backup':
-        if (this.config.persistence.backupDir === undefined) return { accepted: false, message: 'no backup-dir is configured' };
-        if (p.backupInProgress()) return { accepted: false, message: 'a backup is already running' };
-        p.backup(sequence).then(
-          (r) => this.logger.info({ dir: r.dir, bytes: r.bytes }, `persistence: backup ${sequence} written to ${r.dir} (${r.bytes} bytes)`),
-          (e: unknown) => this.logger.warn(`persistence: backup ${sequence} not written: ${describeError(e)}`),
-        );
-        return { accepted: true, message: `backup ${sequence} started` };
-      case 'backupInterrupt':
-        return p.interruptBackup() ? { accepted: true, message: 'backup interrupted' } : { accepted: false, message: 'no backup is running' };
-    }
-  }
-
-  private lastSavedState: PersistedState | undefined;
-  /** Set when this restarting member refused the cluster's table (stale data, auto-remove-stale-data false): its start fails with it. */
-  private staleRefusal: string | undefined;
   /** Set when a shutdown was asked for while this member's restart waited: it stops instead of starting. */
   private shutdownWhileRecovering = false;
-
-  /**
-   * member.json: identity, member list, partition table. Not while the cluster is PASSIVE or
-   * this member stops (members leaving a cluster shutdown are not removed from its persisted
-   * list); a graceful stop only marks the last one clean.
-   */
-  private saveState(clean: boolean): void {
-    const p = this.persistence;
-    if (p === undefined || this.partitions.table.version() === 0 || this.partitions.isRecovering()) return;
-    try {
-      if (clean) {
-        if (this.lastSavedState !== undefined) p.saveState({ ...this.lastSavedState, clean: true, savedAt: Date.now() });
-        return;
-      }
-      if (this.cluster.state() === 'PASSIVE' || this.cluster.isShuttingDown()) return;
-      p.saveState((this.lastSavedState = {
-        uuid: this.uuid,
-        clusterName: this.config.clusterName,
-        address: this.address,
-        members: this.cluster
-          .members()
-          .filter((m) => !m.liteMember)
-          .map((m) => ({ uuid: m.uuid, address: m.address })),
-        partitionTableVersion: this.partitions.table.version(),
-        partitions: this.partitions.table.snapshot(),
-        clean: false,
-        savedAt: Date.now(),
-      }));
-    } catch (e) {
-      this.logger.error(`persistence: saving the member state failed: ${describeError(e)}`);
-    }
-  }
 
   static async start(opts: MemberOptions): Promise<Member> {
     const m = new Member(opts);
@@ -518,14 +333,10 @@ export class Member {
         clusterSafe: () => this.partitions.clusterSafe(),
         migrationQueueSize: () => this.partitions.migrationQueueSize(),
         recovering: () => this.partitions.isRecovering(),
-        persistence: () => {
-          const s = this.persistence?.diskState();
-          if (s === undefined) return undefined;
-          return { state: diskStateName(s.kind), ...(s.reason === undefined ? {} : { reason: s.reason }), since: s.sinceMs };
-        },
+        persistence: () => this.persisting?.health(),
         memory: () => this.memoryGuard.status(),
       },
-      persistence: { enabled: this.persistence !== undefined, command: (name) => this.persistenceCommand(name) },
+      persistence: { enabled: this.persistence !== undefined, command: (name) => (this.persisting === undefined ? Promise.resolve(answerPersistenceCommand(undefined, name, 0)) : this.persisting.command(name)) },
       partitions: {
         partitionCount: PARTITION_COUNT,
         replicaCount: this.partitions.replicaCount,
@@ -534,6 +345,7 @@ export class Member {
         replicaSync: () => this.partitions.replicaSync.counters(),
       },
       connections: () => this.connectionCounts(),
+      sharedReads: { setReadSink, inSharedReadBuffer },
       enabledGroups: groups,
       ...(this.metrics === undefined ? {} : { metrics: this.metrics }),
     };
@@ -555,10 +367,7 @@ export class Member {
     // WAN: handlers and the acceptor for other clusters' publishers before the port opens.
     this.wan.start();
     this.cp.start();
-    this.net.handle(Msg.PersistenceCommand, (p) => {
-      const c = decodePersistenceCommand(p);
-      return encodePersistenceCommandAnswer(this.onPersistenceCommand(c.command, c.sequence));
-    });
+    handlePersistenceCommands(this.net, this.persisting);
 
     // 1. bind
     this.memberListener = new Listener({
@@ -598,7 +407,7 @@ export class Member {
         this.partitions.abandonRecovery();
       });
       try {
-        await this.awaitRecovery();
+        await this.persisting?.awaitRecovery();
       } finally {
         off();
       }
@@ -640,7 +449,6 @@ export class Member {
     );
   }
 
-  /** Graceful stop; safe to call more than once. */
   /** What this member owned when its cluster began to merge into another (split brain healed). */
   private mergeStash: { maps: MapMergeBatch[]; queues: QueueMergeBatch[] } | undefined;
 
@@ -670,6 +478,7 @@ export class Member {
     })().catch((e: unknown) => this.logger.error(`merging data into the other cluster failed: ${describeError(e)}`));
   }
 
+  /** Graceful stop; safe to call more than once. */
   stop(): Promise<void> {
     if (this.stopping === undefined && this.partitions.isRecovering()) {
       // A stop (a signal) while the restart waits for its cluster: the wait ends; data is kept.
@@ -710,7 +519,7 @@ export class Member {
     this.queues.stop();
     this.maps.stop();
     if (this.persistence !== undefined) {
-      this.saveState(true);
+      this.persisting?.saveState(true);
       await this.persistence.close().catch((e: unknown) => this.logger.error(`persistence: closing failed: ${describeError(e)}`));
     }
     this.partitions.stop();

@@ -57,12 +57,14 @@ export class GridMetrics implements MetricsRegistrar {
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
+  /** What every metric of this registry is created with. */
+  private common(def: MetricDef): { name: string; help: string; labelNames: string[]; registers: Registry[] } {
+    return { name: def.name, help: def.help, labelNames: [...(def.labelNames ?? [])], registers: [this.registry] };
+  }
+
   counter(def: MetricDef, collect: (report: MetricReport) => void): void {
     new Counter({
-      name: def.name,
-      help: def.help,
-      labelNames: [...(def.labelNames ?? [])],
-      registers: [this.registry],
+      ...this.common(def),
       collect() {
         // The total is the service's own counter: start from zero and add it.
         this.reset();
@@ -73,10 +75,7 @@ export class GridMetrics implements MetricsRegistrar {
 
   gauge(def: MetricDef, collect: (report: MetricReport) => void): void {
     new Gauge({
-      name: def.name,
-      help: def.help,
-      labelNames: [...(def.labelNames ?? [])],
-      registers: [this.registry],
+      ...this.common(def),
       collect() {
         this.reset();
         collect((value, labels) => (labels === undefined ? this.set(value) : this.set(labels, value)));

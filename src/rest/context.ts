@@ -1,16 +1,23 @@
 // What the REST layer may use: narrow facades of the services below it.
 
+import type net from 'node:net';
 import type { GridConfig, EndpointGroupName } from '../config/types.js';
 import type { MemoryStatus } from '../core/memory-guard.js';
 import type { Logger, LogControl } from '../core/logger.js';
 import type { ClusterFacade } from '../cluster/cluster-service.js';
 import type { MapFacade } from '../map/map-service.js';
 import type { QueueFacade } from '../queue/queue-service.js';
-import type { ReplicaSyncStats } from '../partition/replica-sync.js';
+import type { PartitionService } from '../partition/partition-service.js';
 import type { CredentialChecker } from '../security/credentials.js';
 import type { WanFacade } from '../wan/wan-facade.js';
 import type { CpFacade } from '../cp/cp-service.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
+
+/** Anti-entropy counters of a member, as the partition facade reports them. */
+export type ReplicaSyncStats = ReturnType<PartitionService['replicaSync']['counters']>;
+
+/** A stored map value, as the map facade returns it. */
+export type StoredValue = NonNullable<Awaited<ReturnType<MapFacade['get']>>>;
 
 export interface HealthView {
   clusterSafe(): boolean;
@@ -53,6 +60,17 @@ export interface MetricsEndpoint extends MetricsRegistrar {
   scrape(): Promise<{ readonly contentType: string; readonly body: string }>;
 }
 
+/**
+ * The listener's one read buffer shared by the HTTP connections it hands over (net/listener's
+ * setReadSink and inSharedReadBuffer), wired by member/ so that rest/ never imports net/.
+ */
+export interface SharedReads {
+  /** Send the socket's reads to `sink` (bytes valid only until it returns); false when the socket reads by 'data' events. */
+  setReadSink(socket: net.Socket, sink: ((bytes: Buffer) => void) | undefined): boolean;
+  /** Whether `bytes` lie in the shared buffer (copy them before keeping them past the read). */
+  inSharedReadBuffer(bytes: Uint8Array): boolean;
+}
+
 export interface RestDeps {
   readonly config: GridConfig;
   readonly logger: Logger;
@@ -73,6 +91,8 @@ export interface RestDeps {
   connections(): { readonly client: number; readonly member: number };
   /** Metrics (GET /metrics, REST request counts and latencies); undefined when `metrics enabled="false"`. */
   readonly metrics?: MetricsEndpoint;
+  /** The listener's shared read buffer, read by Grid's own HTTP/1.1 path. */
+  readonly sharedReads: SharedReads;
   /** Endpoint groups enabled on the port that received the request. */
   readonly enabledGroups: ReadonlySet<EndpointGroupName>;
   /** Rereads the TLS files (POST rest/tls/reload): per endpoint, the certificate now in use or why the new files were refused. */

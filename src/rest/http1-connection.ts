@@ -5,10 +5,10 @@
 // does not take itself (see parseHead's `bail`) goes to node:http: the connection is handed over
 // at that request, once every answer before it is out, so answers stay in order.
 
-import { STATUS_CODES } from 'node:http';
 import type net from 'node:net';
-import { inSharedReadBuffer, setReadSink } from '../net/listener.js';
-import type { RestRequest, RestResponse } from './exchange.js';
+import type { SharedReads } from './context.js';
+import { ConnectionState } from './connection-state.js';
+import { FastRequest, FastResponse, type AnswerWriter } from './http1-exchange.js';
 import { ChunkedDecoder, FAST_HEAD_LIMIT, parseHead, type RequestHead } from './http1-parser.js';
 
 /** Pipelined requests that may wait on one connection before it stops reading more. */
@@ -30,271 +30,16 @@ export interface Http1Host {
   timeouts(): { readonly headersMs: number; readonly requestMs: number; readonly keepAliveMs: number };
   /** node:http's keep-alive timeout now, in ms (read per answer: no object built). */
   keepAliveMs(): number;
+  /** The listener's shared read buffer (member/ wires net/listener's). */
+  readonly sharedReads: SharedReads;
   /** A raw error answer (status line, Content-Length: 0, Connection: close, X-Grid-Error) for a framing error. */
   framingError(status: 408 | 400 | 431, reason: string): string;
 }
 
-/**
- * The Date line of answers: built once and cleared at the next second boundary by a timer
- * (as node:http does), so an answer reads no clock.
- */
-let dateLine = '';
-function resetDateLine(): void {
-  dateLine = '';
-  closeTail = '';
-}
-function currentDateLine(): string {
-  if (dateLine === '') {
-    const now = Date.now();
-    dateLine = `Date: ${new Date(now).toUTCString()}\r\n`;
-    setTimeout(resetDateLine, 1000 - (now % 1000)).unref();
-  }
-  return dateLine;
-}
-
-/** "HTTP/1.1 <code> <reason>\r\n" by status code, built on first use. */
-const statusLines: string[] = [];
-function statusLine(code: number): string {
-  return (statusLines[code] ??= `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? 'unknown'}\r\n`);
-}
-
-/** Status line and headers up to "Content-Length: " by status and Content-Type (a few are cached). */
-const plainPrefixes: string[] = [];
-const typedPrefixes = new Map<string, string>();
-const MAX_TYPED_PREFIXES = 64;
-function answerPrefix(code: number, contentType: string | undefined): string {
-  if (contentType === undefined) return (plainPrefixes[code] ??= `${statusLine(code)}Content-Length: `);
-  const key = code === 200 ? contentType : `${code} ${contentType}`;
-  let prefix = typedPrefixes.get(key);
-  if (prefix === undefined) {
-    prefix = `${statusLine(code)}Content-Type: ${contentType}\r\nContent-Length: `;
-    if (typedPrefixes.size < MAX_TYPED_PREFIXES) typedPrefixes.set(key, prefix);
-  }
-  return prefix;
-}
-
-/** What follows Content-Length's value: the Date line, the connection lines and the blank line. */
-let keepTail = '';
-let keepTailDate = '';
-let keepTailLines = '';
-let closeTail = '';
-function answerTail(keepAliveLines: string | undefined): string {
-  const date = currentDateLine();
-  if (keepAliveLines === undefined) return (closeTail ||= `\r\n${date}Connection: close\r\n\r\n`);
-  if (keepTailDate !== date || keepTailLines !== keepAliveLines) {
-    keepTailDate = date;
-    keepTailLines = keepAliveLines;
-    keepTail = `\r\n${date}${keepAliveLines}\r\n`;
-  }
-  return keepTail;
-}
-
-const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
 /** The keep-alive lines of an answer, rebuilt only when the timeout changes. */
 let keepAliveLinesMs = -1;
 let keepAliveLinesText = '';
 const NO_BYTES = Buffer.alloc(0);
-
-export class FastRequest implements RestRequest {
-  complete = false;
-  wholeBody: Buffer | undefined;
-  private dataFn: ((chunk: Buffer) => void) | undefined;
-  private endFns: (() => void)[] | undefined;
-  private closeFns: (() => void)[] | undefined;
-  private closed = false;
-
-  constructor(
-    readonly socket: net.Socket,
-    readonly method: string,
-    readonly url: string,
-    readonly httpVersion: string,
-    readonly rawHeaders: string[],
-  ) {}
-
-  on(_event: 'data', listener: (chunk: Buffer) => void): this {
-    this.dataFn = listener;
-    return this;
-  }
-
-  once(event: 'end' | 'close', listener: () => void): this {
-    if (event === 'end') (this.endFns ??= []).push(listener);
-    else (this.closeFns ??= []).push(listener);
-    return this;
-  }
-
-  resume(): this {
-    this.dataFn = undefined;
-    return this;
-  }
-
-  /** @internal Body bytes as they arrive. */
-  push(chunk: Buffer): void {
-    this.dataFn?.(chunk);
-  }
-
-  /** @internal The whole body has arrived (a second call does nothing). */
-  finish(): void {
-    this.complete = true;
-    this.dataFn = undefined;
-    const fns = this.endFns;
-    this.endFns = undefined;
-    if (fns !== undefined) for (const fn of fns) fn();
-  }
-
-  /** @internal The connection is gone (or the request is over). */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    const fns = this.closeFns;
-    this.closeFns = undefined;
-    this.endFns = undefined;
-    this.dataFn = undefined;
-    if (fns !== undefined) for (const fn of fns) fn();
-  }
-}
-
-export class FastResponse implements RestResponse {
-  statusCode = 200;
-  headersSent = false;
-  writableEnded = false;
-  writableFinished = false;
-  destroyed = false;
-  shouldKeepAlive: boolean;
-  private head = '';
-  private extra: string[] | undefined;
-  private finishFns: (() => void)[] | undefined;
-  private closeFns: (() => void)[] | undefined;
-
-  constructor(
-    private readonly conn: Http1Connection,
-    private readonly noBody: boolean,
-    keepAlive: boolean,
-  ) {
-    this.shouldKeepAlive = keepAlive;
-  }
-
-  setHeader(name: string, value: string): this {
-    (this.extra ??= []).push(name, value);
-    return this;
-  }
-
-  writeHead(statusCode: number, headers: string[]): this {
-    if (this.headersSent) return this;
-    this.statusCode = statusCode;
-    this.headersSent = true;
-    let head = statusLine(statusCode);
-    let connection: string | undefined;
-    for (let pass = 0; pass < 2; pass++) {
-      const list = pass === 0 ? this.extra : headers;
-      if (list === undefined) continue;
-      for (let i = 0; i + 1 < list.length; i += 2) {
-        const name = list[i]!;
-        const value = list[i + 1]!;
-        head += `${name}: ${value}\r\n`;
-        if (name.length === 10 && name.toLowerCase() === 'connection') connection = value.toLowerCase();
-      }
-    }
-    head += currentDateLine();
-    if (connection === 'close') this.shouldKeepAlive = false;
-    else if (connection === undefined) {
-      head += this.shouldKeepAlive ? this.conn.keepAliveLines() : 'Connection: close\r\n';
-    }
-    this.head = `${head}\r\n`;
-    return this;
-  }
-
-  /**
-   * A whole answer at once: status, an optional Content-Type, Content-Length and a latin1 body
-   * (the common answers: stored values, empty 200/204). The same bytes writeHead() and end()
-   * would write, built from cached pieces.
-   */
-  answerLatin1(statusCode: number, contentType: string | undefined, body: string): void {
-    if (this.headersSent || this.extra !== undefined) {
-      this.writeHead(statusCode, contentType === undefined ? ['Content-Length', String(body.length)] : ['Content-Type', contentType, 'Content-Length', String(body.length)]);
-      this.end(body, 'latin1');
-      return;
-    }
-    this.statusCode = statusCode;
-    this.headersSent = true;
-    this.writableEnded = true;
-    if (this.destroyed) return;
-    const head = answerPrefix(statusCode, contentType) + body.length + answerTail(this.shouldKeepAlive ? this.conn.keepAliveLines() : undefined);
-    this.conn.write(this.noBody || body.length === 0 ? head : head + body, 'latin1', this);
-  }
-
-  end(chunk?: string | Buffer, encoding?: BufferEncoding): this {
-    if (this.writableEnded) return this;
-    if (!this.headersSent) this.writeHead(this.statusCode, ['Content-Length', String(chunk === undefined ? 0 : Buffer.byteLength(chunk))]);
-    this.writableEnded = true;
-    if (this.destroyed) return this;
-    const head = this.head;
-    this.head = '';
-    if (chunk === undefined || this.noBody || chunk.length === 0) this.conn.write(head, 'latin1', this);
-    else if (typeof chunk === 'string') {
-      if (encoding === 'latin1' || encoding === 'binary') this.conn.write(head + chunk, 'latin1', this);
-      else {
-        this.conn.write(head, 'latin1', undefined);
-        this.conn.write(chunk, encoding ?? 'utf8', this);
-      }
-    } else {
-      this.conn.write(head, 'latin1', undefined);
-      this.conn.write(chunk, undefined, this);
-    }
-    return this;
-  }
-
-  writeContinue(): void {
-    if (!this.headersSent && !this.destroyed) this.conn.write(CONTINUE, 'latin1', undefined);
-  }
-
-  destroy(): this {
-    this.conn.destroy();
-    return this;
-  }
-
-  once(event: 'finish' | 'close', listener: () => void): this {
-    if (this.writableFinished && this.finishFns === undefined && this.closeFns === undefined) {
-      // Already written and told: a late listener still hears it (on the next tick).
-      process.nextTick(listener);
-      return this;
-    }
-    if (event === 'finish') (this.finishFns ??= []).push(listener);
-    else (this.closeFns ??= []).push(listener);
-    return this;
-  }
-
-  /**
-   * @internal Handed to the kernel during a write without a callback: finished now; its
-   * listeners (polls, shutdown, CP locks) hear it on the next tick, as from node's callback.
-   */
-  writtenNow(): void {
-    this.writableFinished = true;
-    if (this.finishFns !== undefined || this.closeFns !== undefined) process.nextTick(() => this.written());
-  }
-
-  /** @internal Handed to the kernel. */
-  written(): void {
-    this.writableFinished = true;
-    const f = this.finishFns;
-    this.finishFns = undefined;
-    if (f !== undefined) for (const fn of f) fn();
-    this.closed();
-  }
-
-  /** @internal The connection went before this answer was written. */
-  lost(): void {
-    if (this.writableFinished) return;
-    this.destroyed = true;
-    this.finishFns = undefined;
-    this.closed();
-  }
-
-  private closed(): void {
-    const c = this.closeFns;
-    this.closeFns = undefined;
-    if (c !== undefined) for (const fn of c) fn();
-  }
-}
 
 /** The body of the request being received: by Content-Length or chunked. */
 interface BodyInProgress {
@@ -305,17 +50,7 @@ interface BodyInProgress {
   readonly chunked: ChunkedDecoder | undefined;
 }
 
-export class Http1Connection {
-  // Shared with the node:http path's per-connection state (RestServer reads and sets these).
-  busy = false;
-  readonly queue: (() => void)[] = [];
-  current: RestResponse | undefined;
-  last: RestResponse | undefined;
-  pendingError: string | undefined;
-  lastReq: RestRequest | undefined;
-  bodyError: { status: number; reason: string } | undefined;
-  abortBody: (() => void) | undefined;
-
+export class Http1Connection extends ConnectionState implements AnswerWriter {
   /** Bytes read and not parsed yet. */
   private input: Buffer | undefined;
   private body: BodyInProgress | undefined;
@@ -341,12 +76,17 @@ export class Http1Connection {
   private stopped = false;
   /** An answer said Connection: close: nothing after it is answered. */
   private closeAfter = false;
+  /** The socket closed: nothing more is written or read. */
   private gone = false;
+  /** process() is running (a nested call from a synchronous answer returns at once). */
   private processing = false;
+  /** Reading paused: too many requests queued, or too much input kept. */
   private readingPaused = false;
+  /** node:http has the connection now. */
   private handedOff = false;
   /** Reads come through the listener's shared buffer (setReadSink), not 'data' events. */
   private readonly sharedReads: boolean;
+  private readonly reads: SharedReads;
   private readonly onWritten = (err?: Error | null): void => this.written(err);
 
   constructor(
@@ -355,10 +95,12 @@ export class Http1Connection {
     head: Buffer,
     private readonly maxHeaderBytes: number,
   ) {
+    super();
     // A client's FIN ends the connection (the socket is not half-open, as with node:http):
     // what was not answered by then is not answered, and 'close' cleans up. A socket the
     // listener took over reads into its shared buffer: bytes kept past a read are copied.
-    this.sharedReads = setReadSink(socket, this.onSharedRead);
+    this.reads = host.sharedReads;
+    this.sharedReads = this.reads.setReadSink(socket, this.onSharedRead);
     if (!this.sharedReads) socket.on('data', this.onData);
     socket.once('close', this.onClose);
     socket.on('drain', this.onDrain);
@@ -380,12 +122,12 @@ export class Http1Connection {
   private readonly onSharedRead = (bytes: Buffer): void => {
     this.onData(bytes);
     const input = this.input;
-    if (input !== undefined && inSharedReadBuffer(input)) this.input = Buffer.from(input);
+    if (input !== undefined && this.reads.inSharedReadBuffer(input)) this.input = Buffer.from(input);
   };
 
   /** Bytes that outlive the read they came in (bodies, the rest handed to node:http). */
   private kept(bytes: Buffer): Buffer {
-    return this.sharedReads && inSharedReadBuffer(bytes) ? Buffer.from(bytes) : bytes;
+    return this.sharedReads && this.reads.inSharedReadBuffer(bytes) ? Buffer.from(bytes) : bytes;
   }
 
   private readonly onData = (chunk: Buffer): void => {
@@ -754,7 +496,7 @@ export class Http1Connection {
     this.stopped = true;
     this.handedOff = true;
     this.flush();
-    if (this.sharedReads) setReadSink(this.socket, undefined);
+    if (this.sharedReads) this.reads.setReadSink(this.socket, undefined);
     else this.socket.off('data', this.onData);
     this.socket.off('close', this.onClose);
     this.socket.off('drain', this.onDrain);

@@ -4,7 +4,9 @@
 
 import { GridError } from '../core/errors.js';
 
-export const PREFIXES = ['/grid/', '/hazelcast/'] as const;
+const GRID_PREFIX = '/grid/';
+const HAZELCAST_PREFIX = '/hazelcast/';
+export const PREFIXES = [GRID_PREFIX, HAZELCAST_PREFIX] as const;
 
 /**
  * The path after the `/grid/` or `/hazelcast/` prefix, query string removed, still encoded;
@@ -20,8 +22,8 @@ export function stripPrefix(url: string): string | undefined {
   }
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
-  if (path.startsWith('/hazelcast/')) return path.slice(11);
-  if (path.startsWith('/grid/')) return path.slice(6);
+  if (path.startsWith(HAZELCAST_PREFIX)) return path.slice(HAZELCAST_PREFIX.length);
+  if (path.startsWith(GRID_PREFIX)) return path.slice(GRID_PREFIX.length);
   if (path === '/metrics' || path === '/metrics/') return path.slice(1);
   return undefined;
 }

@@ -5,6 +5,7 @@
 // itself (map and queue names, keys: unbounded).
 
 import { PlainHistogram, type MetricsRegistrar } from '../core/metrics.js';
+import { HEALTH, HEALTH_SUB, MAPS, QUEUES, REST } from './route-paths.js';
 
 /** The route labels, in index order. */
 export const ROUTE_LABELS = [
@@ -40,14 +41,14 @@ export const LATENCY_BUCKETS_SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 
 /** The route label of a path after its prefix (`rest` as stripPrefix returns it; undefined: no prefix). */
 export function routeLabelOf(rest: string | undefined): RouteLabel {
   if (rest === undefined) return 'unknown';
-  if (rest.startsWith('rest/maps/')) return 'maps';
-  if (rest.startsWith('rest/queues/')) {
+  if (rest.startsWith(MAPS)) return 'maps';
+  if (rest.startsWith(QUEUES)) {
     return rest.endsWith('/size') || rest.endsWith('/size/') || rest.endsWith('/stats') || rest.endsWith('/stats/') ? 'queue_stats' : 'queues';
   }
-  if (rest === 'health' || rest.startsWith('health/')) return 'health';
+  if (rest === HEALTH || rest.startsWith(HEALTH_SUB)) return 'health';
   if (rest === 'metrics' || rest === 'metrics/') return 'metrics';
-  if (!rest.startsWith('rest/')) return 'unknown';
-  const p = rest.slice(5);
+  if (!rest.startsWith(REST)) return 'unknown';
+  const p = rest.slice(REST.length);
   if (p === 'cp' || p.startsWith('cp/') || p === 'cp-subsystem' || p.startsWith('cp-subsystem/')) return 'cp';
   if (p === 'wan' || p.startsWith('wan/')) return 'wan';
   if (p === 'cluster' || p === 'cluster/' || p === 'partitions' || p === 'partitions/' || p === 'instance' || p === 'instance/' || p.startsWith('management/cluster/')) {

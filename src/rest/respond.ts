@@ -2,7 +2,7 @@
 // compact `application/json`; stored values go out as the latin1 bytes they were stored as.
 
 import type { RestResponse } from './exchange.js';
-import type { StoredValue } from '../map/record-store.js';
+import type { StoredValue } from './context.js';
 import { headerSafe } from './paths.js';
 
 // Frozen: node only reads the list (a mutation would throw in a test, not corrupt answers).

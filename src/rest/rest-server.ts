@@ -8,9 +8,9 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type net from 'node:net';
 import { GridError, describeError, isGridError } from '../core/errors.js';
-import type { ConnectionSink } from '../net/listener.js';
 import { BodyBudget, type BodyCharge } from './body-budget.js';
-import type { RestDeps } from './context.js';
+import type { RestDeps, SharedReads } from './context.js';
+import { ConnectionState } from './connection-state.js';
 import type { RestRequest, RestResponse } from './exchange.js';
 import { Http1Connection, MAX_QUEUED_PER_CONNECTION, type Http1Host } from './http1-connection.js';
 import { rawHeader } from './headers.js';
@@ -24,31 +24,16 @@ const EMPTY = Buffer.alloc(0);
 /** pino's numeric level of debug (Grid's FINE): requests are logged at or below it. */
 const DEBUG_LEVEL = 20;
 
-/** Per-connection state both HTTP paths keep: whether a request is being worked on, and the ones waiting behind it. */
-interface ConnectionState {
-  busy: boolean;
-  readonly queue: (() => void)[];
-  /** The response of the request being worked on. */
-  current: RestResponse | undefined;
-  /** The last response handed out on this connection (answers go out in this order). */
-  last: RestResponse | undefined;
-  /** A raw error answer to send, and then close, once every earlier request is answered. */
-  pendingError: string | undefined;
-  /** The last request handed over (a parse error after it is inside its body when it is incomplete). */
-  lastReq: RestRequest | undefined;
-  /** Set when the parser died inside lastReq's body: that request answers with this itself. */
-  bodyError: { status: number; reason: string } | undefined;
-  /** Abandon the body being read now (set while readBody waits). */
-  abortBody: (() => void) | undefined;
-}
-
 /** A connection served by node:http. */
-interface Connection extends ConnectionState {
-  readonly socket: net.Socket;
+class Connection extends ConnectionState {
   /** Reading paused because too many pipelined requests wait. */
-  paused: boolean;
+  paused = false;
   /** drain() is running its loop (a nested call returns at once). */
-  draining: boolean;
+  draining = false;
+
+  constructor(readonly socket: net.Socket) {
+    super();
+  }
 }
 
 /** At most one INFO line per refusal code (queue full, PASSIVE, ...) in this interval. */
@@ -78,7 +63,7 @@ function methodOf(m: string | undefined): Method | undefined {
   }
 }
 
-export class RestServer implements ConnectionSink, Http1Host {
+export class RestServer implements Http1Host {
   private readonly server: http.Server;
   private readonly maxBodyBytes: number;
   /** Bodies being received or handled, member-wide. */
@@ -102,7 +87,10 @@ export class RestServer implements ConnectionSink, Http1Host {
   /** Request counts and latencies (undefined with metrics off: nothing is measured). */
   readonly requestStats: RequestStats | undefined;
 
+  readonly sharedReads: SharedReads;
+
   constructor(private readonly deps: RestDeps) {
+    this.sharedReads = deps.sharedReads;
     this.maxBodyBytes = deps.config.tuning.restMaxBodyBytes;
     this.fastPath = deps.config.tuning.restHttpPath === 'grid';
     this.budget = new BodyBudget(deps.config.tuning.restMaxBufferedBodyBytes);
@@ -203,19 +191,7 @@ export class RestServer implements ConnectionSink, Http1Host {
   }
 
   private acceptNode(socket: net.Socket, head: Buffer): void {
-    const conn: Connection = {
-      socket,
-      busy: false,
-      queue: [],
-      current: undefined,
-      last: undefined,
-      paused: false,
-      draining: false,
-      pendingError: undefined,
-      lastReq: undefined,
-      bodyError: undefined,
-      abortBody: undefined,
-    };
+    const conn = new Connection(socket);
     this.connections.add(conn);
     socket.once('close', () => this.connections.delete(conn));
     (socket as SocketWithConnection)[CONNECTION] = conn;

@@ -30,7 +30,6 @@ export const STATUS_OF: Readonly<Record<GridErrorCode, number>> = {
   NOT_ENABLED: 500,
   CP_UNAVAILABLE: 503,
   INDETERMINATE: 503,
-  NOT_IMPLEMENTED: 501,
   CONFIG_INVALID: 500,
   INTERNAL: 500,
 };

@@ -1,0 +1,102 @@
+// The HEALTH_CHECK endpoints: /health (JSON, Hazelcast 3.x text, HEAD headers) and its
+// sub-paths (node-state, cluster-state, cluster-safe, ready, memory, ...).
+
+import type { MemoryStatus } from '../core/memory-guard.js';
+import { GridError } from '../core/errors.js';
+import type { PersistenceHealth, RestDeps } from './context.js';
+import { prefersPlainText, rawHeader } from './headers.js';
+import { sendEmpty, sendJson, sendText } from './respond.js';
+import { isGet, requireBasicWhenSecured, unknown, type Method, type Route } from './route-kit.js';
+import { HEALTH, HEALTH_SUB } from './route-paths.js';
+
+export function healthRoute(method: Method, path: string): Route {
+  if (!isGet(method)) throw unknown(method, path);
+  const sub = path === HEALTH ? '' : path.slice(HEALTH_SUB.length);
+  const route = (run: Route['run']): Route => ({ group: 'HEALTH_CHECK', readsBody: false, run });
+  switch (sub) {
+    case '':
+      return route((r, d) => {
+        const h = healthOf(d);
+        if (r.method === 'HEAD') {
+          sendEmpty(r.res, 200, undefined, [
+            'Hazelcast-NodeState', h.nodeState,
+            'Hazelcast-ClusterState', h.clusterState,
+            'Hazelcast-ClusterSafe', String(h.clusterSafe),
+            'Hazelcast-MigrationQueueSize', String(h.migrationQueueSize),
+            'Hazelcast-ClusterSize', String(h.clusterSize),
+          ]);
+        } else if (prefersPlainText(rawHeader(r.req, 'accept'))) {
+          // Hazelcast 3.x's text, which its healthcheck scripts grep (docs/rest-api.md).
+          sendText(r.res, healthText(h));
+        } else {
+          sendJson(r.res, h);
+        }
+      });
+    case 'node-state':
+      return route((r, d) => sendJson(r.res, nodeStateOf(d)));
+    case 'cluster-state':
+      return route((r, d) => {
+        requireBasicWhenSecured(r, d);
+        sendJson(r.res, d.cluster.state());
+      });
+    case 'cluster-safe':
+      return route((r, d) => {
+        const safe = d.health.clusterSafe();
+        sendEmpty(r.res, safe ? 200 : 503, safe ? undefined : 'cluster is not safe');
+      });
+    case 'migration-queue-size':
+      return route((r, d) => sendJson(r.res, d.health.migrationQueueSize()));
+    case 'cluster-size':
+      return route((r, d) => sendJson(r.res, d.cluster.members().length));
+    case 'memory':
+      // Grid's: the memory guard (limit, resident set, V8 heap, whether writes are refused). /health itself keeps Hazelcast's shape.
+      return route((r, d) => {
+        const m: MemoryStatus | undefined = d.health.memory?.();
+        if (m === undefined) throw new GridError('NOT_ENABLED', 'this member has no memory guard');
+        sendJson(r.res, m);
+      });
+    case 'ready':
+      return route((r, d) => {
+        const recovering = d.health.recovering?.() === true;
+        const ready = !recovering && d.cluster.nodeState() === 'ACTIVE' && d.cluster.joined();
+        sendEmpty(r.res, ready ? 200 : 503, ready ? undefined : recovering ? 'member is restarting from persisted data' : `member is ${d.cluster.nodeState()}`);
+      });
+  }
+  throw unknown(method, path);
+}
+
+/** STARTING while the member restarts from persisted data (its data is not served yet). */
+function nodeStateOf(d: RestDeps): string {
+  return d.health.recovering?.() === true ? 'STARTING' : d.cluster.nodeState();
+}
+
+function healthOf(d: RestDeps): {
+  nodeState: string;
+  clusterState: string;
+  clusterSafe: boolean;
+  migrationQueueSize: number;
+  clusterSize: number;
+  persistence?: PersistenceHealth;
+} {
+  // Grid's addition, only on members with persistence: whether the member log takes writes.
+  const persistence = d.health.persistence?.();
+  return {
+    nodeState: nodeStateOf(d),
+    clusterState: d.cluster.state(),
+    clusterSafe: d.health.clusterSafe(),
+    migrationQueueSize: d.health.migrationQueueSize(),
+    clusterSize: d.cluster.members().length,
+    ...(persistence === undefined ? {} : { persistence }),
+  };
+}
+
+/** `/health` as Hazelcast 3.x wrote it: `Hazelcast::<Name>=<VALUE>` lines, booleans upper-case. */
+function healthText(h: ReturnType<typeof healthOf>): string {
+  return (
+    `Hazelcast::NodeState=${h.nodeState}\n` +
+    `Hazelcast::ClusterState=${h.clusterState}\n` +
+    `Hazelcast::ClusterSafe=${h.clusterSafe ? 'TRUE' : 'FALSE'}\n` +
+    `Hazelcast::MigrationQueueSize=${h.migrationQueueSize}\n` +
+    `Hazelcast::ClusterSize=${h.clusterSize}\n`
+  );
+}

@@ -1,0 +1,98 @@
+// What every REST handler file shares: the request and route types, the 400 of an unknown
+// endpoint, and the credential checks of endpoints that take `<name>&<password>` (body or
+// Basic header).
+
+import type { RestRequest, RestResponse } from './exchange.js';
+import type { EndpointGroupName } from '../config/types.js';
+import { GridError } from '../core/errors.js';
+import type { MaybePromise } from '../core/maybe-promise.js';
+import { parseBasicAuth } from '../security/credentials.js';
+import type { RestDeps } from './context.js';
+import { parseParams } from './paths.js';
+import { rawHeader } from './headers.js';
+
+export type Method = 'GET' | 'HEAD' | 'POST' | 'DELETE';
+
+export interface Request {
+  readonly req: RestRequest;
+  readonly res: RestResponse;
+  readonly method: Method;
+  /** The request body; empty when the route reads none. */
+  readonly body: Buffer;
+}
+
+export interface Route {
+  readonly group: EndpointGroupName;
+  /** Whether the handler needs the body (it is read, within limits, before `run`). */
+  readonly readsBody: boolean;
+  run(r: Request, deps: RestDeps): MaybePromise<void>;
+}
+
+export const unknown = (method: string, path: string): GridError =>
+  new GridError('UNKNOWN_ENDPOINT', `no endpoint ${method} /${path}`);
+
+export const isGet = (m: Method): boolean => m === 'GET' || m === 'HEAD';
+
+export function onlyGet(method: Method, path: string, group: EndpointGroupName, run: Route['run']): Route {
+  if (!isGet(method)) throw unknown(method, path);
+  return { group, readsBody: false, run };
+}
+
+
+/**
+ * Body parameters of an endpoint that takes credentials, after checking them. The first two
+ * positions are `<name>&<password>`. With an `Authorization: Basic` header the credentials
+ * come from the header, and the body may hold either the full positional form (its first two
+ * positions are then ignored) or only the parameters after the credentials.
+ * Returns the parameters after the credentials.
+ */
+export function authenticatedParams(r: Request, d: RestDeps, expected: number, min: number): string[] {
+  const body = r.body.toString('utf8');
+  const basic = parseBasicAuth(rawHeader(r.req, 'authorization'));
+  let params: string[];
+  let username: string;
+  let password: string;
+  if (basic !== undefined) {
+    if (expected <= 2) params = [];
+    else if (countPositions(body, expected) >= min) params = parseParams(body, expected, min).slice(2);
+    else params = parseParams(body, expected - 2, Math.max(0, min - 2));
+    ({ username, password } = basic);
+  } else {
+    const all = parseParams(body, expected, min);
+    username = all[0]!;
+    password = all[1]!;
+    params = all.slice(2);
+  }
+  if (!d.credentials.check(username, password)) {
+    throw new GridError('FORBIDDEN', d.credentials.securityEnabled ? 'wrong or missing credentials' : 'first parameter must be the cluster name');
+  }
+  return params;
+}
+
+function countPositions(body: string, cap: number): number {
+  let n = 1;
+  for (let i = body.indexOf('&'); i !== -1 && n < cap; i = body.indexOf('&', i + 1)) n++;
+  return n;
+}
+
+/** GET endpoints that the contract protects: Basic credentials when security is enabled. */
+export function requireBasicWhenSecured(r: Request, d: RestDeps): void {
+  if (!d.credentials.securityEnabled) return;
+  const basic = parseBasicAuth(rawHeader(r.req, 'authorization'));
+  if (basic === undefined || !d.credentials.check(basic.username, basic.password)) {
+    throw new GridError('FORBIDDEN', 'wrong or missing credentials (Authorization: Basic)');
+  }
+}
+
+export function paramRoute(
+  group: EndpointGroupName,
+  expected: number,
+  min: number,
+  handler: (r: Request, d: RestDeps, params: string[]) => Promise<void> | void,
+): Route {
+  return {
+    group,
+    readsBody: true,
+    run: (r, d) => handler(r, d, authenticatedParams(r, d, expected, min)),
+  };
+}
