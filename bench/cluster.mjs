@@ -5,6 +5,7 @@
 //              migrations are done and it owns its share, data check again
 // Every member is a `node bin/grid.js start --config <tmp yaml>` child process on a port below
 // the ephemeral range, all listing the same 4 ports (3 + a spare for the joiner).
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -349,7 +350,86 @@ async function runClusterThroughput(opts, report, out) {
   } finally {
     await c.destroy();
   }
+  await runHazelcastCluster(opts, out.throughput);
   await runFloor(opts, out.throughput);
+}
+
+/**
+ * Hazelcast as a peer in the cluster part (issue 23): SIZE members of the reference version
+ * (scripts/hazelcast-reference.mjs) with the same backup count, pinned to the CPU Grid's members
+ * had, the same workloads split over their REST ports. Skipped, saying why, without a JDK or
+ * Maven, or with --hazelcast off.
+ */
+async function runHazelcastCluster(opts, t) {
+  if (opts.hazelcast === 'off') return;
+  const ref = await import('../scripts/hazelcast-reference.mjs');
+  try {
+    ref.requireJava();
+    ref.ensureJar(ref.HAZELCAST_REST_VERSION);
+  } catch (e) {
+    if (!(e instanceof ref.ReferenceUnavailable)) throw e;
+    t.hazelcastSkipped = e.message;
+    log(`cluster: Hazelcast peer skipped: ${e.message}`);
+    return;
+  }
+  const ports = await reservePorts(SIZE);
+  const members = [];
+  try {
+    const started = await Promise.allSettled(
+      ports.map((port, i) =>
+        ref.startHazelcast({
+          port,
+          members: ports,
+          clusterName: 'bench-cluster',
+          instanceName: `bench-hz-${i}`,
+          groups: ['DATA', 'HEALTH_CHECK', 'CLUSTER_READ'],
+          readyPath: '/hazelcast/health/ready',
+          properties: PROPERTIES,
+          extraXml: `  <map name="default"><backup-count>${BACKUP_COUNT}</backup-count></map>\n  <queue name="default"><backup-count>${BACKUP_COUNT}</backup-count></queue>\n`,
+          // As the single-member peer: a server JVM (C2 on), serial GC; a smaller heap each.
+          jvmOptions: ['-Xms256m', '-Xmx1g', '-XX:+UseSerialGC', '-Djava.net.preferIPv4Stack=true'],
+          startTimeoutMs: FORM_DEADLINE_MS,
+        }),
+      ),
+    );
+    for (const r of started) if (r.status === 'fulfilled') members.push(r.value);
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const cpus = opts.loadGen?.pinning?.server;
+    if (cpus) for (const m of members) execFileSync('taskset', ['-a', '-cp', cpus, String(m.pid)], { stdio: 'ignore' });
+    const deadline = Date.now() + FORM_DEADLINE_MS;
+    for (;;) {
+      const sizes = await Promise.all(ports.map((p) => getJson(p, '/hazelcast/health').then((h) => (h?.clusterSafe ? h.clusterSize : 0), () => 0)));
+      if (sizes.every((n) => n === SIZE)) break;
+      if (Date.now() > deadline) throw new Error(`Hazelcast cluster did not form: sizes ${sizes.join('/')}`);
+      await sleep(POLL_MS);
+    }
+    log(`cluster: Hazelcast ${members[0].version} x${SIZE} formed on ports ${ports.join(', ')}${cpus ? `, pinned to CPU ${cpus}` : ''}`);
+    // One request at a time per connection (Hazelcast's REST server loses pipelined answers).
+    const share = Math.ceil(PRELOAD_KEYS / SIZE);
+    const pres = await Promise.all(
+      ports.map((port, j) => pipelinedLoad({ port, map: 'bench', count: Math.min(share, PRELOAD_KEYS - j * share), keyOf: (i) => `key-${j * share + i}`, connections: 16, batch: 1 })),
+    );
+    const loaded = pres.reduce((n, r) => n + r.ok, 0);
+    if (loaded !== PRELOAD_KEYS) throw new Error(`Hazelcast preload: only ${loaded}/${PRELOAD_KEYS} answered 200`);
+    const target = { ports, pids: members.map((m) => m.pid) };
+    t.hazelcast = { version: members[0].version };
+    for (const entry of t.workloads) {
+      const runs = [];
+      for (let i = 1; i <= opts.rounds; i++) runs.push(await measureWorkload(`hazelcast cluster${opts.rounds > 1 ? ` ${i}/${opts.rounds}` : ''}`, target, opts, entry.key));
+      const h = summarize(runs);
+      entry.hazelcast = { reqPerSec: h.reqPerSec, p50Ms: h.p50Ms, p99Ms: h.p99Ms, cpuUsPerReq: h.cpuUsPerReq, bad: h.bad, rounds: runs };
+      entry.gridOverHazelcast = entry.cluster.reqPerSec / h.reqPerSec;
+      entry.hazelcastCpuOverGrid = h.cpuUsPerReq / entry.cluster.cpuUsPerReq;
+      log(`  => Hazelcast cluster ${entry.name}: ${fmtInt(h.reqPerSec)} req/s, µs/req ${fmtUs(h.cpuUsPerReq)}; grid/hazelcast ${entry.gridOverHazelcast.toFixed(2)} req/s, CPU/req hazelcast/grid ${entry.hazelcastCpuOverGrid.toFixed(2)}`);
+      if (h.bad) log(`WARNING: Hazelcast cluster ${entry.name}: non-2xx responses or errors ${JSON.stringify(h.statusCodes)}`);
+    }
+  } catch (e) {
+    t.hazelcastError = e.message;
+    log(`cluster: Hazelcast part FAILED: ${e.stack ?? e}`);
+  } finally {
+    await Promise.all(members.map((m) => m.stop()));
+  }
 }
 
 /**
@@ -759,6 +839,19 @@ export function renderClusterReport(report) {
       );
     }
     if (t.floorError) lines.push(`NOTE: the floor part failed: ${t.floorError}`);
+    if (t.hazelcast) {
+      lines.push(`hazelcast ${t.hazelcast.version}, ${t.members} members, backup-count ${t.backupCount}, same CPUs and load:`);
+      for (const w of t.workloads) {
+        if (!w.hazelcast) continue;
+        lines.push(
+          `  ${w.name.padEnd(16)} hazelcast ${fmtInt(w.hazelcast.reqPerSec).padStart(7)} req/s, p99 ${w.hazelcast.p99Ms.toFixed(2)} ms, µs/req ${fmtUs(w.hazelcast.cpuUsPerReq)}; ` +
+            `grid / hazelcast = ${w.gridOverHazelcast.toFixed(2)} req/s; CPU per request hazelcast / grid = ${w.hazelcastCpuOverGrid.toFixed(2)}${w.hazelcast.bad ? ` (errors ${w.hazelcast.bad})` : ''}`,
+        );
+        (report.targetSummary ??= []).push(`cluster ${w.name} grid/hazelcast ${w.gridOverHazelcast.toFixed(2)} req/s, CPU/req hazelcast/grid ${w.hazelcastCpuOverGrid.toFixed(2)}`);
+      }
+    }
+    if (t.hazelcastSkipped) lines.push(`NOTE: Hazelcast cluster peer skipped: ${t.hazelcastSkipped}`);
+    if (t.hazelcastError) lines.push(`NOTE: the Hazelcast cluster part failed: ${t.hazelcastError}`);
     const noisy = t.workloads.flatMap((w) => w.rounds.map((r, i) => [w, r, i]).filter(([, r]) => r.otherCpuPct > 25).map(([w, r, i]) => `${w.name} round ${i + 1} (${Math.round(r.otherCpuPct)}%)`));
     if (noisy.length) lines.push(`NOTE other processes used over 25% of a core during cluster ${noisy.join(', ')}: those runs are noisy`);
     if (t.workloads.some((w) => !w.single)) lines.push('NOTE: no single-member figures for some workloads (run with get,post,queue too to compare)');

@@ -258,7 +258,7 @@ export const DEFAULT_WAN_PUBLISHER = {
    * Grid's own `heartbeat-timeout-millis`: nothing back for this long (probes unanswered, no
    * acknowledgement, no bytes) and the connection is declared dead, closed and redialled, its
    * batch in flight sent again on the new one. A few round trips of a slow WAN, well under TCP's
-   * retransmission back-off (issue 29). 0 turns the probes off.
+   * retransmission back-off (tens of seconds). 0 turns the probes off.
    */
   heartbeatTimeoutMillis: 5000,
 } as const;
@@ -275,8 +275,8 @@ export const DEFAULT_TUNING: TuningConfig = {
    * outside the V8 heap that --max-old-space-size bounds, so a share of it would measure the
    * wrong thing; a share of the machine's memory would make refusals depend on the host. 256
    * MiB holds four bodies of the largest size (max-body-bytes) at once and keeps the worst
-   * case a few hundred MB above an idle member, where 40 slow 30 MiB uploads used to take
-   * 1.2 GB.
+   * case a few hundred MB above an idle member (without a budget, 40 slow 30 MiB uploads hold
+   * 1.2 GB).
    */
   restMaxBufferedBodyBytes: 268435456,
   /** grid.rest.http-path: Grid's own HTTP/1.1 path; `node` for node:http on every connection. */

@@ -1,7 +1,8 @@
 // Split-brain protection (Hazelcast's `split-brain-protection`): a map or queue that refers to
 // an enabled protection refuses the operations it guards while the member running them sees
-// fewer data members than the protection's minimum. A pure rule and a small guard the data
-// services hold; the count comes from the member list through a function given at start.
+// fewer data members than the protection's minimum. A pure rule, a small guard, and the checks
+// every map and queue operation passes before it changes anything (StructureProtection, one
+// rule for both services); the count comes from the member list through a function given at start.
 
 import { GridError } from '../core/errors.js';
 import { findSplitBrainProtection, type GridConfig, type SplitBrainProtectionConfig } from '../config/index.js';
@@ -54,6 +55,73 @@ export class SplitBrainGuard {
     if (p === undefined) return;
     const refusal = protectionRefusal(p, access, this.clusterSize(), subject, who);
     if (refusal !== undefined) throw refusal;
+  }
+}
+
+/** What the checks read of a map's or queue's config (a MapConfig or QueueConfig). */
+export interface ProtectedStructureConfig {
+  readonly splitBrainProtectionRef: string | undefined;
+  readonly dataPersistence: { readonly enabled: boolean };
+}
+
+/** The member's persistence as the checks see it: why its log cannot take records now, if it cannot. */
+export interface LogRefusal {
+  refusal(): GridError | undefined;
+}
+
+/** What a data service gives its StructureProtection (functions, read on every check). */
+export interface StructureProtectionDeps {
+  /** In messages: `map`, `queue`. */
+  readonly kind: string;
+  readonly config: GridConfig;
+  /** The service's entries of the config (config.maps, config.queues): is any of them protected? */
+  readonly entries: readonly { readonly splitBrainProtectionRef: string | undefined }[];
+  /** Data members in this member's list. */
+  readonly clusterSize: () => number;
+  /** The structure's config (its own or the matching pattern's). */
+  readonly configOf: (name: string) => ProtectedStructureConfig;
+  /** The member's persistence, once plugged in; undefined = none. */
+  readonly persistence: () => LogRefusal | undefined;
+}
+
+/**
+ * The checks a map or queue operation passes before it changes anything: split-brain protection
+ * (on the member that took the request and again on the partition owner) and, for writes of a
+ * persisted structure, whether the member's log can take records now. One rule for both data
+ * services, so a map and a queue under the same protection refuse alike.
+ */
+export class StructureProtection {
+  /** Set when some entry refers to an enabled protection: unprotected services pay one compare. */
+  private readonly guard: SplitBrainGuard | undefined;
+
+  constructor(private readonly deps: StructureProtectionDeps) {
+    this.guard = SplitBrainGuard.of(deps.config, deps.entries, deps.clusterSize);
+  }
+
+  /**
+   * Checked twice: here, on the member that received the request (a member in a minority
+   * refuses at once instead of waiting for owners it cannot reach), and on the owner that runs
+   * the operation (Hazelcast's check). Backups, confirms and releases of queue poll
+   * reservations and empty-queue-ttl destroys are never checked: they finish work already allowed.
+   */
+  guardHere(name: string, access: ProtectedAccess): void {
+    if (this.guard !== undefined) this.guard.check(this.deps.configOf(name).splitBrainProtectionRef, access, `${this.deps.kind} '${name}'`, THIS_MEMBER);
+  }
+
+  guardOwner(name: string, access: ProtectedAccess): void {
+    if (this.guard !== undefined) this.guard.check(this.deps.configOf(name).splitBrainProtectionRef, access, `${this.deps.kind} '${name}'`, PARTITION_OWNER);
+    if (access === 'WRITE') this.checkPersistable(name);
+  }
+
+  /**
+   * A write of a persisted structure (a map write, a queue offer or poll) is refused before it
+   * changes anything while the member's log cannot take records (disk full or failed): it
+   * leaves no trace, here or on the backups.
+   */
+  checkPersistable(name: string): void {
+    const refusal = this.deps.persistence()?.refusal();
+    if (refusal === undefined) return;
+    if (this.deps.configOf(name).dataPersistence.enabled) throw refusal;
   }
 }
 

@@ -14,7 +14,7 @@ import { mergingWins } from '../cluster/merge-policies.js';
 import { STATS_STRIDE, type MergeEntry } from './record-store.js';
 import type { MapRegistry } from './map-registry.js';
 import { MapOp } from './map-op.js';
-import type { MapProtection } from './map-protection.js';
+import type { StructureProtection } from '../invocation/split-brain-protection.js';
 import { wanApplyArgs, wanPutEvent, type MapWanEvents, type MapWanIncoming } from './map-wan.js';
 
 /** A map's entries of one partition, taken from a cluster that merges into another after a split brain. */
@@ -59,7 +59,7 @@ export function forEachMergeEntry(
 export class MapMerge {
   constructor(
     private readonly maps: MapRegistry,
-    private readonly protection: MapProtection,
+    private readonly protection: StructureProtection,
     private readonly wanEvents: MapWanEvents,
   ) {}
 

@@ -10,7 +10,7 @@ import type { StoreObserver, StoredValue } from './record-store.js';
 import { evictAfterPut } from './map-eviction.js';
 import type { MapRegistry } from './map-registry.js';
 import { MapOp } from './map-op.js';
-import type { MapProtection } from './map-protection.js';
+import type { StructureProtection } from '../invocation/split-brain-protection.js';
 import { wanPutEvent } from './map-wan.js';
 
 class MapGet implements Operation<StoredValue | undefined> {
@@ -82,7 +82,7 @@ export class MapOperations {
 
   constructor(
     readonly maps: MapRegistry,
-    readonly protection: MapProtection,
+    readonly protection: StructureProtection,
   ) {}
 
   getOp(pid: number, mapName: string, key: string): Operation<StoredValue | undefined> {

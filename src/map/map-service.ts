@@ -2,9 +2,10 @@
 // operation is invoked on its key's partition; the REST layer sees only this facade, and the
 // other layers hook in through MapWanSink (WAN), MapPersistence (the log) and StoreObserver.
 // The work is done by one module per concern: map-operations (owner's get/put/remove/...),
-// map-remote (member messages, backups), map-protection (split-brain, log refusal), map-wan
-// (WAN events), map-merge (merge policies), map-persistence and map-recovery (the log),
-// map-expiry, map-eviction, map-replicas (migration) and map-metrics.
+// map-remote (member messages, backups), map-wan (WAN events), map-merge (merge policies),
+// map-persistence and map-recovery (the log), map-expiry, map-eviction, map-replicas
+// (migration) and map-metrics. The checks before a change (split-brain protection, a full
+// log) are invocation/split-brain-protection.ts' StructureProtection, shared with queues.
 
 import { totalmem } from 'node:os';
 import type { Clock } from '../core/clock.js';
@@ -12,7 +13,7 @@ import type { MaybePromise } from '../core/maybe-promise.js';
 import type { Logger } from '../core/logger.js';
 import type { GridConfig, MapConfig } from '../config/types.js';
 import type { Invoker, OperationHandler } from '../invocation/invoker.js';
-import { ALONE_SIZE } from '../invocation/split-brain-protection.js';
+import { ALONE_SIZE, StructureProtection } from '../invocation/split-brain-protection.js';
 import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
 import type { ReplicaData } from '../partition/partition-service.js';
 import type { WireValue } from '../protocol/codec.js';
@@ -27,7 +28,6 @@ import { MapMerge, type MapMergeBatch } from './map-merge.js';
 import { reportMapMetrics } from './map-metrics.js';
 import { MapOperations, type ObserverQuery } from './map-operations.js';
 import type { MapPersistence } from './map-persistence.js';
-import { MapProtection } from './map-protection.js';
 import { MapRecovery } from './map-recovery.js';
 import { MapRegistry } from './map-registry.js';
 import { mapHandler } from './map-remote.js';
@@ -52,7 +52,7 @@ export interface MapFacade {
 
 export class MapService implements MapFacade {
   private readonly maps: MapRegistry;
-  private readonly protection: MapProtection;
+  private readonly protection: StructureProtection;
   private readonly ops: MapOperations;
   private readonly wanEvents: MapWanEvents;
   private readonly merge: MapMerge;
@@ -87,7 +87,15 @@ export class MapService implements MapFacade {
       memory: deps.memory ?? { limitBytes: () => totalmem(), usedBytes: () => process.memoryUsage.rss() },
       gate: deps.writeGate,
     });
-    this.protection = new MapProtection(this.maps);
+    const maps = this.maps;
+    this.protection = new StructureProtection({
+      kind: 'map',
+      config: deps.config,
+      entries: deps.config.maps,
+      clusterSize: maps.deps.clusterSize,
+      configOf: (mapName) => maps.configOf(mapName),
+      persistence: () => maps.persistence,
+    });
     this.ops = new MapOperations(this.maps, this.protection);
     this.wanEvents = new MapWanEvents(this.maps);
     this.merge = new MapMerge(this.maps, this.protection, this.wanEvents);

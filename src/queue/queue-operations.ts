@@ -8,7 +8,7 @@ import type { BackupSpec, Caller, Operation } from '../invocation/invoker.js';
 import type { WireValue } from '../protocol/codec.js';
 import type { Holder, QueueItem, Released, Reservation } from './queue-container.js';
 import { encodeItem } from './queue-entry.js';
-import type { QueueProtection } from './queue-protection.js';
+import type { StructureProtection } from '../invocation/split-brain-protection.js';
 import { QueueOp, type QueueRegistry } from './queue-registry.js';
 
 /** One queue at its owner. */
@@ -91,7 +91,7 @@ class QueuePoll implements Operation<QueueItem | undefined> {
 export class QueueOperations {
   constructor(
     readonly reg: QueueRegistry,
-    readonly protection: QueueProtection,
+    readonly protection: StructureProtection,
   ) {}
 
   offerOp(pid: number, queueName: string, item: QueueItem): Operation<boolean> {

@@ -12,8 +12,10 @@
 //
 // This file is the facade; one module per concern does the work: queue-operations (owner),
 // queue-holder (reservations of the holder), queue-departed (reservations of members that
-// left), queue-remote (member messages, backups), queue-protection, queue-persistence,
-// queue-replicas (migration), queue-merge and queue-metrics; queue-registry holds the queues.
+// left), queue-remote (member messages, backups), queue-persistence, queue-replicas
+// (migration), queue-merge and queue-metrics; queue-registry holds the queues. The checks
+// before a change (split-brain protection, a full log) are invocation/split-brain-protection.ts'
+// StructureProtection, shared with maps.
 
 import type { Clock } from '../core/clock.js';
 import type { WriteGate } from '../core/memory-guard.js';
@@ -22,7 +24,7 @@ import type { MaybePromise } from '../core/maybe-promise.js';
 import type { Logger } from '../core/logger.js';
 import type { GridConfig } from '../config/types.js';
 import type { Invoker, OperationHandler } from '../invocation/invoker.js';
-import { ALONE_SIZE } from '../invocation/split-brain-protection.js';
+import { ALONE_SIZE, StructureProtection } from '../invocation/split-brain-protection.js';
 import { partitionIdOf } from '../partition/partitioning.js';
 import type { ReplicaData } from '../partition/partition-service.js';
 import type { LogRecord } from '../persistence/log-format.js';
@@ -34,7 +36,6 @@ import { collectQueuesForMerge, mergeQueuesInto, type QueueMergeBatch } from './
 import { reportQueueMetrics } from './queue-metrics.js';
 import { QueueOperations, type QueueStats } from './queue-operations.js';
 import type { QueuePersistence } from './queue-persistence.js';
-import { QueueProtection } from './queue-protection.js';
 import { QueueRegistry, type QueueMembership, type ReservationStats } from './queue-registry.js';
 import { queueHandler } from './queue-remote.js';
 import { queueReplicaData } from './queue-replicas.js';
@@ -72,7 +73,7 @@ export class QueueService implements QueueFacade {
   private readonly reg: QueueRegistry;
   /** The registry's queues by name (test/http/queues.test.ts peeks at it to see waiting polls registered). */
   private readonly queues: QueueRegistry['queues'];
-  private readonly protection: QueueProtection;
+  private readonly protection: StructureProtection;
   private readonly ops: QueueOperations;
   private readonly holder: QueueHolder;
   private readonly departed: QueueDeparted;
@@ -101,7 +102,15 @@ export class QueueService implements QueueFacade {
       gate: deps.writeGate,
     });
     this.queues = this.reg.queues;
-    this.protection = new QueueProtection(this.reg, deps.clusterSize ?? ALONE_SIZE);
+    const reg = this.reg;
+    this.protection = new StructureProtection({
+      kind: 'queue',
+      config: deps.config,
+      entries: deps.config.queues,
+      clusterSize: deps.clusterSize ?? ALONE_SIZE,
+      configOf: (queueName) => reg.configOf(queueName),
+      persistence: () => reg.log.persistence,
+    });
     this.ops = new QueueOperations(this.reg, this.protection);
     this.holder = new QueueHolder(this.reg, this.ops);
     this.departed = new QueueDeparted(this.reg, this.ops, deps.membership !== undefined);

@@ -524,7 +524,7 @@ export class RestServer implements Http1Host {
     }
     if (status >= 500) {
       // Every 5xx is logged with its cause: unexpected ones as errors with their stack, other
-      // 500s as warnings. 501/503 refusals (queue full, PASSIVE, shutting down) can come by the
+      // 500s as warnings. 503 refusals (queue full, PASSIVE, shutting down) can come by the
       // thousand under load: each is logged at FINE, and at INFO at most once per code per
       // REFUSAL_LOG_INTERVAL_MS, with how many were refused since.
       if (!isGridError(e) || e.code === 'INTERNAL') {

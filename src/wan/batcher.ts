@@ -62,7 +62,7 @@ export interface WanBatcherOptions {
 /**
  * Retry defaults (Grid's own; Hazelcast retries failed endpoints every discovery-period-seconds,
  * 10 s). The pause between connection attempts stops doubling at 2 s so that a link that heals
- * is used within about 2 s plus one dial, whatever the length of the cut (issue 29); an attempt
+ * is used within about 2 s plus one dial, whatever the length of the cut; an attempt
  * costs one TCP handshake, or one SYN into a dead link.
  */
 export const DEFAULT_WAN_RETRY_INITIAL_MS = 500;

@@ -2,7 +2,7 @@
 // observes (the peer sent bytes, or drained what we had queued for it) and asks, at the time
 // this machine names, whether to send a probe or to give the connection up. TCP alone cannot
 // tell: across a link that drops packets, an idle connection notices nothing and one with data
-// in flight waits for its retransmission back-off (tens of seconds) — issue 29.
+// in flight waits for its retransmission back-off (tens of seconds).
 
 export interface WanLivenessOptions {
   /** A probe is sent when nothing has come back for this long, and again every this long while nothing does. */

@@ -112,6 +112,44 @@ export const DELIBERATE: readonly Deliberate[] = [
     applies: (c, _hz, grid) => c.path.startsWith('/hazelcast/rest/cp-subsystem/') && gridError(grid, 500),
   },
   {
+    id: 'cp-default-group-eager',
+    reason:
+      'Grid creates the CP group "default" with the subsystem (docs/cp-subsystem.md), so it is listed, readable and has a (possibly empty) session list from the start; Hazelcast creates it when a CP structure first uses it, and until then lists METADATA only and answers 404 for it.',
+    applies: (c, hz, grid) => {
+      const path = c.path.split('?')[0]!;
+      if (!answered(hz) || !answered(grid) || grid.status !== 200) return false;
+      if (/^\/hazelcast\/rest\/cp-subsystem\/groups\/default(\/sessions)?$/.test(path)) return hz.status === 404;
+      if (path !== '/hazelcast/rest/cp-subsystem/groups' || hz.status !== 200) return false;
+      const withDefault = JSON.stringify([...(JSON.parse(hz.body.toString('utf8')) as unknown[]), { name: 'default', id: 1 }]);
+      return grid.body.toString('utf8') === withDefault;
+    },
+  },
+  {
+    id: 'cp-metadata-sessions',
+    reason:
+      'GET groups/METADATA/sessions is an empty list in Grid (METADATA never holds sessions, so a tool listing every group\'s sessions needs no exception; `grid admin` prints "has no sessions"); Hazelcast answers 500 "Cannot query CP sessions on the METADATA CP group!".',
+    applies: (c, hz, grid) =>
+      /^\/hazelcast\/rest\/cp-subsystem\/groups\/METADATA\/sessions$/.test(c.path) && answered(hz) && hz.status === 500 && /Cannot query CP sessions on the METADATA/.test(hz.body.toString('utf8')) && answered(grid) && grid.status === 200 && grid.body.toString() === '[]',
+  },
+  {
+    id: 'cp-trailing-slash',
+    reason: 'One trailing "/" after a CP group or path is removed, as after a map key (grid-behavior §4); Hazelcast reads it as part of the name and answers 404.',
+    applies: (c, hz, grid) => /^\/hazelcast\/rest\/cp-subsystem\/.+\/$/.test(c.path) && answered(hz) && hz.status === 404 && answered(grid) && grid.status === 200,
+  },
+  {
+    id: 'cp-reset-anywhere',
+    reason:
+      'POST cp-subsystem/reset is accepted on any member and with fewer members than cp-member-count: every member wipes its CP state and the master forms the subsystem again once the cluster has cp-member-count data members (docs/cp-subsystem.md, "Majority lost"). Hazelcast refuses (500, empty body) unless asked on the master of a cluster with cp-member-count members.',
+    applies: (c, hz, grid) => c.path === '/hazelcast/rest/cp-subsystem/reset' && answered(hz) && hz.status === 500 && hz.body.length === 0 && answered(grid) && grid.status === 200,
+  },
+  {
+    id: 'cp-remove-present',
+    reason:
+      'POST cp-subsystem/members/<uuid>/remove of a CP member that is still in the cluster is refused: 400 "… is still a member of the cluster: only a missing CP member can be removed" (docs/cp-subsystem.md). Hazelcast removes it (200), which its own script warns against: a member partitioned away, not crashed, keeps acting as a CP member.',
+    applies: (c, hz, grid) =>
+      /^\/hazelcast\/rest\/cp-subsystem\/members\/[0-9a-f-]{36}\/remove$/.test(c.path) && answered(hz) && hz.status === 200 && gridError(grid, 400) && /still a member of the cluster/.test(answered(grid) ? grid.headers['x-grid-error'] ?? '' : ''),
+  },
+  {
     id: 'absolute-form',
     reason: 'A request target in absolute form (http://host/path) is served (RFC 9112 3.2.2: a server must accept it); Hazelcast closes the connection.',
     applies: (c, hz) => /^[a-z]+:\/\//i.test(c.path) && hz.kind === 'closed',
@@ -130,9 +168,9 @@ export const DELIBERATE: readonly Deliberate[] = [
   {
     id: 'bad-parameter-400',
     reason:
-      'A parameter that does not parse (an unknown cluster state or log level, a poll timeout that is not a number) is the client\'s mistake: 400 (grid-behavior §3, §8); Hazelcast answers 500 with the Java exception\'s text.',
+      'A parameter that does not parse (an unknown cluster state or log level, a poll timeout that is not a number, a CP member uuid that is not one) is the client\'s mistake: 400 (grid-behavior §3, §8); Hazelcast answers 500 with the Java exception\'s text.',
     applies: (_c, hz, grid) =>
-      answered(hz) && hz.status === 500 && /No enum constant|Invalid level|For input string|Cannot parse/.test(hz.body.toString('utf8')) && gridError(grid, 400),
+      answered(hz) && hz.status === 500 && /No enum constant|Invalid level|For input string|Cannot parse|Invalid UUID string/.test(hz.body.toString('utf8')) && gridError(grid, 400),
   },
   {
     id: 'passive-503',

@@ -32,8 +32,8 @@ export interface HealthAnswer {
 
 /**
  * The WAN answers are the member's own types (wan/wan-facade.ts), read tolerantly: states and
- * stages as any string, and an endpoint's since, reason and cause absent from members before
- * issue 29.
+ * stages as any string, and an endpoint's since, reason and cause optional: a member of an
+ * earlier Grid version does not send them.
  */
 export type WanPublisherAnswer = Omit<WanPublisherStatus, 'state' | 'endpoints'> & {
   readonly state: string;

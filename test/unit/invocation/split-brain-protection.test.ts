@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configFromObject, type SplitBrainProtectionConfig } from '../../../src/config/index.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import { GridError } from '../../../src/core/errors.js';
-import { protectionRefusal, SplitBrainGuard } from '../../../src/invocation/split-brain-protection.js';
+import { protectionRefusal, SplitBrainGuard, StructureProtection } from '../../../src/invocation/split-brain-protection.js';
 import { MapService } from '../../../src/map/map-service.js';
 import { partitionIdOf } from '../../../src/partition/partitioning.js';
 import { QueueService, type PollClient } from '../../../src/queue/queue-service.js';
@@ -138,5 +138,45 @@ describe('maps and queues under split-brain protection', () => {
     const c = configFromObject({ 'split-brain-protection': { off: { enabled: false } }, map: { m: { 'split-brain-protection-ref': 'off' } } }).config;
     expect(SplitBrainGuard.of(c, c.maps, () => 1)).toBeUndefined();
     expect(SplitBrainGuard.of(configFromObject(RAW).config, configFromObject(RAW).config.maps, () => 1)).toBeDefined();
+  });
+});
+
+describe('StructureProtection (the checks both data services run)', () => {
+  const config = configFromObject(RAW).config;
+  const configOf = (name: string): { splitBrainProtectionRef: string | undefined; dataPersistence: { enabled: boolean } } => ({
+    splitBrainProtectionRef: name === 'guarded' ? 'three' : name === 'w' ? 'writes' : undefined,
+    dataPersistence: { enabled: name === 'saved' || name === 'guarded' },
+  });
+
+  it('names the structure kind and who checks, for every access the protection guards', () => {
+    const size = { n: 3 };
+    const sp = new StructureProtection({ kind: 'queue', config, entries: config.maps, clusterSize: () => size.n, configOf, persistence: () => undefined });
+    sp.guardHere('guarded', 'READ');
+    sp.guardOwner('guarded', 'WRITE');
+    size.n = 2;
+    expect(refusal(() => sp.guardHere('guarded', 'READ'))).toBe("split-brain protection 'three' for queue 'guarded': this member sees 2 of the 3 members it needs");
+    expect(refusal(() => sp.guardOwner('guarded', 'WRITE'))).toBe("split-brain protection 'three' for queue 'guarded': the partition owner sees 2 of the 3 members it needs");
+    expect(refusal(() => sp.guardOwner('w', 'READ'))).toBe('allowed');
+    expect(refusal(() => sp.guardOwner('w', 'WRITE'))).toMatch(/^split-brain protection 'writes' for queue 'w'/);
+    expect(refusal(() => sp.guardHere('plain', 'WRITE'))).toBe('allowed');
+  });
+
+  it('refuses writes of persisted structures only, while the log refuses, reading the persistence at each check', () => {
+    // Plugged in after the service is built (as member/ does), then its log fills up.
+    const member: { persistence?: { refusal(): GridError | undefined }; full?: GridError } = {};
+    const sp = new StructureProtection({ kind: 'map', config, entries: config.maps, clusterSize: () => 3, configOf, persistence: () => member.persistence });
+    sp.guardOwner('saved', 'WRITE');
+    member.persistence = { refusal: () => member.full };
+    sp.guardOwner('saved', 'WRITE');
+    const full = new GridError('PERSISTENCE_FAILED', 'disk full');
+    member.full = full;
+    expect(() => sp.guardOwner('saved', 'WRITE')).toThrow(full);
+    expect(() => sp.checkPersistable('saved')).toThrow(full);
+    sp.guardOwner('saved', 'READ');
+    sp.guardOwner('plain', 'WRITE');
+    sp.checkPersistable('plain');
+    // The protection is checked before the log: a minority member says why it refuses first.
+    const small = new StructureProtection({ kind: 'map', config, entries: config.maps, clusterSize: () => 1, configOf, persistence: () => member.persistence });
+    expect(refusal(() => small.guardOwner('guarded', 'WRITE'))).toMatch(/^split-brain protection 'three' for map 'guarded'/);
   });
 });
