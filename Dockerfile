@@ -38,10 +38,11 @@ RUN mkdir -p /var/lib/grid && chown 1000:1000 /var/lib/grid
 USER 1000:1000
 # Member protocol and REST share this port (config/container.yaml).
 EXPOSE 5701
-# The image has no curl or wget: Node's fetch asks the readiness path. Another port or path:
-# set GRID_HEALTHCHECK_URL.
+# The image has no curl or wget: node asks the readiness path. Another port or path: set
+# GRID_HEALTHCHECK_URL; an https:// one checks the certificate against GRID_HEALTHCHECK_CACERT
+# when set (else, like the kubelet's probes, not) and shows GRID_HEALTHCHECK_CERT/KEY if given.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
-  CMD ["node", "-e", "fetch(process.env.GRID_HEALTHCHECK_URL || 'http://127.0.0.1:5701/hazelcast/health/ready', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "const e = process.env, u = e.GRID_HEALTHCHECK_URL || 'http://127.0.0.1:5701/hazelcast/health/ready', f = (n) => n && require('fs').readFileSync(n); require(u.startsWith('https:') ? 'https' : 'http').get(u, { timeout: 4000, rejectUnauthorized: !!e.GRID_HEALTHCHECK_CACERT, ca: f(e.GRID_HEALTHCHECK_CACERT), cert: f(e.GRID_HEALTHCHECK_CERT), key: f(e.GRID_HEALTHCHECK_KEY) }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1)).on('timeout', () => process.exit(1))"]
 # SIGTERM (docker stop) makes the member leave gracefully: it hands its partitions over first.
 STOPSIGNAL SIGTERM
 # node itself is PID 1 (no shell, no npm), so it receives the signal.

@@ -460,7 +460,7 @@ export class Latency {
  * Server CPU = utime + stime of every process in `pids`, summed, over that window.
  * autocannon's own whole-run totals (warm-up included) are kept as `wholeRun`.
  */
-export async function cannon({ ports, pids }, connections, duration, requests) {
+export async function cannon({ ports, pids, scheme = 'http' }, connections, duration, requests) {
   const latency = new Latency();
   const statusCodes = {};
   let count = 0;
@@ -470,7 +470,7 @@ export async function cannon({ ports, pids }, connections, duration, requests) {
 
   const instances = ports.map((port, i) =>
     autocannon({
-      url: `http://${HOST}:${port}`,
+      url: `${scheme}://${HOST}:${port}`,
       // connections split as evenly as possible: 50 over 3 ports = 17, 17, 16
       connections: Math.floor(connections / ports.length) + (i < connections % ports.length ? 1 : 0),
       pipelining: 1,

@@ -138,6 +138,12 @@ async function start(file: string | undefined, flags: StartFlags): Promise<void>
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // SIGHUP re-reads the TLS files (certificate rotation); without TLS it only says so.
+  process.on('SIGHUP', () => {
+    if (created === undefined) return;
+    if (!created.tls.enabled) created.logger.info('SIGHUP: TLS is off, nothing to reload');
+    else created.reloadTls('SIGHUP');
+  });
   // The reader of the logs went away (`grid start | head`): stop gracefully, as on SIGTERM, and exit 0.
   const onStdoutClosed = (): void => {
     process.stderr.write('grid: standard output was closed; stopping the member gracefully\n');

@@ -2,6 +2,8 @@
 // produces a raw tree; `validateConfig` turns that tree into this shape, filling defaults.
 // Nothing outside src/config/ sees the raw tree.
 
+import type { SslConfig } from './ssl.js';
+
 export type EndpointGroupName =
   | 'CLUSTER_READ'
   | 'CLUSTER_WRITE'
@@ -62,6 +64,8 @@ export interface NetworkConfig {
   readonly bindHost: string;
   readonly join: JoinConfig;
   readonly restApi: RestApiConfig;
+  /** `network.ssl` (ssl.ts); undefined: plain TCP. */
+  readonly ssl?: SslConfig | undefined;
 }
 
 export interface AdvancedNetworkConfig {
@@ -70,6 +74,10 @@ export interface AdvancedNetworkConfig {
   readonly memberPort: PortConfig;
   /** When set, REST gets its own port and these endpoint groups. */
   readonly rest: { readonly port: PortConfig; readonly enabledGroups: ReadonlySet<EndpointGroupName> } | undefined;
+  /** Each endpoint's `ssl` (ssl.ts); see tlsPlan() for which serves what. */
+  readonly memberSsl?: SslConfig | undefined;
+  readonly restSsl?: SslConfig | undefined;
+  readonly wanSsl?: SslConfig | undefined;
 }
 
 export interface MapConfig {

@@ -21,6 +21,7 @@ const NAMED_CHILDREN: Readonly<Record<string, Readonly<Record<string, string>>>>
   map: { 'wan-replication-ref': 'wan-replication-ref' },
   'rest-api': { 'endpoint-group': 'endpoint-groups' },
   'rest-server-socket-endpoint-config': { 'endpoint-group': 'endpoint-groups' },
+  'advanced-network': { 'wan-endpoint-config': 'wan-endpoint-config' },
 };
 
 /** Repeated children collected into a list under a YAML key: parent -> child -> key. */

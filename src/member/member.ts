@@ -11,7 +11,7 @@ import { createLogControl, parseLogLevel, type DestinationStream, type LogContro
 import { generateInstanceName } from '../core/names.js';
 import type { MemoryGuard } from '../core/memory-guard.js';
 import { memoryGuardOf, reportMemoryMetrics } from './memory-limit.js';
-import { expandMemberList, listenPlan, type EndpointGroupName, type GridConfig, type ListenPlan } from '../config/index.js';
+import { expandMemberList, listenPlan, tlsPlan, type EndpointGroupName, type GridConfig, type ListenPlan } from '../config/index.js';
 import { ClusterService } from '../cluster/cluster-service.js';
 import type { MemberInfo } from '../cluster/types.js';
 import { PartitionService } from '../partition/partition-service.js';
@@ -28,6 +28,7 @@ import { MapService, type MapMergeBatch } from '../map/map-service.js';
 import { QueueService, type QueueMergeBatch } from '../queue/queue-service.js';
 import { createCredentialChecker, createMemberAuth } from '../security/credentials.js';
 import { Listener, inSharedReadBuffer, setReadSink } from '../net/listener.js';
+import { TlsEndpoints } from '../net/tls/tls-endpoints.js';
 import { RestServer } from '../rest/rest-server.js';
 import { WanService } from '../wan/wan-service.js';
 import { CpService } from '../cp/cp-service.js';
@@ -85,6 +86,8 @@ export class Member {
   readonly wan: WanService;
   readonly cp: CpService;
   readonly net: MemberNet;
+  /** TLS of the member port, REST's port, member and WAN dials (net/tls). */
+  readonly tls: TlsEndpoints;
   /** Prometheus metrics (undefined when `metrics enabled="false"`). */
   readonly metrics: GridMetrics | undefined;
   private readonly clock: Clock;
@@ -124,7 +127,9 @@ export class Member {
       this.uuid = randomUUID();
     }
     const t = opts.config.tuning;
+    this.tls = new TlsEndpoints(tlsPlan(opts.config.network, opts.config.advancedNetwork), this.logger);
     this.net = new MemberNet({
+      dialer: this.tls.dialer,
       logger: this.logger,
       clock: this.clock,
       auth: createMemberAuth(opts.config),
@@ -322,6 +327,7 @@ export class Member {
       logger: this.logger,
       logControl: this.logControl,
       instanceName: this.instanceName,
+      reloadTls: () => this.reloadTls('REST'),
       cluster: this.cluster,
       maps: this.maps,
       queues: this.queues,
@@ -385,12 +391,14 @@ export class Member {
       member: this.net,
       client: clientSink,
       onRefusedHttp: separateRest ? () => this.logger.debug('HTTP on the member port refused: REST has its own port') : refuseHttp,
+      tls: this.tls.member,
     });
     const port = await this.memberListener.listen(plan.memberPort);
     if (plan.restPort !== undefined) {
-      this.restListener = new Listener({ host, logger: this.logger, http: httpSink, member: undefined, onRefusedHttp: refuseHttp });
+      this.restListener = new Listener({ host, logger: this.logger, http: httpSink, member: undefined, onRefusedHttp: refuseHttp, tls: this.tls.rest });
       await this.restListener.listen(plan.restPort);
     }
+    this.tls.watchFiles();
     const advertised = this.advertisedHost();
     this.cluster.setLocal(this.memberInfo(advertised.host, advertised.port ?? port));
 
@@ -497,6 +505,11 @@ export class Member {
     return this.stopping;
   }
 
+  /** Re-reads the TLS files (SIGHUP, `grid tls reload`): new connections take them; broken files leave the old ones in use. */
+  reloadTls(reason: string): ReturnType<TlsEndpoints['reload']> {
+    return this.tls.reload(reason);
+  }
+
   /** True once a stop has begun (a shutdown asked while the member was still starting, say). */
   isStopping(): boolean {
     return this.stopping !== undefined;
@@ -536,6 +549,7 @@ export class Member {
     // Sockets last.
     this.rest?.closeAll();
     await Promise.all(listeners.map((l) => l.close(true)));
+    this.tls.close();
     this.cluster.markShutDown();
     this.logger.info('member stopped');
     this.logger.flush?.();

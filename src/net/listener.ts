@@ -85,6 +85,11 @@ export function inSharedReadBuffer(bytes: Uint8Array): boolean {
   return bytes.buffer === SHARED_READ_BUFFER.buffer;
 }
 
+/** The server side of TLS on a port: completes the handshake and hands over the decrypted socket. */
+export interface TlsAcceptor {
+  accept(raw: net.Socket, head: Buffer, secure: (socket: net.Socket) => void): void;
+}
+
 export interface ConnectionCounts {
   http: number;
   member: number;
@@ -109,6 +114,8 @@ export class Listener {
       client?: ConnectionSink | undefined;
       /** What to do with an HTTP connection when `http` is undefined. */
       onRefusedHttp?: (socket: net.Socket) => void;
+      /** With ssl on this port: every connection is TLS first (tls/tls-endpoint.ts), then detected as usual. */
+      tls?: TlsAcceptor;
     },
   ) {
     this.server = net.createServer({ noDelay: true }, (socket) => this.onConnection(socket));
@@ -171,25 +178,58 @@ export class Listener {
     socket.on('error', () => {
       // Errors on a connection not yet handed over (resets) only close it.
     });
-    // A connection that never says anything is closed rather than held forever.
-    const silent = (): void => {
-      socket.destroy();
-    };
-    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, silent);
+    const tls = this.deps.tls;
+    if (tls === undefined) {
+      this.readHead(socket, (kind, head) => this.hand(socket, kind, head));
+      return;
+    }
+    this.readFirst(socket, (hello) => {
+      tls.accept(socket, hello, (secure) => {
+        this.track(secure);
+        secure.on('error', () => undefined);
+        this.readHead(secure, (kind, inner) => this.hand(secure, kind, inner));
+      });
+    });
+  }
+
+  /** The first chunk of `socket` (with ssl on: the TLS handshake's first bytes). */
+  private readFirst(socket: net.Socket, then: (head: Buffer) => void): void {
+    const silent = this.silentCloser(socket);
+    socket.once('data', (head: Buffer) => {
+      socket.setTimeout(0);
+      socket.off('timeout', silent);
+      socket.pause();
+      then(head);
+    });
+  }
+
+  /** The first bytes of `socket`, until they name the protocol (`C`, `CP` wait for a third byte). */
+  private readHead(socket: net.Socket, then: (kind: 'member' | 'http' | 'client', head: Buffer) => void): void {
+    const silent = this.silentCloser(socket);
     let head: Buffer | undefined;
     const onData = (chunk: Buffer): void => {
       head = head === undefined ? chunk : Buffer.concat([head, chunk]);
       const kind = classifyHead(head);
-      if (kind === undefined) return; // `C` or `CP` so far: wait for the third byte
+      if (kind === undefined) return;
       socket.off('data', onData);
       socket.setTimeout(0);
       socket.off('timeout', silent);
       socket.pause();
-      this.hand(socket, kind, head);
+      then(kind, head);
     };
     socket.on('data', onData);
   }
 
+  /** A connection that never says anything is closed rather than held forever. */
+  private silentCloser(socket: net.Socket): () => void {
+    const silent = (): void => {
+      socket.destroy();
+    };
+    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, silent);
+    return silent;
+  }
+
+  /** Hand the socket to the sink of its protocol. */
   private hand(socket: net.Socket, kind: 'member' | 'http' | 'client', head: Buffer): void {
     const sink = kind === 'member' ? this.deps.member : kind === 'client' ? this.deps.client : this.deps.http;
     if (sink === undefined) {
@@ -199,7 +239,8 @@ export class Listener {
       return;
     }
     let served = socket;
-    if (kind === 'http' && sink.ownReads === true) {
+    // A TLS socket's reads are decrypted by node: only plain TCP handles read into the shared buffer.
+    if (kind === 'http' && sink.ownReads === true && this.deps.tls === undefined) {
       const taken = takeOverReads(socket);
       if (taken !== undefined) {
         this.sockets.delete(socket);

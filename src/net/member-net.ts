@@ -33,6 +33,9 @@ export type OneWayHandler = (payload: WireValue, from: MemberConnection) => void
  */
 export type MessageGate = (type: number, from: MemberConnection) => GridError | 'drop' | undefined;
 
+/** Opens an outbound connection; `ready` is the socket's event once it may carry frames. */
+export type Dialer = (host: string, port: number, purpose: 'member' | 'wan') => { socket: net.Socket; ready: 'connect' | 'secureConnect' };
+
 /**
  * Accepts or refuses WAN connections (another cluster's publisher): set by the WAN layer.
  * A WAN connection may only send the messages registered with `handleWan`; it never joins.
@@ -85,6 +88,8 @@ export class MemberNet {
       readonly version: string;
       /** When an outbound member connection counts as stalled (undefined: never). */
       readonly stall?: StallBounds;
+      /** Opens outbound connections (TLS: tls/tls-dialer.ts); undefined: plain TCP. */
+      readonly dialer?: Dialer;
     },
   ) {
     this.timer = deps.clock.setInterval(() => {
@@ -314,7 +319,7 @@ export class MemberNet {
   private dial(address: string, timeoutMs: number, handshake?: (conn: MemberConnection) => Promise<MemberIdentity>): Promise<MemberConnection> {
     const { host, port } = splitAddress(address);
     return new Promise<MemberConnection>((resolve, reject) => {
-      const socket = net.connect({ host, port, noDelay: true });
+      const { socket, ready } = this.deps.dialer?.(host, port, handshake === undefined ? 'member' : 'wan') ?? { socket: net.connect({ host, port, noDelay: true }), ready: 'connect' };
       const conn = new MemberConnection(socket, address, true, this);
       let settled = false;
       const fail = (e: unknown): void => {
@@ -325,7 +330,7 @@ export class MemberNet {
       };
       socket.setTimeout(timeoutMs, () => fail(new Error('connect timed out')));
       socket.once('error', fail);
-      socket.once('connect', () => {
+      socket.once(ready, () => {
         socket.setTimeout(0);
         this.wire(conn, false);
         socket.write(MEMBER_PREAMBLE);

@@ -95,4 +95,6 @@ export interface RestDeps {
   readonly sharedReads: SharedReads;
   /** Endpoint groups enabled on the port that received the request. */
   readonly enabledGroups: ReadonlySet<EndpointGroupName>;
+  /** Rereads the TLS files (POST rest/tls/reload): per endpoint, the certificate now in use or why the new files were refused. */
+  reloadTls?(): Readonly<Record<string, { readonly changed: boolean; readonly subject: string; readonly notAfter: string } | { readonly error: string }>>;
 }

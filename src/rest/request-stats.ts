@@ -14,7 +14,7 @@ export const ROUTE_LABELS = [
   'queue_stats', // rest/queues/<queue>/size and /stats
   'health', // health, health/*
   'cluster', // rest/cluster, rest/partitions, rest/instance, rest/management/cluster/*
-  'admin', // rest/log-level*, rest/config/*, rest/license
+  'admin', // rest/log-level*, rest/config/*, rest/license, rest/tls/*
   'wan', // rest/wan, rest/wan/*
   'cp', // rest/cp-subsystem/*, rest/cp/*
   'metrics', // metrics
@@ -54,7 +54,7 @@ export function routeLabelOf(rest: string | undefined): RouteLabel {
   if (p === 'cluster' || p === 'cluster/' || p === 'partitions' || p === 'partitions/' || p === 'instance' || p === 'instance/' || p.startsWith('management/cluster/')) {
     return 'cluster';
   }
-  if (p === 'log-level' || p.startsWith('log-level/') || p.startsWith('config/') || p === 'license' || p === 'license/') return 'admin';
+  if (p === 'log-level' || p.startsWith('log-level/') || p.startsWith('config/') || p === 'license' || p === 'license/' || p.startsWith('tls/')) return 'admin';
   return 'unknown';
 }
 

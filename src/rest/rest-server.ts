@@ -560,10 +560,13 @@ export class RestServer implements Http1Host {
   }
 
   private onClientError(err: NodeJS.ErrnoException, socket: net.Socket): void {
-    if (!socket.writable || err.code === 'ECONNRESET') {
+    // A second parse error of bytes already refused finds the socket ending with its answer: left
+    // to finish (over TLS the answer is still being encrypted and written; destroying drops it).
+    if (err.code === 'ECONNRESET' || (!socket.writable && !socket.writableEnded)) {
       socket.destroy();
       return;
     }
+    if (!socket.writable) return;
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
     const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const status = tooLarge ? '431 Request Header Fields Too Large' : timeout ? '408 Request Timeout' : '400 Bad Request';

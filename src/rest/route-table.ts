@@ -286,6 +286,16 @@ export const ENDPOINTS: readonly Endpoint[] = [
     examples: [['POST', 'rest/log-level/reset']],
   },
   {
+    method: 'POST',
+    path: '`/rest/tls/reload`',
+    group: 'CLUSTER_WRITE',
+    params: '2',
+    answer: '200 JSON per TLS endpoint, 500 TLS off',
+    readsBody: true,
+    credentials: true,
+    examples: [['POST', 'rest/tls/reload']],
+  },
+  {
     method: 'GET',
     path: '`/rest/license`',
     group: 'CLUSTER_READ',

@@ -13,6 +13,7 @@ import { queueRoute } from './queues-routes.js';
 import { healthRoute } from './health-routes.js';
 import { clusterInfo, partitionsInfo } from './cluster-routes.js';
 import { getLogLevel, managementRoute, resetLogLevel, setLogLevel, setTcpIpMembers } from './management-routes.js';
+import { reloadTls } from './tls-routes.js';
 import { cpDataRoute, cpRoute, cpUnknownWhenOff } from './cp-routes.js';
 import { wanRoute } from './wan-routes.js';
 import { metrics } from './metrics-routes.js';
@@ -64,6 +65,10 @@ export function resolveRoute(method: Method, rest: string): Route {
       break;
     case 'rest/log-level/reset':
       if (method === 'POST') return paramRoute('CLUSTER_WRITE', 2, 2, resetLogLevel);
+      break;
+    case 'rest/tls/reload':
+      // Grid's own: what SIGHUP does, from anywhere (certificate rotation; tls-routes.ts).
+      if (method === 'POST') return paramRoute('CLUSTER_WRITE', 2, 2, reloadTls);
       break;
     case 'rest/license':
       if (isGet(method)) {

@@ -21,6 +21,7 @@ import { DEFAULT_SEED, Rng, caseSeed, chunkBytes } from './engine.js';
 import { FUZZ_CLUSTER_NAME } from './driver.js';
 import { compareAnswers, isKnownNodePathLoss, normalise, sendPair, showAnswer, splitResponses, type Answer, type Compared, type MemberIdentity, type PairOptions } from './http-diff.js';
 import { httpCase, loadHttpCorpus, type HttpSeed } from './http-input.js';
+import { makeTestCerts, pemSsl, type TestCerts } from '../support/certs.js';
 
 const env = process.env;
 const SEED = Number(env.FUZZ_SEED ?? DEFAULT_SEED);
@@ -72,11 +73,17 @@ class Pair {
   constructor(
     readonly grid: Cluster,
     readonly node: Cluster,
+    /** How cases are sent (over TLS when the members speak it). */
+    readonly options: PairOptions = PAIR,
+    private readonly certs?: TestCerts,
   ) {}
 
-  static async start(): Promise<Pair> {
+  /** With `secure`, both members speak TLS (node's path is then node:https's, over the same TLS sockets). */
+  static async start(secure = false): Promise<Pair> {
+    const certs = secure ? makeTestCerts() : undefined;
     const start = (path: 'grid' | 'node'): Promise<Cluster> =>
       startCluster({
+        ...(certs !== undefined ? { tls: { ca: certs.caPem } } : {}),
         size: 1,
         spare: 0,
         clusterName: FUZZ_CLUSTER_NAME,
@@ -85,13 +92,14 @@ class Pair {
         // Everything expires and queues stay small, as in the other HTTP fuzz. One instance
         // name for both, so /rest/instance answers alike.
         config: () => ({
+          ...(certs !== undefined ? { network: { ssl: pemSsl(certs.memberKey, certs.memberPem, certs.caPem) } } : {}),
           'instance-name': 'fuzz-member',
           map: { default: { 'backup-count': 0, 'time-to-live-seconds': 120 } },
           queue: { default: { 'backup-count': 0, 'max-size': 50 } },
         }),
       });
     const [grid, node] = await Promise.all([start('grid'), start('node')]);
-    const pair = new Pair(grid, node);
+    const pair = new Pair(grid, node, certs !== undefined ? { ...PAIR, tls: { ca: readFileSync(certs.caPem) } } : PAIR, certs);
     await pair.readNames();
     return pair;
   }
@@ -164,6 +172,7 @@ class Pair {
 
   async destroy(): Promise<void> {
     await Promise.all([this.grid.destroy(), this.node.destroy()]);
+    this.certs?.remove();
   }
 }
 
@@ -171,7 +180,7 @@ class Pair {
 async function diffCase(pair: Pair, caseId: string, label: string, bytes: Buffer, chunks: readonly Buffer[]): Promise<{ diff: Difference | undefined; known: Difference | undefined; outcome: string }> {
   const [gridId, nodeId] = pair.identities();
   const view = (a: Answer, who: MemberIdentity): Compared => ({ text: normalise(a.received, who), closed: a.closed, reset: a.reset });
-  const [g, n] = await sendPair(pair.ports, chunks, PAIR, (a, b) => compareAnswers(view(a, gridId), view(b, nodeId)) === undefined);
+  const [g, n] = await sendPair(pair.ports, chunks, pair.options, (a, b) => compareAnswers(view(a, gridId), view(b, nodeId)) === undefined);
   const gv = view(g, gridId);
   const nv = view(n, nodeId);
   const statuses = splitResponses(nv.text).map((r) => r.status);
@@ -282,7 +291,14 @@ describe('differential fuzz: the comparison', () => {
 
 const runIt = TARGET === 'all' || TARGET === 'http-diff';
 
-describe.runIf(runIt)('differential fuzz: Grid\'s HTTP path answers as node:http does', () => {
+/** Plain TCP with CASES cases; over TLS (issue 22) a bounded share of them, the seed corpus whole. */
+const TRANSPORTS = [
+  { name: 'TCP', secure: false, cases: CASES },
+  { name: 'TLS', secure: true, cases: LONG ? CASES : Math.min(CASES, 100) },
+] as const;
+
+for (const { name: transport, secure, cases: CASE_COUNT } of TRANSPORTS)
+describe.runIf(runIt)(`differential fuzz over ${transport}: Grid's HTTP path answers as node:http${secure ? 's' : ''} does`, () => {
   let pair: Pair;
   const corpus = loadHttpCorpus(FUZZ_CLUSTER_NAME);
   const summary: DiffSummary = {
@@ -307,7 +323,7 @@ describe.runIf(runIt)('differential fuzz: Grid\'s HTTP path answers as node:http
   // Its own file next to the other targets' summary (cluster-fuzz.test.ts may run alongside and
   // rewrites that one); scripts/fuzz.mjs reads both.
   const report = (): void => {
-    if (SUMMARY_FILE !== undefined) writeFileSync(`${SUMMARY_FILE}.http-diff.json`, JSON.stringify([summary], null, 2));
+    if (SUMMARY_FILE !== undefined) writeFileSync(`${SUMMARY_FILE}.http-diff${secure ? '-tls' : ''}.json`, JSON.stringify([summary], null, 2));
   };
 
   /** Counts a difference; the first 50 of a test go into its list and the summary. */
@@ -326,7 +342,7 @@ describe.runIf(runIt)('differential fuzz: Grid\'s HTTP path answers as node:http
   };
 
   beforeAll(async () => {
-    pair = await Pair.start();
+    pair = await Pair.start(secure);
   }, 60_000);
 
   afterAll(async () => {
@@ -355,14 +371,14 @@ describe.runIf(runIt)('differential fuzz: Grid\'s HTTP path answers as node:http
   }, 60_000);
 
   it(
-    `${CASES} random, mutated and pipelined request streams (seed ${SEED}), whole and in chunks: the same answers, no crash, no wedge`,
+    `${CASE_COUNT} random, mutated and pipelined request streams (seed ${SEED}), whole and in chunks: the same answers, no crash, no wedge`,
     async () => {
       summary.rssStartMb = summary.rssPeakMb = pair.rssMb();
       const t0 = Date.now();
       const differences: Difference[] = [];
       let stop = false;
-      for (let start = 0; start < CASES && !stop; start += BATCH) {
-        const end = Math.min(CASES, start + BATCH);
+      for (let start = 0; start < CASE_COUNT && !stop; start += BATCH) {
+        const end = Math.min(CASE_COUNT, start + BATCH);
         await Promise.all(
           Array.from({ length: LANES }, async (_, lane) => {
             // Lane `lane` takes the cases of its residue in order.
@@ -402,8 +418,8 @@ describe.runIf(runIt)('differential fuzz: Grid\'s HTTP path answers as node:http
       log(`[http-diff] ${summary.cases} cases in ${summary.seconds.toFixed(1)} s: ${summary.differences} differences, ${summary.nodePathLosses} node-path losses, ${summary.crashes} crashes, ${summary.wedges} wedges; outcomes ${JSON.stringify(summary.outcomes)}`);
       expect(summary.crashes + summary.wedges, summary.findings.map((f) => `${f.kind} ${f.caseId ?? ''}: ${f.detail}`).join('\n')).toBe(0);
       expect(differences.map(formatDifference)).toEqual([]);
-      expect(summary.cases).toBe(CASES);
+      expect(summary.cases).toBe(CASE_COUNT);
     },
-    60_000 + CASES * 30,
+    60_000 + CASE_COUNT * 30,
   );
 });

@@ -4,6 +4,7 @@
 // of Grid's path must be byte for byte node's, Date aside.
 
 import net from 'node:net';
+import tls from 'node:tls';
 
 export interface Answer {
   /** Everything the member sent (capped at MAX_RECEIVED_BYTES). */
@@ -205,6 +206,8 @@ export interface PairOptions {
   readonly settleMs: number;
   /** Hard deadline after the last write. */
   readonly deadlineMs: number;
+  /** Both members speak TLS on their ports: connect with this CA (PEM). */
+  readonly tls?: { readonly ca: Buffer };
 }
 
 interface Side {
@@ -217,11 +220,11 @@ interface Side {
   connected: Promise<boolean>;
 }
 
-function open(port: number, onData: () => void): Side {
-  const socket = net.connect({ port, host: '127.0.0.1', noDelay: true });
+function open(port: number, onData: () => void, secure: PairOptions['tls']): Side {
+  const socket = secure === undefined ? net.connect({ port, host: '127.0.0.1', noDelay: true }) : tls.connect({ port, host: '127.0.0.1', ca: secure.ca });
   const side: Side = { socket, got: [], size: 0, closed: false, reset: false, writeFailed: false, connected: Promise.resolve(false) };
   side.connected = new Promise((resolve) => {
-    socket.once('connect', () => resolve(true));
+    socket.once(secure === undefined ? 'connect' : 'secureConnect', () => resolve(true));
     socket.once('error', () => resolve(false));
   });
   socket.on('data', (d: Buffer) => {
@@ -274,7 +277,7 @@ export async function sendPair(
   const touched = (): void => {
     lastEvent = Date.now();
   };
-  const sides = [open(ports[0], touched), open(ports[1], touched)] as const;
+  const sides = [open(ports[0], touched, opts.tls), open(ports[1], touched, opts.tls)] as const;
   const answers = (timedOut: boolean): [Answer, Answer] => [
     { received: Buffer.concat(sides[0].got), closed: sides[0].closed, reset: sides[0].reset, timedOut },
     { received: Buffer.concat(sides[1].got), closed: sides[1].closed, reset: sides[1].reset, timedOut },

@@ -4,7 +4,8 @@
 // process started here is killed after the test, pass or fail.
 
 import http from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -91,6 +92,8 @@ export interface ClusterOptions {
    * killed anyway when the test worker exits).
    */
   readonly scope?: 'test' | 'file';
+  /** The members speak HTTPS: the harness trusts `ca` (PEM) and shows `cert`/`key` when given. */
+  readonly tls?: { readonly ca: string; readonly cert?: string; readonly key?: string };
 }
 
 export type MemberStatus = 'running' | 'killed' | 'stopped' | 'exited';
@@ -286,7 +289,18 @@ export class Cluster {
   private agentFor(port: number): http.Agent {
     let a = this.agents.get(port);
     if (a === undefined) {
-      a = new http.Agent({ keepAlive: true, maxSockets: 32 });
+      const t = this.opts.tls;
+      a =
+        t === undefined
+          ? new http.Agent({ keepAlive: true, maxSockets: 32 })
+          : new https.Agent({
+              keepAlive: true,
+              maxSockets: 32,
+              ca: readFileSync(t.ca),
+              // The chain is checked; names are the TLS tests' own subject (a member may hold a certificate for a DNS name only).
+              checkServerIdentity: () => undefined,
+              ...(t.cert !== undefined && t.key !== undefined ? { cert: readFileSync(t.cert), key: readFileSync(t.key) } : {}),
+            });
       this.agents.set(port, a);
     }
     return a;
@@ -317,7 +331,7 @@ export class Cluster {
       } else if (method === 'POST') {
         headers['content-length'] = '0';
       }
-      const req = http.request({ host, port, method, path, headers, agent: this.agentFor(port) }, (res) => {
+      const req = (this.opts.tls === undefined ? http : https).request({ host, port, method, path, headers, agent: this.agentFor(port) }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
         res.on('error', reject);

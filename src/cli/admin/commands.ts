@@ -9,6 +9,7 @@ import { CliError, EXIT, UsageError } from './outcome.js';
 import { formatStatus, type ClusterAnswer, type HealthAnswer, type PartitionsAnswer } from './format.js';
 import { registerWanCommands } from './wan-commands.js';
 import { registerCpCommands } from './cp-commands.js';
+import { registerTlsCommands } from './tls-commands.js';
 
 /** A value from the argument, or from `--file` (`-` = stdin); one of the two is required. */
 export function valueOf(value: string | undefined, file: string | undefined, what: string): Buffer {
@@ -223,4 +224,5 @@ export function registerAdminCommands(program: Command, io: AdminEnv): void {
   registerLogLevelCommands(program, io);
   registerWanCommands(program, io);
   registerCpCommands(program, io);
+  registerTlsCommands(program, io);
 }

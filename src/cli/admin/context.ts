@@ -42,6 +42,7 @@ export class Ctx {
       prefix: settings.prefix,
       timeoutMs: settings.requestTimeoutMs,
       userAgent: `grid-cli/${io.version}`,
+      tls: settings.tls,
     });
   }
 
@@ -183,6 +184,11 @@ export function withCommonOptions(cmd: Command): Command {
     .option('--json', "print the member's JSON answer as it is (text answers as a JSON object), for scripts")
     .addOption(new Option('--prefix <prefix>', 'path prefix of the REST API').choices(['grid', 'hazelcast']).default('grid'))
     .option('--request-timeout <seconds>', `how long to wait for an answer (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`)
+    .option('--tls', 'talk HTTPS to the member (also: an https:// address, or any of the flags below)')
+    .option('--cacert <file>', 'PEM CA certificate(s) that sign the member\'s certificate (env GRID_CACERT)')
+    .option('--cert <file>', 'PEM client certificate, for a member that requires one (env GRID_CERT)')
+    .option('--key <file>', 'PEM private key of --cert (env GRID_KEY)')
+    .option('--insecure', 'do not check the member\'s certificate (test members only)')
     // Wrapped at the help's width (the terminal's, else 80), as commander wraps the rest.
     .addHelpText('after', () => `\n${cmd.createHelp().boxWrap(EXIT_CODES_HELP, helpWidthOf(cmd))}`);
 }

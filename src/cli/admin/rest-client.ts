@@ -4,7 +4,9 @@
 // what an answer means.
 
 import http from 'node:http';
-import { connectionError, type ConnectionFailure } from './outcome.js';
+import https from 'node:https';
+import { CliError, EXIT, connectionError, type ConnectionFailure } from './outcome.js';
+import { tlsFailure, tlsRequestOptions, type TlsClientSettings } from './tls-settings.js';
 import type { MemberAddress, Prefix } from './settings.js';
 
 /** How long the TCP connection may take before the member counts as unreachable. */
@@ -36,8 +38,13 @@ export class RestClient {
       readonly prefix: Prefix;
       readonly timeoutMs: number;
       readonly userAgent: string;
+      readonly tls?: TlsClientSettings | undefined;
     },
-  ) {}
+  ) {
+    this.tlsOptions = opts.tls === undefined ? undefined : tlsRequestOptions(opts.tls);
+  }
+
+  private readonly tlsOptions: ReturnType<typeof tlsRequestOptions> | undefined;
 
   /** `path` is after the prefix (`rest/maps/m/k`), already percent-encoded. */
   request(method: 'GET' | 'POST' | 'DELETE', path: string, o: RequestOptions = {}): Promise<Reply> {
@@ -60,9 +67,11 @@ export class RestClient {
         clearTimeout(connectTimer);
         clearTimeout(answerTimer);
         req.destroy();
-        reject(connectionError(address.display, this.opts.addressSource, { ...f, connected }));
+        const tlsText = tlsFailure(f.code, f.message, this.tlsOptions !== undefined);
+        reject(tlsText !== undefined ? new CliError(EXIT.CONNECTION, `${address.display}: ${tlsText}`) : connectionError(address.display, this.opts.addressSource, { ...f, connected }));
       };
-      const req = http.request({ host: address.host, port: address.port, method, path: `/${prefix}/${path}`, headers, agent: false }, (res) => {
+      const target = { host: address.host, port: address.port, method, path: `/${prefix}/${path}`, headers, agent: false as const };
+      const onResponse = (res: http.IncomingMessage): void => {
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
         res.on('error', (e: NodeJS.ErrnoException) => fail({ code: e.code, message: e.message }));
@@ -79,7 +88,8 @@ export class RestClient {
             reason: typeof reason === 'string' && reason.length > 0 ? reason : undefined,
           });
         });
-      });
+      };
+      const req = this.tlsOptions === undefined ? http.request(target, onResponse) : https.request({ ...target, ...this.tlsOptions }, onResponse);
       const connectTimer = setTimeout(() => fail({ code: 'ETIMEDOUT', message: 'connect timeout', timedOutMs: CONNECT_TIMEOUT_MS }), CONNECT_TIMEOUT_MS);
       req.on('socket', (socket) => {
         socket.once('connect', () => {

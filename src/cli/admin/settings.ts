@@ -3,6 +3,7 @@
 // where each came from out (error messages name the source, never the password).
 
 import { UsageError } from './outcome.js';
+import { resolveTls, type TlsClientSettings, type TlsFlags } from './tls-settings.js';
 
 export const DEFAULT_ADDRESS = '127.0.0.1:5701';
 /** Grid's (and Hazelcast's) default cluster-name: what a member without security expects first. */
@@ -12,7 +13,7 @@ export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 70;
 export type Prefix = 'grid' | 'hazelcast';
 
 /** The flags as commander hands them over (every one optional). */
-export interface CommonFlags {
+export interface CommonFlags extends TlsFlags {
   readonly address?: string;
   readonly clusterName?: string;
   readonly user?: string;
@@ -27,6 +28,8 @@ export interface MemberAddress {
   readonly port: number;
   /** As the user should read it: `host:port`, `[v6]:port`. */
   readonly display: string;
+  /** Written as an https:// address. */
+  readonly https?: boolean;
 }
 
 export interface Settings {
@@ -43,6 +46,8 @@ export interface Settings {
   readonly json: boolean;
   readonly prefix: Prefix;
   readonly requestTimeoutMs: number;
+  /** HTTPS (tls-settings.ts); undefined: plain HTTP. */
+  readonly tls?: TlsClientSettings | undefined;
 }
 
 /**
@@ -51,8 +56,8 @@ export interface Settings {
  */
 export function parseAddress(text: string): MemberAddress {
   let s = text.trim();
-  if (/^https:\/\//i.test(s)) throw new UsageError(`address "${text}": Grid members speak plain HTTP (use host:port)`);
-  s = s.replace(/^http:\/\//i, '').replace(/\/+$/, '');
+  const https = /^https:\/\//i.test(s);
+  s = s.replace(/^https?:\/\//i, '').replace(/\/+$/, '');
   if (s.length === 0) throw new UsageError('address is empty (expected host:port)');
   let host: string;
   let portText: string | undefined;
@@ -75,7 +80,7 @@ export function parseAddress(text: string): MemberAddress {
     }
     port = Number(portText);
   }
-  return { host, port, display: host.includes(':') ? `[${host}]:${port}` : `${host}:${port}` };
+  return { host, port, display: host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`, ...(https ? { https } : {}) };
 }
 
 const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
@@ -115,8 +120,10 @@ export function resolveSettings(flags: CommonFlags, env: Readonly<Record<string,
     requestTimeoutMs = Math.round(t * 1000);
   }
 
+  const address = parseAddress(addressText);
   return {
-    address: parseAddress(addressText),
+    address,
+    tls: resolveTls(flags, env, address.https === true),
     addressSource,
     name,
     nameSource,

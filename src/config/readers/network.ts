@@ -32,6 +32,7 @@ import {
 } from '../types.js';
 import { checkInt, readList, Section, type Raw } from './section.js';
 import { IGNORED_ADVANCED, IGNORED_ENDPOINT, IGNORED_JOIN, IGNORED_NETWORK } from './unused-elements.js';
+import { readSslOf, readWanEndpointSsl } from './ssl.js';
 
 // ---- host and port syntax -------------------------------------------------------------
 
@@ -185,8 +186,9 @@ function readNetwork(problems: Problems, s: Section): NetworkConfig {
   }
   const join = readJoin(problems, s.child('join'));
   const restApi = readRestApi(problems, s.child('rest-api'));
+  const ssl = readSslOf(problems, s);
   s.finish(IGNORED_NETWORK);
-  return { port, publicAddress: publicAddress === '' ? undefined : publicAddress, bindHost, join, restApi };
+  return { port, publicAddress: publicAddress === '' ? undefined : publicAddress, bindHost, join, restApi, ssl };
 }
 
 function readAdvancedNetwork(
@@ -198,17 +200,21 @@ function readAdvancedNetwork(
   const join = s.has('join') ? readJoin(problems, s.child('join')) : undefined;
   const member = s.child('member-server-socket-endpoint-config');
   const memberPort = readPort(problems, member.at('port'), member.raw('port'), DEFAULT_MEMBER_PORT);
+  const memberSsl = readSslOf(problems, member);
   // `name` only labels an endpoint config.
   member.finish(IGNORED_ENDPOINT, { silent: ['name'] });
   let rest: AdvancedNetworkConfig['rest'];
+  let restSsl: AdvancedNetworkConfig['restSsl'];
   if (s.has('rest-server-socket-endpoint-config')) {
     const r = s.child('rest-server-socket-endpoint-config');
     const port = readPort(problems, r.at('port'), r.raw('port'), DEFAULT_ADVANCED_REST_PORT);
     const enabledGroups = readEndpointGroups(problems, r);
+    restSsl = readSslOf(problems, r);
     r.finish(IGNORED_ENDPOINT, { silent: ['name'] });
     rest = { port, enabledGroups };
   }
+  const wanSsl = readWanEndpointSsl(problems, s.child('wan-endpoint-config'));
   s.finish(IGNORED_ADVANCED);
   if (!enabled) return { advanced: { enabled: false, memberPort: network.port, rest: undefined }, join: undefined };
-  return { advanced: { enabled: true, memberPort, rest }, join };
+  return { advanced: { enabled: true, memberPort, rest, memberSsl, restSsl, wanSsl }, join };
 }

@@ -19,7 +19,7 @@ export const IGNORED_TOP_LEVEL = [
   'map-store', 'memcache-protocol', 'quorum', 'cluster-properties', 'device',
 ];
 export const IGNORED_NETWORK = [
-  'reuse-address', 'outbound-ports', 'member-address-provider', 'failure-detector', 'ssl', 'socket-interceptor',
+  'reuse-address', 'outbound-ports', 'member-address-provider', 'failure-detector', 'socket-interceptor',
   'symmetric-encryption', 'memcache-protocol', 'icmp', 'tpc-socket', 'rest-api-endpoint-config',
 ];
 export const IGNORED_JOIN = ['aws', 'gcp', 'azure', 'kubernetes', 'eureka', 'discovery-strategies'];
@@ -39,11 +39,11 @@ export const IGNORED_SECURITY = [
   'member-credentials-factory', 'member-login-modules', 'client-login-modules', 'permission-priority',
 ];
 export const IGNORED_ENDPOINT = [
-  'public-address', 'reuse-address', 'outbound-ports', 'socket-options', 'ssl', 'symmetric-encryption',
+  'public-address', 'reuse-address', 'outbound-ports', 'socket-options', 'symmetric-encryption',
   'socket-interceptor', 'tpc-socket', 'interfaces',
 ];
 export const IGNORED_ADVANCED = [
-  'client-server-socket-endpoint-config', 'wan-endpoint-config', 'wan-server-socket-endpoint-config',
+  'client-server-socket-endpoint-config', 'wan-server-socket-endpoint-config',
   'memcache-server-socket-endpoint-config', 'member-address-provider', 'failure-detector',
 ];
 
@@ -81,7 +81,7 @@ export const UNSUPPORTED_PUBLISHER: Readonly<Record<string, string>> = {
   'discovery-period-seconds': WAN_DISCOVERY_ONLY,
   'max-target-endpoints': WAN_DISCOVERY_ONLY,
   'use-endpoint-private-address': WAN_DISCOVERY_ONLY,
-  endpoint: 'WAN endpoint configs (advanced-network wan-endpoint-config) are not supported; the publisher connects to the target member ports like a member connection',
+  endpoint: 'not read: every publisher dials the target member ports with the ssl of the first advanced-network wan-endpoint-config (else the member endpoint\'s)',
   properties: 'batch-publisher properties are not supported',
   'idle-min-park-ns': 'not supported: Grid\'s publisher is driven by events and timers, not a polling thread',
   'idle-max-park-ns': 'not supported: Grid\'s publisher is driven by events and timers, not a polling thread',

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { paramsBody, parseAddress, resolveSettings, describeCredentials } from '../../../src/cli/admin/settings.js';
 import { CliError, EXIT, connectionError, httpError } from '../../../src/cli/admin/outcome.js';
+import { resolveTls, tlsFailure, tlsRequestOptions } from '../../../src/cli/admin/tls-settings.js';
 import {
   formatConsistency,
   formatCpGroups,
@@ -42,11 +43,38 @@ describe('addresses', () => {
     expect(parseAddress(' http://localhost:5701/ ')).toEqual({ host: 'localhost', port: 5701, display: 'localhost:5701' });
   });
 
-  it('bad ports, empty hosts and https are usage errors naming the input', () => {
+  it('bad ports and empty hosts are usage errors naming the input', () => {
     for (const bad of ['h:0', 'h:65536', 'h:abc', 'h:', ':5701', '', 'a b:1', 'user@h:1']) {
       expect(usage(() => parseAddress(bad)), bad).toMatch(bad === '' ? /empty/ : /address|port/);
     }
-    expect(usage(() => parseAddress('https://h:1'))).toMatch(/plain HTTP/);
+  });
+
+  it('an https:// address asks for TLS', () => {
+    expect(parseAddress('https://h:1/')).toEqual({ host: 'h', port: 1, display: 'h:1', https: true });
+    expect(resolveSettings({ address: 'https://h:1' }, {}).tls).toEqual({ caFile: undefined, certFile: undefined, keyFile: undefined, insecure: false });
+  });
+});
+
+describe('TLS flags', () => {
+  it('are off unless asked; any TLS flag turns TLS on; the environment fills the files', () => {
+    expect(resolveSettings({}, {}).tls).toBeUndefined();
+    expect(resolveTls({ tls: true }, {}, false)).toEqual({ caFile: undefined, certFile: undefined, keyFile: undefined, insecure: false });
+    expect(resolveTls({ cacert: 'ca.pem' }, {}, false)).toMatchObject({ caFile: 'ca.pem' });
+    expect(resolveTls({ insecure: true }, {}, false)).toMatchObject({ insecure: true });
+    expect(resolveTls({ tls: true }, { GRID_CACERT: 'e.pem', GRID_CERT: 'c.pem', GRID_KEY: 'k.pem' }, false)).toMatchObject({ caFile: 'e.pem', certFile: 'c.pem', keyFile: 'k.pem' });
+    expect(resolveTls({ tls: true, cacert: 'f.pem' }, { GRID_CACERT: 'e.pem' }, false)).toMatchObject({ caFile: 'f.pem' });
+  });
+
+  it('--cert needs --key, and a file that cannot be read is a usage error naming it', () => {
+    expect(usage(() => resolveTls({ cert: 'c.pem' }, {}, false))).toMatch(/--cert and --key go together/);
+    expect(usage(() => tlsRequestOptions({ caFile: '/nope/ca.pem', certFile: undefined, keyFile: undefined, insecure: false }))).toBe('--cacert /nope/ca.pem: cannot read it (no such file)');
+  });
+
+  it('say what a TLS failure means', () => {
+    expect(tlsFailure('SELF_SIGNED_CERT_IN_CHAIN', 'self-signed certificate in certificate chain', true)).toMatch(/pass --cacert/);
+    expect(tlsFailure('ERR_SSL_WRONG_VERSION_NUMBER', 'wrong version number', true)).toMatch(/does not speak TLS/);
+    expect(tlsFailure('EPROTO', 'alert certificate required', true)).toMatch(/--cert and --key/);
+    expect(tlsFailure('ECONNREFUSED', 'connect ECONNREFUSED', false)).toBeUndefined();
   });
 });
 

@@ -256,7 +256,7 @@ describe('unsupported WAN elements are warned about by name', () => {
     `${src}: ${PUB}.discovery-period-seconds: ${DISCOVERY_ONLY}`,
     `${src}: ${PUB}.max-target-endpoints: ${DISCOVERY_ONLY}`,
     `${src}: ${PUB}.use-endpoint-private-address: ${DISCOVERY_ONLY}`,
-    `${src}: ${PUB}.endpoint: WAN endpoint configs (advanced-network wan-endpoint-config) are not supported; the publisher connects to the target member ports like a member connection (ignored)`,
+    `${src}: ${PUB}.endpoint: not read: every publisher dials the target member ports with the ssl of the first advanced-network wan-endpoint-config (else the member endpoint's) (ignored)`,
     `${src}: ${PUB}.properties: batch-publisher properties are not supported (ignored)`,
     `${src}: ${PUB}.idle-min-park-ns: not supported: Grid's publisher is driven by events and timers, not a polling thread (ignored)`,
     `${src}: ${PUB}.idle-max-park-ns: not supported: Grid's publisher is driven by events and timers, not a polling thread (ignored)`,

@@ -22,6 +22,7 @@ describe('routeLabelOf', () => {
       ['rest/management/cluster/state', 'cluster'],
       ['rest/log-level', 'admin'],
       ['rest/log-level/reset', 'admin'],
+      ['rest/tls/reload', 'admin'],
       ['rest/config/tcp-ip/member-list', 'admin'],
       ['rest/license', 'admin'],
       ['rest/wan', 'wan'],

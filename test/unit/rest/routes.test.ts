@@ -75,6 +75,7 @@ const CASES: readonly [Method, string, EndpointGroupName][] = [
   ['POST', 'rest/license', 'CLUSTER_WRITE'],
   ['POST', 'rest/log-level', 'CLUSTER_WRITE'],
   ['POST', 'rest/log-level/reset', 'CLUSTER_WRITE'],
+  ['POST', 'rest/tls/reload', 'CLUSTER_WRITE'],
   ['POST', 'rest/config/tcp-ip/member-list', 'CLUSTER_WRITE'],
   // CP
   ['GET', 'rest/cp-subsystem', 'CP'],
@@ -109,6 +110,7 @@ describe('resolveRoute: which routes read a body', () => {
     ['GET', 'rest/log-level', false],
     ['POST', 'rest/log-level', true],
     ['POST', 'rest/log-level/reset', true],
+    ['POST', 'rest/tls/reload', true],
     ['POST', 'rest/license', true],
     ['POST', 'rest/management/cluster/state', true],
     ['POST', 'rest/management/cluster/forceStart', true],
