@@ -1,8 +1,8 @@
 // The route table (route-table.ts) compiled, once at load, into the dispatch: scopes indexed by
-// a path's first segment (its first two when the first is `rest`), and in each scope, per
-// method, its routes as segment lists. A request costs one map lookup, a prefix check and a
-// walk over the few routes of its scope and method; its group, body handling, handler and
-// metrics label all come from the rows it matched.
+// the first character of a path's first segment (of its second when the first is `rest`), and
+// in each scope, per method, its routes as segment lists. A request costs one array lookup, a
+// prefix check or two and a walk over the few routes of its scope and method; its group, body
+// handling, handler and metrics label all come from the rows it matched.
 
 import type { EndpointGroupName } from '../config/types.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
@@ -22,8 +22,6 @@ interface CompiledRoute {
   readonly label: RouteLabel;
   /** The pattern after its scope's prefix: literal segments and parameters. */
   readonly segments: readonly Segment[];
-  /** How many parameters the pattern binds. */
-  readonly params: number;
   readonly run: (r: Request, d: RestDeps, path: readonly string[]) => MaybePromise<void>;
 }
 
@@ -68,17 +66,18 @@ export function patternOf(route: Route): string | undefined {
   return route instanceof TableRoute ? route.route.pattern : undefined;
 }
 
-/** The index key of a path: its first segment, or its first two when the first is `rest`. */
-function keyOf(path: string): string {
-  const slash = path.indexOf('/');
-  if (slash === -1) return path;
-  if (slash !== REST.length - 1 || !path.startsWith(REST)) return path.slice(0, slash);
-  const second = path.indexOf('/', REST.length);
-  return second === -1 ? path : path.slice(0, second);
+/**
+ * The index slot of a path: the character after `rest/`, or the first one of a path outside
+ * rest/ (one bucket per character, no string built). A bucket's few scopes are then told
+ * apart by their prefixes, which all end at a segment boundary.
+ */
+function slotOf(path: string): number {
+  return path.startsWith(REST) ? 128 + (path.charCodeAt(REST.length) & 127) : path.charCodeAt(0) & 127;
 }
 
 export class RouteDispatch {
-  private readonly index = new Map<string, CompiledScope[]>();
+  /** slotOf -> the scopes whose prefix has that slot, exact ones first. */
+  private readonly index: CompiledScope[][] = Array.from({ length: 256 }, () => []);
 
   constructor(
     endpoints: readonly Endpoint[],
@@ -99,7 +98,6 @@ export class RouteDispatch {
           readsBody: e.readsBody,
           label: e.label ?? scope.label,
           segments,
-          params: segments.filter((s) => typeof s !== 'string').length,
           run: runnerOf(handler, counts, scope.guard),
         };
         routes.get(scope)!.push({ route, methods });
@@ -116,20 +114,18 @@ export class RouteDispatch {
         byMethod,
         labelled: all.map((x) => x.route).filter((r) => r.label !== scope.label),
       };
-      const key = keyOf(scope.prefix.endsWith('/') ? scope.prefix.slice(0, -1) : scope.prefix);
-      const list = this.index.get(key) ?? [];
+      const list = this.index[slotOf(scope.prefix)]!;
       // An exact scope goes first: `rest/wan/` is rest/wan's, not an empty path under rest/wan/.
       if (scope.shape === 'exact') list.unshift(compiled);
       else list.push(compiled);
-      this.index.set(key, list);
     }
   }
 
   /** The scope a path (after the prefix, still encoded) belongs to, if any. */
   scopeOf(rest: string): CompiledScope | undefined {
-    const list = this.index.get(keyOf(rest));
-    if (list === undefined) return undefined;
-    for (const c of list) {
+    const list = this.index[slotOf(rest)]!;
+    for (let i = 0; i < list.length; i++) {
+      const c = list[i]!;
       const p = c.scope.prefix;
       if (!rest.startsWith(p)) continue;
       switch (c.scope.shape) {
@@ -248,9 +244,8 @@ function compilePattern(tail: string, params: Readonly<Record<string, ParamSpec>
 function capture(route: CompiledRoute, tail: string): string[] | undefined {
   const segs = route.segments;
   if (segs.length === 0) return tail.length === 0 ? [] : undefined;
-  const raw: string[] = new Array<string>(route.params);
+  const raw: string[] = [];
   let at = 0;
-  let n = 0;
   for (let i = 0; i < segs.length; i++) {
     const s = segs[i]!;
     const last = i === segs.length - 1;
@@ -268,7 +263,7 @@ function capture(route: CompiledRoute, tail: string): string[] | undefined {
     } else {
       const text = tail.slice(at, end);
       if (s.param.accepts !== undefined && !s.param.accepts(text)) return undefined;
-      raw[n++] = text;
+      raw.push(text);
     }
     at = end + 1;
   }
