@@ -12,7 +12,12 @@ import { REST } from './route-paths.js';
 import type { Endpoint } from './route-table.js';
 import type { ParamSpec, Scope } from './route-scopes.js';
 
-type Segment = string | { readonly param: ParamSpec; readonly rest: boolean };
+/** One segment of a pattern: a literal, or a parameter (one segment, or with `rest` the rest of the path). One shape for all, so the match loop stays monomorphic. */
+interface Segment {
+  readonly literal: string | undefined;
+  readonly param: ParamSpec | undefined;
+  readonly rest: boolean;
+}
 
 interface CompiledRoute {
   readonly endpoint: Endpoint;
@@ -29,7 +34,8 @@ export interface CompiledScope {
   readonly scope: Scope;
   /** The routes' one group when the scope claims it (groupOfPath), else undefined. */
   readonly claimedGroup: EndpointGroupName | undefined;
-  readonly byMethod: Readonly<Record<Method, readonly CompiledRoute[]>>;
+  /** methodSlot -> the scope's routes for that method, in table order. */
+  readonly byMethod: readonly (readonly CompiledRoute[])[];
   /** Routes whose label is not the scope's, whatever their method (the label does not depend on it). */
   readonly labelled: readonly CompiledRoute[];
 }
@@ -90,7 +96,7 @@ export class RouteDispatch {
       const counts = credentialCounts(e);
       for (const [pattern, handler] of Object.entries(e.routes)) {
         const scope = scopeOfPattern(scopes, pattern);
-        const segments = compilePattern(tailOf(scope, pattern), params, pattern);
+        const segments = compilePattern(pattern.slice(tailStart(scope, pattern)), params, pattern);
         const route: CompiledRoute = {
           endpoint: e,
           pattern,
@@ -107,7 +113,7 @@ export class RouteDispatch {
       const all = routes.get(scope)!;
       const groups = new Set(all.map((x) => x.route.group));
       if (scope.claimsGroup && groups.size !== 1) throw new Error(`route table: scope ${scope.prefix} claims a group but its routes have ${[...groups].join(', ') || 'none'}`);
-      const byMethod = Object.fromEntries(METHODS.map((m) => [m, all.filter((x) => x.methods.includes(m)).map((x) => x.route)])) as Record<Method, CompiledRoute[]>;
+      const byMethod = METHODS.map((m) => all.filter((x) => x.methods.includes(m)).map((x) => x.route));
       const compiled: CompiledScope = {
         scope,
         claimedGroup: scope.claimsGroup ? [...groups][0] : undefined,
@@ -146,8 +152,9 @@ export class RouteDispatch {
   labelOf(c: CompiledScope | undefined, rest: string): RouteLabel {
     if (c === undefined) return 'unknown';
     if (c.labelled.length === 0) return c.scope.label;
-    const tail = tailIn(c.scope, pathIn(c.scope, rest));
-    for (const route of c.labelled) if (capture(route, tail) !== undefined) return route.label;
+    const path = pathIn(c.scope, rest);
+    const from = tailStart(c.scope, path);
+    for (const route of c.labelled) if (capture(route, path, from) !== undefined) return route.label;
     return c.scope.label;
   }
 
@@ -155,13 +162,15 @@ export class RouteDispatch {
   resolve(c: CompiledScope | undefined, method: Method, rest: string): Route {
     if (c === undefined) throw unknown(method, rest);
     const path = pathIn(c.scope, rest);
-    const tail = tailIn(c.scope, path);
-    for (const route of c.byMethod[method]) {
-      const raw = capture(route, tail);
+    const from = tailStart(c.scope, path);
+    const routes = c.byMethod[methodSlot(method)]!;
+    for (let i = 0; i < routes.length; i++) {
+      const route = routes[i]!;
+      const raw = capture(route, path, from);
       if (raw === undefined) continue;
       return new TableRoute(route, bind(route, raw));
     }
-    return c.scope.otherwise(method, rest, path, tail);
+    return c.scope.otherwise(method, rest, path, path.slice(from));
   }
 }
 
@@ -213,56 +222,67 @@ function pathIn(scope: Scope, rest: string): string {
   return scope.keepsSlash !== true && rest.length > scope.prefix.length && rest.charCodeAt(rest.length - 1) === SLASH ? rest.slice(0, -1) : rest;
 }
 
-/** A path after its scope's prefix (and the `/` after a tree's or exact scope's prefix). */
-function tailIn(scope: Scope, path: string): string {
+/** Where a path's part after its scope's prefix starts (after the `/` that follows a tree's or exact scope's prefix). */
+function tailStart(scope: Scope, path: string): number {
   const p = scope.prefix.length;
-  return scope.shape !== 'under' && path.charCodeAt(p) === SLASH ? path.slice(p + 1) : path.slice(p);
+  return scope.shape !== 'under' && path.charCodeAt(p) === SLASH ? p + 1 : p;
 }
 
-function tailOf(scope: Scope, pattern: string): string {
-  return tailIn(scope, pattern);
+function methodSlot(method: Method): number {
+  switch (method) {
+    case 'GET':
+      return 0;
+    case 'HEAD':
+      return 1;
+    case 'POST':
+      return 2;
+    case 'DELETE':
+      return 3;
+  }
 }
 
 function compilePattern(tail: string, params: Readonly<Record<string, ParamSpec>>, pattern: string): Segment[] {
   if (tail === '') return [];
   const parts = tail.split('/');
-  return parts.map((part, i) => {
+  return parts.map((part, i): Segment => {
     const m = /^<([A-Za-z]+)(…)?>$/.exec(part);
     if (m === null) {
       if (/[<>…]/.test(part)) throw new Error(`route table: malformed segment ${part} of ${pattern}`);
-      return part;
+      return { literal: part, param: undefined, rest: false };
     }
     const param = params[m[1]!];
     if (param === undefined) throw new Error(`route table: no PARAMS entry for <${m[1]!}> of ${pattern}`);
     const rest = m[2] !== undefined;
     if (rest && i !== parts.length - 1) throw new Error(`route table: <${m[1]!}…> must end ${pattern}`);
-    return { param, rest };
+    return { literal: undefined, param, rest };
   });
 }
 
-/** The raw text of a route's parameters when `tail` has the route's shape, else undefined. */
-function capture(route: CompiledRoute, tail: string): string[] | undefined {
+/** The raw text of a route's parameters when `path` from `from` on has the route's shape, else undefined. */
+function capture(route: CompiledRoute, path: string, from: number): string[] | undefined {
   const segs = route.segments;
-  if (segs.length === 0) return tail.length === 0 ? [] : undefined;
+  const length = path.length;
+  if (segs.length === 0) return from >= length ? [] : undefined;
   const raw: string[] = [];
-  let at = 0;
+  let at = from;
   for (let i = 0; i < segs.length; i++) {
     const s = segs[i]!;
-    const last = i === segs.length - 1;
     let end: number;
-    if (typeof s !== 'string' && s.rest) end = tail.length;
+    if (s.rest) end = length;
     else {
-      end = tail.indexOf('/', at);
-      if (last) {
+      end = path.indexOf('/', at);
+      if (i === segs.length - 1) {
         if (end !== -1) return undefined;
-        end = tail.length;
+        end = length;
       } else if (end === -1) return undefined;
     }
-    if (typeof s === 'string') {
-      if (end - at !== s.length || !tail.startsWith(s, at)) return undefined;
+    const literal = s.literal;
+    if (literal !== undefined) {
+      if (end - at !== literal.length || !path.startsWith(literal, at)) return undefined;
     } else {
-      const text = tail.slice(at, end);
-      if (s.param.accepts !== undefined && !s.param.accepts(text)) return undefined;
+      const text = path.slice(at, end);
+      const accepts = s.param!.accepts;
+      if (accepts !== undefined && !accepts(text)) return undefined;
       raw.push(text);
     }
     at = end + 1;
@@ -271,10 +291,12 @@ function capture(route: CompiledRoute, tail: string): string[] | undefined {
 }
 
 function bind(route: CompiledRoute, raw: string[]): readonly string[] {
+  const segs = route.segments;
   let n = 0;
-  for (const s of route.segments) {
-    if (typeof s === 'string') continue;
-    raw[n] = s.param.bind(raw[n]!);
+  for (let i = 0; i < segs.length; i++) {
+    const param = segs[i]!.param;
+    if (param === undefined) continue;
+    raw[n] = param.bind(raw[n]!);
     n++;
   }
   return raw;
