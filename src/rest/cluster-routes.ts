@@ -1,5 +1,5 @@
 // Cluster information: GET rest/cluster (Hazelcast's member list), rest/partitions (Grid's
-// partition table view).
+// partition table view), rest/instance (the instance name).
 
 import type { RestDeps } from './context.js';
 import { sendJson } from './respond.js';
@@ -48,4 +48,8 @@ export function partitionsInfo(r: Request, d: RestDeps): void {
     partitions,
     ...(p.replicaSync === undefined ? {} : { replicaSync: p.replicaSync() }),
   });
+}
+
+export function instanceName(r: Request, d: RestDeps): void {
+  sendJson(r.res, { name: d.instanceName });
 }

@@ -2,11 +2,11 @@
 // backupInterrupt (and Hazelcast's deprecated hotBackup names), each told to every member.
 
 import { sendJson } from './respond.js';
-import { paramRoute, type Request, type Route } from './route-kit.js';
+import type { Handler, Request } from './route-kit.js';
 
 /** `op` is one of the PERSISTENCE commands after rest/management/cluster/ (hotBackup* are Hazelcast's deprecated names). */
-export function persistenceRoute(op: 'forceStart' | 'partialStart' | 'backup' | 'backupInterrupt' | 'hotBackup' | 'hotBackupInterrupt'): Route {
-  return paramRoute('PERSISTENCE', 2, 2, async (r, d) => {
+export function persistenceCommand(op: 'forceStart' | 'partialStart' | 'backup' | 'backupInterrupt' | 'hotBackup' | 'hotBackupInterrupt'): Handler {
+  return async (r, d) => {
     if (!d.persistence.enabled) {
       notPersistent(r);
       return;
@@ -20,7 +20,7 @@ export function persistenceRoute(op: 'forceStart' | 'partialStart' | 'backup' | 
       r.res.setHeader('Warning', `299 - "Deprecated API: use /hazelcast/rest/management/cluster/${name} instead"`);
     }
     sendJson(r.res, out.accepted ? { status: 'success' } : { status: 'fail', message: out.message });
-  });
+  };
 }
 
 function notPersistent(r: Request): void {

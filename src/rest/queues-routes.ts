@@ -1,48 +1,46 @@
-// The queue endpoints: offers (body or path value), polls with a timeout, size and stats.
-// A poll's item stays reserved at the owner until its answer reached the kernel.
+// The queue endpoints' handlers: offers (body or path value), polls with a timeout, size and
+// stats (their paths are rows of route-table.ts). A poll's item stays reserved at the owner until
+// its answer reached the kernel.
 
 import { GridError } from '../core/errors.js';
 import { andThen, type MaybePromise } from '../core/maybe-promise.js';
 import type { RestDeps } from './context.js';
-import { decodeSegment, parseQueuePath, parseTimeoutSeconds } from './paths.js';
+import { parseQueuePath } from './paths.js';
 import { rawHeader } from './headers.js';
 import { sendEmpty, sendJson, sendText, sendValue } from './respond.js';
-import { isGet, unknown, type Method, type Request, type Route } from './route-kit.js';
+import { unknown, type Method, type Request, type Route } from './route-kit.js';
 
-export function queueRoute(method: Method, rest: string): Route {
-  const { queueName, rawArg } = parseQueuePath(rest);
-  if (method === 'POST') {
-    if (rawArg === undefined) {
-      return {
-        group: 'DATA',
-        readsBody: true,
-        run: (r, d) => offer(r, d, queueName, r.body.toString('latin1'), rawHeader(r.req, 'content-type')),
-      };
-    }
-    // Compatibility form: the decoded path value is the item, as text/plain.
-    const value = Buffer.from(decodeSegment(rawArg, 'queue value'), 'utf8').toString('latin1');
-    return { group: 'DATA', readsBody: false, run: (r, d) => offer(r, d, queueName, value, 'text/plain') };
-  }
+/** POST rest/queues/<queue>: the body is the item. */
+export function offerBody(r: Request, d: RestDeps, [queueName]: readonly string[]): MaybePromise<void> {
+  return offer(r, d, queueName!, r.body.toString('latin1'), rawHeader(r.req, 'content-type'));
+}
+
+/** POST rest/queues/<queue>/<value>, the compatibility form: the decoded path value is the item, as text/plain. */
+export function offerPathValue(r: Request, d: RestDeps, [queueName, value]: readonly string[]): MaybePromise<void> {
+  return offer(r, d, queueName!, Buffer.from(value!, 'utf8').toString('latin1'), 'text/plain');
+}
+
+export function queueSize(r: Request, d: RestDeps, [queueName]: readonly string[]): MaybePromise<void> {
+  return andThen(d.queues.size(queueName!), (n) => sendText(r.res, String(n)));
+}
+
+export function queueStats(r: Request, d: RestDeps, [queueName]: readonly string[]): MaybePromise<void> {
+  return andThen(d.queues.stats(queueName!), (st) => sendJson(r.res, st));
+}
+
+/** DELETE or GET rest/queues/<queue>/<seconds> (the seconds checked by parseTimeoutSeconds when resolved). */
+export function pollItem(r: Request, d: RestDeps, [queueName, seconds]: readonly string[]): MaybePromise<void> {
+  return poll(r, d, queueName!, Number(seconds));
+}
+
+/** A queue path that no route takes (`tail` after rest/queues/, one trailing `/` removed): the name's 400s first. */
+export function queuePathRefused(method: Method, rest: string, tail: string): Route {
+  const { rawArg } = parseQueuePath(tail);
   if (rawArg === undefined) {
     throw new GridError('BAD_REQUEST', `missing poll timeout: ${method} needs /rest/queues/<queue>/<seconds>`);
   }
-  if (isGet(method) && rawArg === 'size') {
-    return {
-      group: 'DATA',
-      readsBody: false,
-      run: (r, d) => andThen(d.queues.size(queueName), (n) => sendText(r.res, String(n))),
-    };
-  }
-  if (isGet(method) && rawArg === 'stats') {
-    return { group: 'DATA', readsBody: false, run: (r, d) => andThen(d.queues.stats(queueName), (st) => sendJson(r.res, st)) };
-  }
-  if (method === 'HEAD') throw unknown(method, `rest/queues/${rest}`);
-  const timeoutSeconds = parseTimeoutSeconds(rawArg);
-  return {
-    group: 'DATA',
-    readsBody: false,
-    run: (r, d) => poll(r, d, queueName, timeoutSeconds),
-  };
+  // HEAD of a poll: a poll takes an item, which a HEAD must not.
+  throw unknown(method, rest);
 }
 
 function offer(r: Request, d: RestDeps, queueName: string, value: string, contentType: string | undefined): MaybePromise<void> {

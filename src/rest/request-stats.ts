@@ -1,26 +1,14 @@
 // REST request counts and latencies, kept in plain numbers: one array slot per route label,
 // method and status, and one histogram per route label and method. A request costs two clock
 // reads, a few string checks and a handful of additions; the metrics layer reads the arrays
-// at scrape time. Route labels are a small fixed set derived from the path, never the path
-// itself (map and queue names, keys: unbounded).
+// at scrape time. Route labels are a small fixed set (route-kit.ts) that the route table gives
+// each path, never the path itself (map and queue names, keys: unbounded).
 
 import { PlainHistogram, type MetricsRegistrar } from '../core/metrics.js';
-import { HEALTH, HEALTH_SUB, MAPS, QUEUES, REST } from './route-paths.js';
+import { ROUTE_LABELS, type RouteLabel } from './route-kit.js';
 
-/** The route labels, in index order. */
-export const ROUTE_LABELS = [
-  'maps', // rest/maps/<map>/<key>, rest/maps/<map>
-  'queues', // rest/queues/<queue> offers and rest/queues/<queue>/<timeout> polls
-  'queue_stats', // rest/queues/<queue>/size and /stats
-  'health', // health, health/*
-  'cluster', // rest/cluster, rest/partitions, rest/instance, rest/management/cluster/*
-  'admin', // rest/log-level*, rest/config/*, rest/license, rest/tls/*
-  'wan', // rest/wan, rest/wan/*
-  'cp', // rest/cp-subsystem/*, rest/cp/*
-  'metrics', // metrics
-  'unknown', // anything else (answered 400), a path without prefix, an unsupported method
-] as const;
-export type RouteLabel = (typeof ROUTE_LABELS)[number];
+export { ROUTE_LABELS, type RouteLabel } from './route-kit.js';
+export { routeLabelOf } from './routes.js';
 
 const R = Object.fromEntries(ROUTE_LABELS.map((l, i) => [l, i])) as Record<RouteLabel, number>;
 
@@ -37,26 +25,6 @@ STATUSES.forEach((s, i) => (STATUS_SLOT[s] = i + 1));
 
 /** Latency buckets in seconds: from 100 µs (a GET on a member is well under 1 ms) to 60 s (long polls). */
 export const LATENCY_BUCKETS_SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-
-/** The route label of a path after its prefix (`rest` as stripPrefix returns it; undefined: no prefix). */
-export function routeLabelOf(rest: string | undefined): RouteLabel {
-  if (rest === undefined) return 'unknown';
-  if (rest.startsWith(MAPS)) return 'maps';
-  if (rest.startsWith(QUEUES)) {
-    return rest.endsWith('/size') || rest.endsWith('/size/') || rest.endsWith('/stats') || rest.endsWith('/stats/') ? 'queue_stats' : 'queues';
-  }
-  if (rest === HEALTH || rest.startsWith(HEALTH_SUB)) return 'health';
-  if (rest === 'metrics' || rest === 'metrics/') return 'metrics';
-  if (!rest.startsWith(REST)) return 'unknown';
-  const p = rest.slice(REST.length);
-  if (p === 'cp' || p.startsWith('cp/') || p === 'cp-subsystem' || p.startsWith('cp-subsystem/')) return 'cp';
-  if (p === 'wan' || p.startsWith('wan/')) return 'wan';
-  if (p === 'cluster' || p === 'cluster/' || p === 'partitions' || p === 'partitions/' || p === 'instance' || p === 'instance/' || p.startsWith('management/cluster/')) {
-    return 'cluster';
-  }
-  if (p === 'log-level' || p.startsWith('log-level/') || p.startsWith('config/') || p === 'license' || p === 'license/' || p.startsWith('tls/')) return 'admin';
-  return 'unknown';
-}
 
 export function methodIndexOf(method: string | undefined): number {
   switch (method) {

@@ -16,8 +16,8 @@ import { Http1Connection, MAX_QUEUED_PER_CONNECTION, type Http1Host } from './ht
 import { rawHeader } from './headers.js';
 import { stripPrefix } from './paths.js';
 import { sendEmpty } from './respond.js';
-import { groupOfPath, resolveRoute, type Method, type Request, type Route } from './routes.js';
-import { RequestStats, methodIndexOf, routeLabelOf, type RouteLabel } from './request-stats.js';
+import { groupOfPath, resolveRoute, routeLabelOf, scopeOf, type Method, type Request, type Route } from './routes.js';
+import { RequestStats, methodIndexOf, type RouteLabel } from './request-stats.js';
 import { STATUS_OF } from './status.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -290,13 +290,15 @@ export class RestServer implements Http1Host {
       if (m === undefined) throw new GridError('UNKNOWN_ENDPOINT', `method ${req.method ?? '?'} is not supported`);
       ex.method = m;
       const rest = stripPrefix(req.url ?? '');
-      if (stats !== undefined) ex.routeLabel = routeLabelOf(rest);
       if (rest === undefined) throw new GridError('UNKNOWN_ENDPOINT', 'path must start with /grid/ or /hazelcast/');
-      const coarse = groupOfPath(rest);
+      // One lookup in the route table gives the label, the claimed group and the route.
+      const scope = scopeOf(rest);
+      if (stats !== undefined) ex.routeLabel = routeLabelOf(rest, scope);
+      const coarse = groupOfPath(rest, scope);
       if (coarse !== undefined && !this.deps.enabledGroups.has(coarse)) {
         throw new GridError('GROUP_DISABLED', `endpoint group ${coarse} is disabled`);
       }
-      route = resolveRoute(m, rest);
+      route = resolveRoute(m, rest, scope);
       if (route.group !== coarse && !this.deps.enabledGroups.has(route.group)) {
         throw new GridError('GROUP_DISABLED', `endpoint group ${route.group} is disabled`);
       }

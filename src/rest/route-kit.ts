@@ -1,6 +1,6 @@
-// What every REST handler file shares: the request and route types, the 400 of an unknown
-// endpoint, and the credential checks of endpoints that take `<name>&<password>` (body or
-// Basic header).
+// What every REST handler file shares: the request, route and handler types, the route labels
+// of metrics, the 400 of an unknown endpoint, and the credential checks of endpoints that take
+// `<name>&<password>` (body or Basic header).
 
 import type { RestRequest, RestResponse } from './exchange.js';
 import type { EndpointGroupName } from '../config/types.js';
@@ -28,16 +28,35 @@ export interface Route {
   run(r: Request, deps: RestDeps): MaybePromise<void>;
 }
 
+/**
+ * The handler of one route of the table (route-table.ts): `path` holds the route's path
+ * parameters in pattern order, decoded and checked; `params` the body parameters after the
+ * credentials (empty unless the endpoint takes credentials).
+ */
+export type Handler = (r: Request, d: RestDeps, path: readonly string[], params: readonly string[]) => MaybePromise<void>;
+
+/**
+ * The route labels of REST metrics, in index order: a small fixed set (never the path itself:
+ * map and queue names, keys are unbounded). Each scope and route of the table names its label.
+ */
+export const ROUTE_LABELS = [
+  'maps', // rest/maps/<map>/<key>, rest/maps/<map>
+  'queues', // rest/queues/<queue> offers and rest/queues/<queue>/<timeout> polls
+  'queue_stats', // rest/queues/<queue>/size and /stats
+  'health', // health, health/*
+  'cluster', // rest/cluster, rest/partitions, rest/instance, rest/management/cluster/*
+  'admin', // rest/log-level*, rest/config/*, rest/license, rest/tls/*
+  'wan', // rest/wan, rest/wan/*
+  'cp', // rest/cp-subsystem/*, rest/cp/*
+  'metrics', // metrics
+  'unknown', // anything else (answered 400), a path without prefix, an unsupported method
+] as const;
+export type RouteLabel = (typeof ROUTE_LABELS)[number];
+
 export const unknown = (method: string, path: string): GridError =>
   new GridError('UNKNOWN_ENDPOINT', `no endpoint ${method} /${path}`);
 
 export const isGet = (m: Method): boolean => m === 'GET' || m === 'HEAD';
-
-export function onlyGet(method: Method, path: string, group: EndpointGroupName, run: Route['run']): Route {
-  if (!isGet(method)) throw unknown(method, path);
-  return { group, readsBody: false, run };
-}
-
 
 /**
  * Body parameters of an endpoint that takes credentials, after checking them. The first two

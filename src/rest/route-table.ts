@@ -1,25 +1,47 @@
-// ENDPOINTS: every REST endpoint as data (methods, path pattern, endpoint group, body
-// parameters, answer, whether it takes credentials, example requests). docs/rest-api.md's
-// "Endpoint summary" is endpointIndex() of this list; test/unit/rest/route-table.test.ts fails
-// when the doc and the list differ, or when the dispatch (routes.ts) resolves an example to
-// another group or body handling than the list says.
+// The REST surface as data. ENDPOINTS: every endpoint (methods, path pattern, endpoint group,
+// body parameters, answer, whether it takes credentials, its routes with their handlers, example
+// requests); the scopes and path parameters its patterns use are in route-scopes.ts.
+// route-dispatch.ts compiles both at load into the dispatch; docs/rest-api.md's "Endpoint
+// summary" is endpointIndex() of ENDPOINTS (test/unit/rest/route-table.test.ts fails when they differ).
 
 import type { EndpointGroupName } from '../config/types.js';
-import type { Method } from './route-kit.js';
+import type { Handler, Method, RouteLabel } from './route-kit.js';
+import * as maps from './maps-routes.js';
+import * as queues from './queues-routes.js';
+import * as health from './health-routes.js';
+import * as management from './management-routes.js';
+import * as cp from './cp-routes.js';
+import * as wan from './wan-routes.js';
+import { clusterInfo, instanceName, partitionsInfo } from './cluster-routes.js';
+import { persistenceCommand } from './persistence-routes.js';
+import { metrics } from './metrics-routes.js';
+import { reloadTls } from './tls-routes.js';
 
 export interface Endpoint {
-  /** As the doc writes it: one method, or several (`DELETE, GET`). HEAD goes wherever GET does (but a poll). */
+  /** As the doc writes it: one method, or several (`DELETE, GET`). HEAD goes wherever GET does (but where `head` is false). */
   readonly method: string;
   /** After the prefix, in the doc's notation (`<map>`, `{a,b}` alternatives, `…/` continuations). */
   readonly path: string;
   readonly group: EndpointGroupName;
-  /** Body parameters: a count of `&`-separated ones (credentials included), or what the body is. */
+  /**
+   * Body parameters: a count of `&`-separated ones (credentials included), `<min> or <max>`,
+   * or what the body is. The counts are what the credential check parses.
+   */
   readonly params: string;
   readonly answer: string;
   /** The body is read (within limits) before the handler runs. */
   readonly readsBody: boolean;
   /** Takes `<name>&<password>` (or Basic) before its parameters. */
   readonly credentials: boolean;
+  /**
+   * Its routes: a path pattern (after the prefix; `<name>` one segment, `<name…>` the rest of
+   * the path, each a PARAMS entry) and the handler of the requests it matches.
+   */
+  readonly routes: Readonly<Record<string, Handler>>;
+  /** The metrics route label, when not its scope's. */
+  readonly label?: RouteLabel;
+  /** false: HEAD does not go where GET does. */
+  readonly head?: false;
   /** Requests of this endpoint (method, path after the prefix) that resolve to it. */
   readonly examples: readonly (readonly [Method, string])[];
 }
@@ -33,6 +55,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 value, 204 absent',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/maps/<map>/<key…>': maps.getEntry },
     examples: [['GET', 'rest/maps/m/k']],
   },
   {
@@ -43,6 +66,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200',
     readsBody: true,
     credentials: false,
+    routes: { 'rest/maps/<map>/<key…>': maps.putEntry },
     examples: [['POST', 'rest/maps/m/k']],
   },
   {
@@ -53,6 +77,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/maps/<map>/<key…>': maps.removeEntry },
     examples: [['DELETE', 'rest/maps/m/k']],
   },
   {
@@ -63,6 +88,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200, map cleared',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/maps/<map>': maps.clearMap },
     examples: [['DELETE', 'rest/maps/m']],
   },
   {
@@ -73,6 +99,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200, 503 full',
     readsBody: true,
     credentials: false,
+    routes: { 'rest/queues/<queue>': queues.offerBody },
     examples: [['POST', 'rest/queues/q']],
   },
   {
@@ -83,6 +110,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200, 503 full',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/queues/<queue>/<value…>': queues.offerPathValue },
     examples: [['POST', 'rest/queues/q/v']],
   },
   {
@@ -93,6 +121,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 `text/plain` size',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/queues/<queue>/size': queues.queueSize },
+    label: 'queue_stats',
     examples: [['GET', 'rest/queues/q/size']],
   },
   {
@@ -103,6 +133,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON `{size, reserved, waitingPolls}` at the owner',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/queues/<queue>/stats': queues.queueStats },
+    label: 'queue_stats',
     examples: [['GET', 'rest/queues/q/stats']],
   },
   {
@@ -113,6 +145,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 item, 204 none in time',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/queues/<queue>/<seconds…>': queues.pollItem },
+    // A poll takes an item, which a HEAD must not.
+    head: false,
     examples: [['DELETE', 'rest/queues/q/5'], ['GET', 'rest/queues/q/5']],
   },
   {
@@ -123,6 +158,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/cluster': clusterInfo },
     examples: [['GET', 'rest/cluster']],
   },
   {
@@ -133,6 +169,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/partitions': partitionsInfo },
     examples: [['GET', 'rest/partitions']],
   },
   {
@@ -143,7 +180,19 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/instance': instanceName },
     examples: [['GET', 'rest/instance']],
+  },
+  {
+    method: 'GET',
+    path: '`/metrics` (also without prefix, see [Metrics](metrics.md))',
+    group: 'CLUSTER_READ',
+    params: '–',
+    answer: '200 Prometheus text, 500 when metrics are off',
+    readsBody: false,
+    credentials: false,
+    routes: { metrics },
+    examples: [['GET', 'metrics'], ['HEAD', 'metrics']],
   },
   {
     method: 'GET',
@@ -153,6 +202,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON (Hazelcast 3.x text when `Accept` prefers `text/plain`); HEAD: headers',
     readsBody: false,
     credentials: false,
+    routes: { health: health.health },
     examples: [['GET', 'health'], ['HEAD', 'health']],
   },
   {
@@ -163,6 +213,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 / 503',
     readsBody: false,
     credentials: false,
+    routes: {
+      'health/node-state': health.nodeState,
+      'health/cluster-state': health.clusterState,
+      'health/cluster-safe': health.clusterSafe,
+      'health/migration-queue-size': health.migrationQueueSize,
+      'health/cluster-size': health.clusterSize,
+      'health/ready': health.ready,
+      'health/memory': health.memory,
+    },
     examples: [['GET', 'health/node-state'], ['GET', 'health/cluster-state'], ['GET', 'health/cluster-safe'], ['GET', 'health/migration-queue-size'], ['GET', 'health/cluster-size'], ['GET', 'health/ready'], ['GET', 'health/memory']],
   },
   {
@@ -173,6 +232,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: true,
     credentials: true,
+    routes: { 'rest/management/cluster/state': management.clusterStateRead },
     examples: [['POST', 'rest/management/cluster/state']],
   },
   {
@@ -183,6 +243,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: true,
     credentials: true,
+    routes: { 'rest/management/cluster/nodes': management.clusterNodes },
     examples: [['POST', 'rest/management/cluster/nodes']],
   },
   {
@@ -193,6 +254,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/management/cluster/version': management.clusterVersion },
     examples: [['GET', 'rest/management/cluster/version']],
   },
   {
@@ -203,6 +265,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: true,
     credentials: true,
+    routes: { 'rest/management/cluster/version': management.setClusterVersion },
     examples: [['POST', 'rest/management/cluster/version']],
   },
   {
@@ -213,6 +276,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: true,
     credentials: true,
+    routes: { 'rest/management/cluster/changeState': management.changeClusterState },
     examples: [['POST', 'rest/management/cluster/changeState']],
   },
   {
@@ -223,6 +287,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON, then shutdown',
     readsBody: true,
     credentials: true,
+    routes: { 'rest/management/cluster/clusterShutdown': management.shutdown('cluster') },
     examples: [['POST', 'rest/management/cluster/clusterShutdown']],
   },
   {
@@ -233,6 +298,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON, then shutdown',
     readsBody: true,
     credentials: true,
+    routes: { 'rest/management/cluster/memberShutdown': management.shutdown('member') },
     examples: [['POST', 'rest/management/cluster/memberShutdown']],
   },
   {
@@ -243,6 +309,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON `{"status":"success"}` or `{"status":"fail","message":…}` (cluster-wide)',
     readsBody: true,
     credentials: true,
+    routes: {
+      'rest/management/cluster/forceStart': persistenceCommand('forceStart'),
+      'rest/management/cluster/partialStart': persistenceCommand('partialStart'),
+      'rest/management/cluster/backup': persistenceCommand('backup'),
+      'rest/management/cluster/backupInterrupt': persistenceCommand('backupInterrupt'),
+    },
     examples: [['POST', 'rest/management/cluster/forceStart'], ['POST', 'rest/management/cluster/partialStart'], ['POST', 'rest/management/cluster/backup'], ['POST', 'rest/management/cluster/backupInterrupt']],
   },
   {
@@ -253,6 +325,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: 'as `backup`, `backupInterrupt`, plus `Deprecation` and `Warning` headers',
     readsBody: true,
     credentials: true,
+    routes: {
+      'rest/management/cluster/hotBackup': persistenceCommand('hotBackup'),
+      'rest/management/cluster/hotBackupInterrupt': persistenceCommand('hotBackupInterrupt'),
+    },
     examples: [['POST', 'rest/management/cluster/hotBackup'], ['POST', 'rest/management/cluster/hotBackupInterrupt']],
   },
   {
@@ -263,6 +339,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/log-level': management.getLogLevel },
     examples: [['GET', 'rest/log-level']],
   },
   {
@@ -273,6 +350,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: true,
     credentials: true,
+    routes: { 'rest/log-level': management.setLogLevel },
     examples: [['POST', 'rest/log-level']],
   },
   {
@@ -283,6 +361,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: true,
     credentials: true,
+    routes: { 'rest/log-level/reset': management.resetLogLevel },
     examples: [['POST', 'rest/log-level/reset']],
   },
   {
@@ -293,6 +372,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON per TLS endpoint, 500 TLS off',
     readsBody: true,
     credentials: true,
+    routes: { 'rest/tls/reload': reloadTls },
     examples: [['POST', 'rest/tls/reload']],
   },
   {
@@ -303,6 +383,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '400',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/license': management.getLicense },
     examples: [['GET', 'rest/license']],
   },
   {
@@ -313,6 +394,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: true,
     credentials: true,
+    routes: { 'rest/license': management.setLicense },
     examples: [['POST', 'rest/license']],
   },
   {
@@ -323,6 +405,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/config/tcp-ip/member-list': management.tcpIpMembers },
     examples: [['GET', 'rest/config/tcp-ip/member-list']],
   },
   {
@@ -333,6 +416,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: true,
     credentials: true,
+    routes: { 'rest/config/tcp-ip/member-list': management.setTcpIpMembers },
     examples: [['POST', 'rest/config/tcp-ip/member-list']],
   },
   {
@@ -343,6 +427,13 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON, 404 unknown group or not a CP member',
     readsBody: false,
     credentials: false,
+    routes: {
+      'rest/cp-subsystem/groups': cp.cpGroups,
+      'rest/cp-subsystem/groups/<group>': cp.cpGroup,
+      'rest/cp-subsystem/groups/<group>/sessions': cp.cpGroupSessions,
+      'rest/cp-subsystem/members': cp.cpMembers,
+      'rest/cp-subsystem/members/local': cp.cpLocalMember,
+    },
     examples: [['GET', 'rest/cp-subsystem/groups'], ['GET', 'rest/cp-subsystem/groups/g'], ['GET', 'rest/cp-subsystem/groups/g/sessions'], ['GET', 'rest/cp-subsystem/members'], ['GET', 'rest/cp-subsystem/members/local']],
   },
   {
@@ -353,6 +444,13 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 empty',
     readsBody: true,
     credentials: true,
+    routes: {
+      'rest/cp-subsystem/groups/<group>/remove': cp.removeCpGroup,
+      'rest/cp-subsystem/groups/<group>/sessions/<session>/remove': cp.removeCpSession,
+      'rest/cp-subsystem/members': cp.promoteCpMember,
+      'rest/cp-subsystem/members/<member>/remove': cp.removeCpMember,
+      'rest/cp-subsystem/reset': cp.resetCp,
+    },
     examples: [['POST', 'rest/cp-subsystem/groups/g/remove'], ['POST', 'rest/cp-subsystem/groups/g/sessions/1/remove'], ['POST', 'rest/cp-subsystem/members'], ['POST', 'rest/cp-subsystem/members/u/remove'], ['POST', 'rest/cp-subsystem/reset']],
   },
   {
@@ -363,6 +461,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON: this member\'s Raft groups',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/cp': cp.cpStatus },
     examples: [['GET', 'rest/cp']],
   },
   {
@@ -373,6 +472,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 `text/plain` value',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/cp/atomiclongs/<atomicLong>': cp.getAtomicLong },
     examples: [['GET', 'rest/cp/atomiclongs/a']],
   },
   {
@@ -383,6 +483,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 `text/plain`',
     readsBody: true,
     credentials: false,
+    routes: {
+      'rest/cp/atomiclongs/<atomicLong>/set': cp.setAtomicLong,
+      'rest/cp/atomiclongs/<atomicLong>/addAndGet': cp.addAndGet,
+      'rest/cp/atomiclongs/<atomicLong>/compareAndSet': cp.compareAndSet,
+    },
     examples: [['POST', 'rest/cp/atomiclongs/a/set'], ['POST', 'rest/cp/atomiclongs/a/addAndGet'], ['POST', 'rest/cp/atomiclongs/a/compareAndSet']],
   },
   {
@@ -393,6 +498,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/cp/locks/<lock>': cp.lockInfo },
     examples: [['GET', 'rest/cp/locks/l']],
   },
   {
@@ -403,6 +509,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: true,
     credentials: false,
+    routes: { 'rest/cp/locks/<lock>/lock': cp.lock, 'rest/cp/locks/<lock>/unlock': cp.unlock },
     examples: [['POST', 'rest/cp/locks/l/lock'], ['POST', 'rest/cp/locks/l/unlock']],
   },
   {
@@ -413,6 +520,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON, 404 unknown session',
     readsBody: true,
     credentials: false,
+    routes: { 'rest/cp/sessions/<sessionGroup>/<sessionId>/heartbeat': cp.heartbeat, 'rest/cp/sessions/<sessionGroup>/<sessionId>/close': cp.closeSession },
     examples: [['POST', 'rest/cp/sessions/g/1/heartbeat'], ['POST', 'rest/cp/sessions/g/1/close']],
   },
   {
@@ -423,6 +531,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON (this member only)',
     readsBody: true,
     credentials: true,
+    routes: {
+      'rest/wan/clearWanQueues': wan.publisherCommand('clearWanQueues'),
+      'rest/wan/pausePublisher': wan.publisherCommand('pausePublisher'),
+      'rest/wan/resumePublisher': wan.publisherCommand('resumePublisher'),
+      'rest/wan/stopPublisher': wan.publisherCommand('stopPublisher'),
+    },
     examples: [['POST', 'rest/wan/clearWanQueues'], ['POST', 'rest/wan/pausePublisher'], ['POST', 'rest/wan/resumePublisher'], ['POST', 'rest/wan/stopPublisher']],
   },
   {
@@ -433,6 +547,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON with a uuid',
     readsBody: true,
     credentials: true,
+    routes: { 'rest/wan/sync/allmaps': wan.syncAllMaps },
     examples: [['POST', 'rest/wan/sync/allmaps']],
   },
   {
@@ -443,6 +558,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON with a uuid',
     readsBody: true,
     credentials: true,
+    routes: { 'rest/wan/sync/map': wan.syncMap, 'rest/wan/consistencyCheck/map': wan.consistencyCheckMap },
     examples: [['POST', 'rest/wan/sync/map'], ['POST', 'rest/wan/consistencyCheck/map']],
   },
   {
@@ -453,6 +569,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON',
     readsBody: true,
     credentials: true,
+    routes: { 'rest/wan/addWanConfig': wan.addWanConfig },
     examples: [['POST', 'rest/wan/addWanConfig']],
   },
   {
@@ -463,6 +580,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON, 404 unknown uuid',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/wan/sync/progress/<uuid>': wan.syncProgress },
     examples: [['GET', 'rest/wan/sync/progress/u']],
   },
   {
@@ -473,6 +591,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON, 404 unknown uuid',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/wan/consistencyCheck/<check>': wan.consistencyResult },
     examples: [['GET', 'rest/wan/consistencyCheck/u']],
   },
   {
@@ -483,6 +602,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: '200 JSON, this member\'s publishers',
     readsBody: false,
     credentials: false,
+    routes: { 'rest/wan': wan.wanStatus },
     examples: [['GET', 'rest/wan']],
   },
 ];

@@ -1,0 +1,109 @@
+// The scopes of the route table: the named path prefixes (route-paths.ts) its patterns live
+// under, each with its metrics label, whether it claims its one endpoint group for every path
+// under it, and what a path of it that no route takes answers; and PARAMS, how each `<name>` of
+// a pattern is decoded and checked. route-dispatch.ts compiles them with ENDPOINTS.
+
+import { GridError } from '../core/errors.js';
+import type { RestDeps } from './context.js';
+import { decodeSegment, parseTimeoutSeconds } from './paths.js';
+import { unknown, type Method, type Route, type RouteLabel } from './route-kit.js';
+import * as maps from './maps-routes.js';
+import * as queues from './queues-routes.js';
+import * as cp from './cp-routes.js';
+import { CLUSTER, CONFIG, CP_DATA, CP_SUBSYSTEM, HEALTH, INSTANCE, LICENSE, LOG_LEVEL, LOG_LEVEL_SUB, MANAGEMENT, MAPS, METRICS, PARTITIONS, QUEUES, TLS, WAN, WAN_STATUS } from './route-paths.js';
+
+export interface ParamSpec {
+  /** Whether a raw (still encoded) segment can be this parameter at all; else the route does not match. */
+  readonly accepts?: (raw: string) => boolean;
+  /** The parameter from its raw text: decoded and checked (a 400 when malformed), once a route matched. */
+  readonly bind: (raw: string) => string;
+}
+
+const required = (what: string) => (raw: string): string => {
+  if (raw.length === 0) throw new GridError('BAD_REQUEST', `missing ${what}`);
+  return decodeSegment(raw, what);
+};
+const decoded = (what: string) => (raw: string): string => decodeSegment(raw, what);
+
+/** Every `<name>` of the route patterns. */
+export const PARAMS: Readonly<Record<string, ParamSpec>> = {
+  map: { bind: required('map name') },
+  // A key may hold `/`; one trailing `/` is not part of it.
+  key: {
+    bind: (raw) => {
+      const k = raw.endsWith('/') ? raw.slice(0, -1) : raw;
+      if (k.length === 0) throw new GridError('BAD_REQUEST', 'missing key (an empty key is not a key)');
+      return decodeSegment(k, 'key');
+    },
+  },
+  queue: { bind: required('queue name') },
+  value: { bind: decoded('queue value') },
+  seconds: { bind: (raw) => String(parseTimeoutSeconds(raw)) },
+  uuid: { accepts: (raw) => raw.length > 0, bind: decoded('uuid') },
+  // `map` there is POST consistencyCheck/map's, never a check's uuid.
+  check: { accepts: (raw) => raw.length > 0 && raw !== 'map', bind: decoded('uuid') },
+  group: { bind: decoded('CP group name') },
+  session: { bind: (raw) => cp.sessionIdOf(decodeSegment(raw, 'CP session id')) },
+  member: { bind: decoded('CP member uuid') },
+  atomicLong: { bind: (raw) => cp.requiredSegment(raw, 'atomic long name') },
+  lock: { bind: (raw) => cp.requiredSegment(raw, 'lock name') },
+  sessionGroup: { bind: (raw) => cp.requiredSegment(raw, 'CP group name') },
+  sessionId: { bind: (raw) => cp.sessionIdOf(cp.requiredSegment(raw, 'CP session id')) },
+};
+
+export interface Scope {
+  /** A named prefix of route-paths.ts (after `/grid/` or `/hazelcast/`). */
+  readonly prefix: string;
+  /**
+   * `exact`: the prefix alone (one trailing `/` allowed); `tree`: the prefix and every path
+   * under `prefix/`; `under`: every path that starts with the prefix (which ends in `/`).
+   */
+  readonly shape: 'exact' | 'tree' | 'under';
+  readonly label: RouteLabel;
+  /**
+   * Every path of the scope, a malformed one too, is of its routes' one group: a disabled group
+   * answers 403 before the path is parsed (400).
+   */
+  readonly claimsGroup: boolean;
+  /** Routes match the path as sent; otherwise one trailing `/` is not part of the path. */
+  readonly keepsSlash?: true;
+  /** Runs before every handler of the scope (after the credential check). */
+  readonly guard?: (d: RestDeps) => void;
+  /**
+   * What a path of the scope that no route takes answers: a Route, or a GridError thrown.
+   * `rest`: as sent; `path`: its trailing `/` removed (unless keepsSlash); `tail`: `path` after the prefix and its `/`.
+   */
+  readonly otherwise: (method: Method, rest: string, path: string, tail: string) => Route;
+}
+
+// An unknown endpoint named as sent, or without its trailing `/` (each scope as it always answered).
+const unknownAsSent = (method: Method, rest: string): never => {
+  throw unknown(method, rest);
+};
+const unknownPath = (method: Method, _rest: string, path: string): never => {
+  throw unknown(method, path);
+};
+const cpEnabled = (d: RestDeps): void => {
+  if (!d.cp.enabled) cp.cpDisabled();
+};
+
+export const SCOPES: readonly Scope[] = [
+  { prefix: MAPS, shape: 'under', label: 'maps', claimsGroup: true, keepsSlash: true, otherwise: (m, rest, _path, tail) => maps.mapPathRefused(m, rest, tail) },
+  { prefix: QUEUES, shape: 'under', label: 'queues', claimsGroup: true, otherwise: (m, rest) => queues.queuePathRefused(m, rest, rest.slice(QUEUES.length)) },
+  { prefix: HEALTH, shape: 'tree', label: 'health', claimsGroup: true, otherwise: unknownPath },
+  { prefix: METRICS, shape: 'exact', label: 'metrics', claimsGroup: false, otherwise: unknownPath },
+  { prefix: CLUSTER, shape: 'exact', label: 'cluster', claimsGroup: false, otherwise: unknownPath },
+  { prefix: PARTITIONS, shape: 'exact', label: 'cluster', claimsGroup: false, otherwise: unknownPath },
+  { prefix: INSTANCE, shape: 'exact', label: 'cluster', claimsGroup: false, otherwise: unknownPath },
+  { prefix: MANAGEMENT, shape: 'under', label: 'cluster', claimsGroup: false, otherwise: unknownPath },
+  { prefix: LOG_LEVEL, shape: 'exact', label: 'admin', claimsGroup: false, otherwise: unknownAsSent },
+  { prefix: LOG_LEVEL_SUB, shape: 'under', label: 'admin', claimsGroup: false, otherwise: unknownAsSent },
+  { prefix: LICENSE, shape: 'exact', label: 'admin', claimsGroup: false, otherwise: unknownAsSent },
+  { prefix: CONFIG, shape: 'under', label: 'admin', claimsGroup: false, otherwise: unknownAsSent },
+  { prefix: TLS, shape: 'under', label: 'admin', claimsGroup: false, otherwise: unknownPath },
+  // rest/wan (CLUSTER_READ) and rest/wan/… (WAN): one label, two groups.
+  { prefix: WAN_STATUS, shape: 'exact', label: 'wan', claimsGroup: false, otherwise: unknownPath },
+  { prefix: WAN, shape: 'under', label: 'wan', claimsGroup: true, otherwise: unknownPath },
+  { prefix: CP_SUBSYSTEM, shape: 'tree', label: 'cp', claimsGroup: true, guard: cpEnabled, otherwise: (m, _rest, path) => cp.cpSubsystemPathRefused(m, path) },
+  { prefix: CP_DATA, shape: 'tree', label: 'cp', claimsGroup: true, guard: cpEnabled, otherwise: (m, _rest, path, tail) => cp.cpDataPathRefused(m, path, tail) },
+];
