@@ -73,8 +73,10 @@ describe.skipIf(unavailable !== undefined)(`CP endpoints on 3-member clusters ag
     process.stderr.write(`\nCP differential against Hazelcast ${HAZELCAST_CP_VERSION}: ${compared} answers compared per side; deliberate differences: ${rows || 'none'}\n`);
   });
 
+  // A JVM member on a loaded 2-core machine can take seconds for a CP read (a GC, or the JIT
+  // warming up): "no answer" is judged after 15 s, not the suite's default 3 s.
   function get(path: string): DiffCase {
-    return { name: path, method: 'GET', path };
+    return { name: path, method: 'GET', path, timeoutMs: 15_000 };
   }
   function post(path: string, body = `${CLUSTER}&`): DiffCase {
     return { name: path, method: 'POST', path, body, headers: [['Content-Type', 'application/x-www-form-urlencoded']], timeoutMs: 15_000 };
