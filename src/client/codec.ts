@@ -161,17 +161,7 @@ export class MessageCursor {
 
   /** BEGIN, k1 v1 k2 v2 ..., END. */
   entryList<K, V>(readKey: () => K, readValue: () => V, what = 'entry list'): [K, V][] {
-    this.begin(what);
-    const out: [K, V][] = [];
-    for (;;) {
-      const f = this.peek();
-      if (f === undefined) throw malformed(`${what} without its END frame`);
-      if ((f.flags & Flag.END_DATA_STRUCTURE) !== 0) {
-        this.at++;
-        return out;
-      }
-      out.push([readKey(), readValue()]);
-    }
+    return this.list((): [K, V] => [readKey(), readValue()], what);
   }
 
   begin(what: string): void {

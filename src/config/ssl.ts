@@ -5,6 +5,7 @@
 
 import type { Problems } from './problems.js';
 import { childPath, didYouMean, isRecord, show } from './problems.js';
+import { parseBool } from './readers/section.js';
 
 /** Who must show a certificate to this member: NONE (only the member shows one), or both sides. */
 export type MutualAuthentication = 'NONE' | 'REQUIRED' | 'OPTIONAL';
@@ -82,7 +83,7 @@ export function readSsl(problems: Problems, path: string, raw: unknown): SslConf
     problems.error(path, `must be a mapping, got ${show(raw)}`);
     return undefined;
   }
-  const enabled = bool(raw['enabled']);
+  const enabled = parseBool(raw['enabled']);
   if (enabled === undefined) {
     if (raw['enabled'] !== undefined) problems.error(childPath(path, 'enabled'), `must be true or false, got ${show(raw['enabled'])}`);
     else if (Object.keys(raw).length > 0) problems.warn(childPath(path, 'enabled'), 'not set, so ssl is off (write enabled: true to turn it on)');
@@ -153,7 +154,7 @@ export function readSsl(problems: Problems, path: string, raw: unknown): SslConf
   let validateIdentity: boolean | undefined;
   const vi = get('validateIdentity');
   if (vi !== undefined) {
-    validateIdentity = bool(vi);
+    validateIdentity = parseBool(vi);
     if (validateIdentity === undefined) problems.error(at('validateIdentity'), `must be true or false, got ${show(vi)}`);
   }
 
@@ -206,15 +207,6 @@ function storeType(problems: Problems, path: string, type: string | undefined, f
   return false;
 }
 
-function bool(v: unknown): boolean | undefined {
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'string') {
-    const s = v.trim().toLowerCase();
-    if (s === 'true') return true;
-    if (s === 'false') return false;
-  }
-  return undefined;
-}
 
 function hint(key: string, names: readonly string[]): string {
   const guess = didYouMean(key, names);
