@@ -5,14 +5,13 @@
 // each path, never the path itself (map and queue names, keys: unbounded).
 
 import { PlainHistogram, type MetricsRegistrar } from '../core/metrics.js';
-import { ROUTE_LABELS, type RouteLabel } from './route-kit.js';
+import { METHOD_LABELS, ROUTE_LABELS, methodIndexOf, type RouteLabel } from './route-kit.js';
 
-export { ROUTE_LABELS, type RouteLabel } from './route-kit.js';
+export { METHOD_LABELS, ROUTE_LABELS, methodIndexOf, type RouteLabel } from './route-kit.js';
 export { routeLabelOf } from './routes.js';
 
 const R = Object.fromEntries(ROUTE_LABELS.map((l, i) => [l, i])) as Record<RouteLabel, number>;
 
-export const METHOD_LABELS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'other'] as const;
 
 /** Status codes with a slot of their own; anything else counts as `other`. `none`: no answer was sent (the client left first). */
 const STATUSES = [200, 204, 400, 403, 404, 408, 409, 413, 417, 431, 500, 501, 503] as const;
@@ -26,22 +25,6 @@ STATUSES.forEach((s, i) => (STATUS_SLOT[s] = i + 1));
 /** Latency buckets in seconds: from 100 µs (a GET on a member is well under 1 ms) to 60 s (long polls). */
 export const LATENCY_BUCKETS_SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-export function methodIndexOf(method: string | undefined): number {
-  switch (method) {
-    case 'GET':
-      return 0;
-    case 'HEAD':
-      return 1;
-    case 'POST':
-      return 2;
-    case 'PUT':
-      return 3;
-    case 'DELETE':
-      return 4;
-    default:
-      return 5;
-  }
-}
 
 const M = METHOD_LABELS.length;
 const S = STATUS_LABELS.length;

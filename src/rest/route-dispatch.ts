@@ -7,7 +7,7 @@
 import type { EndpointGroupName } from '../config/types.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
 import type { RestDeps } from './context.js';
-import { authenticatedParams, unknown, type Handler, type Method, type Request, type Route, type RouteLabel } from './route-kit.js';
+import { METHOD_LABELS, authenticatedParams, methodIndexOf, unknown, type Handler, type Method, type Request, type Route, type RouteLabel } from './route-kit.js';
 import { REST } from './route-paths.js';
 import type { Endpoint } from './route-table.js';
 import type { ParamSpec, Scope } from './route-scopes.js';
@@ -34,7 +34,7 @@ export interface CompiledScope {
   readonly scope: Scope;
   /** The routes' one group when the scope claims it (groupOfPath), else undefined. */
   readonly claimedGroup: EndpointGroupName | undefined;
-  /** methodSlot -> the scope's routes for that method, in table order. */
+  /** methodIndexOf -> the scope's routes for that method, in table order. */
   readonly byMethod: readonly (readonly CompiledRoute[])[];
   /** Routes whose label is not the scope's, whatever their method (the label does not depend on it). */
   readonly labelled: readonly CompiledRoute[];
@@ -113,7 +113,10 @@ export class RouteDispatch {
       const all = routes.get(scope)!;
       const groups = new Set(all.map((x) => x.route.group));
       if (scope.claimsGroup && groups.size !== 1) throw new Error(`route table: scope ${scope.prefix} claims a group but its routes have ${[...groups].join(', ') || 'none'}`);
-      const byMethod = METHODS.map((m) => all.filter((x) => x.methods.includes(m)).map((x) => x.route));
+      // Indexed by methodIndexOf, as request metrics count methods; PUT's slot stays empty (PUT is
+      // resolved as POST) and so does `other`.
+      const byMethod: CompiledRoute[][] = METHOD_LABELS.map(() => []);
+      for (const m of METHODS) byMethod[methodIndexOf(m)] = all.filter((x) => x.methods.includes(m)).map((x) => x.route);
       const compiled: CompiledScope = {
         scope,
         claimedGroup: scope.claimsGroup ? [...groups][0] : undefined,
@@ -163,7 +166,7 @@ export class RouteDispatch {
     if (c === undefined) throw unknown(method, rest);
     const path = pathIn(c.scope, rest);
     const from = tailStart(c.scope, path);
-    const routes = c.byMethod[methodSlot(method)]!;
+    const routes = c.byMethod[methodIndexOf(method)]!;
     for (let i = 0; i < routes.length; i++) {
       const route = routes[i]!;
       const raw = capture(route, path, from);
@@ -228,18 +231,6 @@ function tailStart(scope: Scope, path: string): number {
   return scope.shape !== 'under' && path.charCodeAt(p) === SLASH ? p + 1 : p;
 }
 
-function methodSlot(method: Method): number {
-  switch (method) {
-    case 'GET':
-      return 0;
-    case 'HEAD':
-      return 1;
-    case 'POST':
-      return 2;
-    case 'DELETE':
-      return 3;
-  }
-}
 
 function compilePattern(tail: string, params: Readonly<Record<string, ParamSpec>>, pattern: string): Segment[] {
   if (tail === '') return [];

@@ -13,6 +13,27 @@ import { rawHeader } from './headers.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'DELETE';
 
+/** Request methods as request metrics count them and the route table keeps its routes: index = methodIndexOf. */
+export const METHOD_LABELS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'other'] as const;
+
+/** A method's slot in METHOD_LABELS (anything unlisted: `other`). */
+export function methodIndexOf(method: string | undefined): number {
+  switch (method) {
+    case 'GET':
+      return 0;
+    case 'HEAD':
+      return 1;
+    case 'POST':
+      return 2;
+    case 'PUT':
+      return 3;
+    case 'DELETE':
+      return 4;
+    default:
+      return 5;
+  }
+}
+
 export interface Request {
   readonly req: RestRequest;
   readonly res: RestResponse;
