@@ -20,6 +20,8 @@ import { checkPartitionWriteFrom } from '../partition/partition-table.js';
 import { BackupDropper, DEBUG_SWITCHES } from '../core/test-hooks.js';
 import { backupFailureVerdict } from './backup-failure.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
+import type { WriteGate } from '../core/memory-guard.js';
+import type { GridConfig } from '../config/types.js';
 
 /** What a replica must apply after a write on the owner. */
 export interface BackupSpec {
@@ -609,4 +611,16 @@ export class ClusterInvoker implements Invoker {
     if (key !== undefined) this.releaseCaller(key);
     return handler.encodeResult(type, result);
   }
+}
+
+/** What a data service (maps, queues) is built from: the shared part of their constructors' deps. */
+export interface DataServiceDeps {
+  config: GridConfig;
+  invoker: Invoker;
+  clock: Clock;
+  logger: Logger;
+  /** Data members in this member's list (lite members do not count), for split-brain protection. Default: 1. */
+  clusterSize?: () => number;
+  /** The member memory guard: writes (puts, offers) are refused while it refuses (maps with eviction evict instead). */
+  writeGate?: WriteGate;
 }

@@ -8,11 +8,9 @@
 // log) are invocation/split-brain-protection.ts' StructureProtection, shared with queues.
 
 import { totalmem } from 'node:os';
-import type { Clock } from '../core/clock.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
-import type { Logger } from '../core/logger.js';
-import type { GridConfig, MapConfig } from '../config/types.js';
-import type { Invoker, OperationHandler } from '../invocation/invoker.js';
+import type { MapConfig } from '../config/types.js';
+import type { DataServiceDeps, OperationHandler } from '../invocation/invoker.js';
 import { ALONE_SIZE, StructureProtection } from '../invocation/split-brain-protection.js';
 import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
 import type { ReplicaData } from '../partition/partition-service.js';
@@ -20,7 +18,6 @@ import type { WireValue } from '../protocol/codec.js';
 import type { MapWanEvent } from '../protocol/wan-payloads.js';
 import type { LogRecord } from '../persistence/log-format.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
-import type { WriteGate } from '../core/memory-guard.js';
 import type { StoreObserver, StoredValue } from './record-store.js';
 import { trimSome, type MemorySource } from './map-eviction.js';
 import { MapExpiry } from './map-expiry.js';
@@ -63,20 +60,14 @@ export class MapService implements MapFacade {
   /** How the partition layer moves this service's data. */
   readonly replicaData: ReplicaData;
 
-  constructor(deps: {
-    config: GridConfig;
-    invoker: Invoker;
-    clock: Clock;
-    logger: Logger;
-    /** Data members in this member's list (lite members do not count), for split-brain protection. Default: 1. */
-    clusterSize?: () => number;
-    /** Whether this member owns a partition now (metrics: owned vs backup entries, expirations). Default: owns all. */
-    isOwner?: (partitionId: number) => boolean;
-    /** The member's memory (eviction's memory max-size policies). Default: the resident set against the machine's memory. */
-    memory?: MemorySource;
-    /** The member memory guard: puts are refused while it refuses (maps with eviction evict instead). */
-    writeGate?: WriteGate;
-  }) {
+  constructor(
+    deps: DataServiceDeps & {
+      /** Whether this member owns a partition now (metrics: owned vs backup entries, expirations). Default: owns all. */
+      isOwner?: (partitionId: number) => boolean;
+      /** The member's memory (eviction's memory max-size policies). Default: the resident set against the machine's memory. */
+      memory?: MemorySource;
+    },
+  ) {
     this.maps = new MapRegistry({
       config: deps.config,
       invoker: deps.invoker,

@@ -17,13 +17,9 @@
 // before a change (split-brain protection, a full log) are invocation/split-brain-protection.ts'
 // StructureProtection, shared with maps.
 
-import type { Clock } from '../core/clock.js';
-import type { WriteGate } from '../core/memory-guard.js';
 import { GridError } from '../core/errors.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
-import type { Logger } from '../core/logger.js';
-import type { GridConfig } from '../config/types.js';
-import type { Invoker, OperationHandler } from '../invocation/invoker.js';
+import type { DataServiceDeps, OperationHandler } from '../invocation/invoker.js';
 import { ALONE_SIZE, StructureProtection } from '../invocation/split-brain-protection.js';
 import { partitionIdOf } from '../partition/partitioning.js';
 import type { ReplicaData } from '../partition/partition-service.js';
@@ -84,17 +80,7 @@ export class QueueService implements QueueFacade {
   /** How the partition layer moves this service's data. */
   readonly replicaData: ReplicaData;
 
-  constructor(deps: {
-    config: GridConfig;
-    invoker: Invoker;
-    clock: Clock;
-    logger: Logger;
-    membership?: QueueMembership;
-    /** Data members in this member's list (lite members do not count), for split-brain protection. Default: 1. */
-    clusterSize?: () => number;
-    /** The member memory guard: offers are refused while it refuses. */
-    writeGate?: WriteGate;
-  }) {
+  constructor(deps: DataServiceDeps & { membership?: QueueMembership }) {
     this.reg = new QueueRegistry({
       config: deps.config,
       invoker: deps.invoker,
