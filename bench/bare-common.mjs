@@ -1,5 +1,5 @@
 // What the hand-written baseline servers of the bench share (bare-net-server.mjs,
-// bare-net-cluster.mjs): reading a request head's Content-Length, and their lifecycle.
+// bare-net-cluster.mjs, bare-https-server.mjs): reading a request head's Content-Length, and their lifecycle.
 
 /** Content-Length of a request head (latin1 string), 0 when absent. */
 export function contentLength(head) {

@@ -5,6 +5,7 @@
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { exitWithParent } from './bare-common.mjs';
 
 const { values } = parseArgs({
   options: { port: { type: 'string' }, host: { type: 'string', default: '127.0.0.1' }, key: { type: 'string' }, cert: { type: 'string' } },
@@ -30,10 +31,4 @@ server.listen(port, values.host, () => {
   process.stdout.write(JSON.stringify({ level: 'info', msg: 'bare https server listening', port }) + '\n');
 });
 
-const stop = () => server.close(() => process.exit(0)).closeAllConnections();
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-const parentPid = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parentPid) process.exit(0);
-}, 1000).unref();
+exitWithParent([server]);
