@@ -9,9 +9,8 @@
 // one member smart routing would change nothing. The figures are one run on whatever machine
 // runs it: compare phases of the same run only.
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Client } from 'hazelcast-client';
 import {
@@ -25,40 +24,19 @@ import {
   fmtInt,
   fmtUs,
   freePort,
+  intOption,
   log,
   readCpuMs,
   startChild,
   stopChild,
-  tempDirs,
   waitReady,
+  writeBenchConfig,
 } from './lib.mjs';
 
 const KEYS = 10_000;
 const { values } = parseArgs({ options: { duration: { type: 'string', default: '5' }, outstanding: { type: 'string', default: '50' } } });
-const DURATION_MS = Number(values.duration) * 1000;
-const OUTSTANDING = Number(values.outstanding);
-
-function writeConfig(port) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'grid-bench-client-'));
-  tempDirs.push(dir);
-  const file = path.join(dir, 'grid.yaml');
-  writeFileSync(
-    file,
-    [
-      'hazelcast:',
-      '  cluster-name: bench',
-      '  network:',
-      `    port: { port: ${port}, auto-increment: false }`,
-      '    rest-api:',
-      '      enabled: true',
-      '      endpoint-groups:',
-      '        DATA: { enabled: true }',
-      '        HEALTH_CHECK: { enabled: true }',
-      '',
-    ].join('\n'),
-  );
-  return file;
-}
+const DURATION_MS = intOption(values, 'duration', 1) * 1000;
+const OUTSTANDING = intOption(values, 'outstanding', 1);
 
 const key = () => `key-${Math.floor(Math.random() * KEYS)}`;
 
@@ -113,7 +91,7 @@ async function restLoop(pid, port, request) {
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const port = await freePort();
-  const child = startChild('grid member', [path.join(ROOT, 'bin', 'grid.js'), 'start', '--config', writeConfig(port)], 'client-member.log');
+  const child = startChild('grid member', [path.join(ROOT, 'bin', 'grid.js'), 'start', '--config', writeBenchConfig(port, { dirPrefix: 'grid-bench-client-' })], 'client-member.log');
   await waitReady(child, port);
   log(`member pid ${child.pid} on port ${port}; ${OUTSTANDING} outstanding calls, ${DURATION_MS / 1000} s per phase`);
   const client = await Client.newHazelcastClient({

@@ -1,9 +1,10 @@
-// Shared pieces of the Grid benchmark (run.mjs, cluster.mjs): child processes and their
-// cleanup, /proc readers, the pipelined raw-socket loader, autocannon runs measured over a
-// window, summaries and number formatting. See bench/README.md.
+// Shared pieces of the Grid benchmark (run.mjs, cluster.mjs, client.mjs): option checks, the
+// one-member bench config, child processes and their cleanup, /proc readers, the pipelined
+// raw-socket loader, autocannon runs measured over a window, summaries and number formatting.
+// See bench/README.md.
 import autocannon from 'autocannon';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { accessSync, closeSync, constants, openSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -50,6 +51,45 @@ export function memberConfig(name, host, port, extra, groups) {
       ...extra,
     },
   };
+}
+
+/**
+ * `--<name>` of node:util parseArgs' `values` as an integer >= `min`; a bad value stops the run
+ * with the option named, before any member starts (run.mjs and client.mjs share it).
+ */
+export function intOption(values, name, min) {
+  const n = Number(values[name]);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}`);
+  return n;
+}
+
+/**
+ * Writes the YAML config of a one-member bench member on `port` (cluster `bench`, REST with the
+ * DATA, HEALTH_CHECK and CLUSTER_READ groups; `httpPath` sets grid.rest.http-path) into a temp
+ * dir that cleanup() removes; returns the file.
+ */
+export function writeBenchConfig(port, { httpPath, dirPrefix = 'grid-bench-' } = {}) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), dirPrefix));
+  tempDirs.push(dir);
+  const file = path.join(dir, 'grid.yaml');
+  writeFileSync(
+    file,
+    [
+      'hazelcast:',
+      '  cluster-name: bench',
+      '  network:',
+      `    port: { port: ${port}, auto-increment: false }`,
+      '    rest-api:',
+      '      enabled: true',
+      '      endpoint-groups:',
+      '        DATA: { enabled: true }',
+      '        HEALTH_CHECK: { enabled: true }',
+      '        CLUSTER_READ: { enabled: true }',
+      ...(httpPath ? ['  properties:', `    grid.rest.http-path: ${httpPath}`] : []),
+      '',
+    ].join('\n'),
+  );
+  return file;
 }
 
 export async function freePort() {

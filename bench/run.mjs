@@ -6,7 +6,7 @@
 //   node bench/run.mjs --only get,post --duration 20 --connections 100
 //   node bench/run.mjs --only get,post --rounds 5 --duration 5
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,6 +27,7 @@ import {
   log,
   describeLoadGen,
   httpRequest,
+  intOption,
   loadGenSetup,
   measureWorkload,
   pipelinedLoad,
@@ -37,6 +38,7 @@ import {
   tempDirs,
   waitReady,
   WORKLOADS,
+  writeBenchConfig,
 } from './lib.mjs';
 import { CLUSTER_CPU_RATIO_TARGET, CLUSTER_PHASES, renderClusterReport, runCluster } from './cluster.mjs';
 import { WAN_PHASES, renderWanReport, runWan, wanProblems } from './wan.mjs';
@@ -140,11 +142,7 @@ function parseOptions() {
     );
     process.exit(0);
   }
-  const int = (name, min) => {
-    const n = Number(values[name]);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}`);
-    return n;
-  };
+  const int = (name, min) => intOption(values, name, min);
   const only = values.only.split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of only) if (!ALL_PHASES.includes(p)) throw new Error(`--only: unknown phase '${p}' (use ${ALL_PHASES})`);
   if (!['grid', 'fake'].includes(values.target)) throw new Error(`--target must be grid or fake`);
@@ -195,37 +193,13 @@ function parseOptions() {
 
 // ---------------------------------------------------------------- child processes
 
-function writeConfig(port, httpPath) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'grid-bench-'));
-  tempDirs.push(dir);
-  const file = path.join(dir, 'grid.yaml');
-  writeFileSync(
-    file,
-    [
-      'hazelcast:',
-      '  cluster-name: bench',
-      '  network:',
-      `    port: { port: ${port}, auto-increment: false }`,
-      '    rest-api:',
-      '      enabled: true',
-      '      endpoint-groups:',
-      '        DATA: { enabled: true }',
-      '        HEALTH_CHECK: { enabled: true }',
-      '        CLUSTER_READ: { enabled: true }',
-      ...(httpPath ? ['  properties:', `    grid.rest.http-path: ${httpPath}`] : []),
-      '',
-    ].join('\n'),
-  );
-  return file;
-}
-
 /** CPU list the servers under test are pinned to (taskset -c), or undefined. */
 const serverCpus = (opts) => opts.loadGen.pinning?.server;
 
 async function startMember(opts, logName, { pin = true } = {}) {
   const target = opts.target;
   const port = await freePort();
-  const config = writeConfig(port, opts.httpPath);
+  const config = writeBenchConfig(port, { httpPath: opts.httpPath });
   let args;
   if (target === 'fake') {
     args = [path.join(BENCH_DIR, 'fake-member.mjs'), '--config', config];
