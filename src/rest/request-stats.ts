@@ -13,9 +13,13 @@ export { routeLabelOf } from './routes.js';
 const R = Object.fromEntries(ROUTE_LABELS.map((l, i) => [l, i])) as Record<RouteLabel, number>;
 
 
-/** Status codes with a slot of their own; anything else counts as `other`. `none`: no answer was sent (the client left first). */
-const STATUSES = [200, 204, 400, 403, 404, 408, 409, 413, 417, 431, 500, 501, 503] as const;
-const STATUS_LABELS: readonly string[] = ['none', ...STATUSES.map(String), 'other'];
+/**
+ * The status codes REST answers, each with a slot of its own; anything else counts as `other`.
+ * `none`: no answer was sent (the client left first). No 501: only the client protocol raises
+ * UNSUPPORTED, so status.ts's 501 never reaches an HTTP answer. docs/metrics.md lists these.
+ */
+const STATUSES = [200, 204, 400, 403, 404, 408, 409, 413, 417, 431, 500, 503] as const;
+export const STATUS_LABELS: readonly string[] = ['none', ...STATUSES.map(String), 'other'];
 const STATUS_OTHER = STATUS_LABELS.length - 1;
 /** Status code -> slot (0: none; codes outside 100-599 are `other`). */
 const STATUS_SLOT = new Uint8Array(600).fill(STATUS_OTHER);

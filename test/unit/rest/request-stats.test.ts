@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { GridErrorCode } from '../../../src/core/errors.js';
 import { GridMetrics } from '../../../src/metrics/grid-metrics.js';
-import { RequestStats, routeLabelOf } from '../../../src/rest/request-stats.js';
+import { RequestStats, STATUS_LABELS, routeLabelOf } from '../../../src/rest/request-stats.js';
+import { STATUS_OF } from '../../../src/rest/status.js';
 import { parsePrometheus, sampleValue } from '../../support/prometheus.js';
 
 describe('routeLabelOf', () => {
@@ -65,5 +68,26 @@ describe('RequestStats', () => {
     expect(sampleValue(f, 'grid_rest_request_duration_seconds_sum', { route: 'maps', method: 'GET' })).toBeCloseTo(0.00325, 10);
     expect(sampleValue(f, 'grid_rest_request_duration_seconds_bucket', { route: 'queues', method: 'DELETE', le: '10' })).toBe(0);
     expect(sampleValue(f, 'grid_rest_request_duration_seconds_bucket', { route: 'queues', method: 'DELETE', le: '30' })).toBe(1);
+  });
+
+  it('has a status slot for every status a GridError answers over REST, none for 501 (UNSUPPORTED is raised by the client protocol only)', async () => {
+    for (const [code, status] of Object.entries(STATUS_OF) as [GridErrorCode, number][]) {
+      if (code !== 'UNSUPPORTED') expect(STATUS_LABELS, code).toContain(String(status));
+    }
+    expect(STATUS_LABELS).not.toContain('501');
+    const stats = new RequestStats();
+    const metrics = new GridMetrics({ processMetrics: false });
+    stats.register(metrics);
+    stats.record('maps', 0, 501, 0.001);
+    const f = parsePrometheus((await metrics.scrape()).body);
+    expect(sampleValue(f, 'grid_rest_requests_total', { route: 'maps', method: 'GET', status: 'other' })).toBe(1);
+  });
+
+  it('lists in docs/metrics.md exactly the status labels it reports', () => {
+    const doc = readFileSync(new URL('../../../docs/metrics.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    const m = /`status` is the status code answered \(([^)]*)\)/.exec(doc);
+    expect(m, 'the status sentence of docs/metrics.md').not.toBeNull();
+    const documented = [...m![1]!.matchAll(/`(\d{3})`/g)].map((x) => x[1]);
+    expect(['none', ...documented, 'other']).toEqual(STATUS_LABELS);
   });
 });
