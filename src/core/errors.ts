@@ -1,6 +1,6 @@
 // The one error type of Grid. Every failure that crosses a module boundary is a GridError
-// with a stable `code`; rest/ maps codes to HTTP statuses in one table, the invocation layer
-// reads `retryable`.
+// with a stable `code`; rest/ maps codes to HTTP statuses in one table; `retryable` tells a
+// caller whether trying again may succeed (docs/architecture.md's error table says the same).
 
 export type GridErrorCode =
   | 'BAD_REQUEST' // malformed input: path, escapes, parameters
@@ -72,6 +72,12 @@ export function isGridErrorCode(code: unknown): code is GridErrorCode {
   return typeof code === 'string' && Object.hasOwn(CODES, code);
 }
 
+/**
+ * Codes after which a caller may try again. Not CP_UNAVAILABLE: cp/cp-calls.ts already retried
+ * it (same deduplication key) until the operation timeout, so what surfaces is final for this
+ * call; never INDETERMINATE (the write may have been applied). The invoker keeps its own list of
+ * what it retries (invocation/invoker.ts RETRY_CODES).
+ */
 const RETRYABLE: ReadonlySet<GridErrorCode> = new Set<GridErrorCode>([
   'CLUSTER_PASSIVE',
   'MEMBER_SHUTTING_DOWN',

@@ -5,6 +5,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { GridError, type GridErrorCode } from '../../src/core/errors.js';
+import { STATUS_OF } from '../../src/rest/status.js';
 import { REPO_ROOT } from '../support/process.js';
 
 const SRC = join(REPO_ROOT, 'src');
@@ -64,5 +66,27 @@ describe('docs/*.md name only files that exist', () => {
     // A name starts with a letter or digit: `rest/*-routes.ts` is a pattern, `.test.ts` a suffix.
     const named = [...text.matchAll(/(?<![*\w./-])[A-Za-z0-9_][A-Za-z0-9_./-]*\.ts\b/g)].map((m) => m[0]);
     expect(named.filter((n) => !known.has(basename(n)))).toEqual([]);
+  });
+});
+
+describe('the error table of docs/architecture.md', () => {
+  it('names every GridError code once, with the status of rest/status.ts and the retryable flag of core/errors.ts', () => {
+    const start = page.indexOf('| Code | Status | Retryable |');
+    expect(start).toBeGreaterThan(0);
+    const rows = page.slice(start).split('\n').slice(2);
+    const seen: { code: string; status: number; retryable: boolean }[] = [];
+    for (const row of rows) {
+      if (!row.startsWith('|')) break;
+      const cells = row.split(' | ');
+      expect(cells, row).toHaveLength(3);
+      // Codes are the backquoted upper-case names of the first cell (its parentheses explain them).
+      const codes = [...(cells[0] ?? '').replace(/\([^)]*\)/g, '').matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]!);
+      const status = Number(/^\d{3}/.exec(cells[1] ?? '')?.[0]);
+      const retryable = (cells[2] ?? '').replace(/\|$/, '').trim() === 'yes';
+      for (const code of codes) seen.push({ code, status, retryable });
+    }
+    const expected = (Object.keys(STATUS_OF) as GridErrorCode[]).map((code) => ({ code, status: STATUS_OF[code], retryable: new GridError(code, 'x').retryable }));
+    const byCode = (a: { code: string }, b: { code: string }): number => a.code.localeCompare(b.code);
+    expect(seen.sort(byCode)).toEqual(expected.sort(byCode));
   });
 });
