@@ -1,12 +1,22 @@
-// Certificates for the TLS tests, made with the openssl CLI into a temp dir (removed after the
-// file's tests): a CA, member certificates (PEM, encrypted PEM, PKCS12), a second member
-// certificate for rotation, one from another CA, an expired one, a PKCS12 truststore, and a
-// file that looks like a JKS keystore. EC keys: fast to make.
+// Certificates for the TLS tests, made with the openssl CLI: a CA, member certificates (PEM,
+// encrypted PEM, PKCS12), a second member certificate for rotation, one from another CA, an
+// expired one, a PKCS12 truststore, and a file that looks like a JKS keystore. EC keys: fast to
+// make. openssl runs once per vitest run (about 20 commands, 0.5-1 s): the first caller makes the
+// set in the run's directory from certs-setup.ts (a globalSetup), and every makeTestCerts() gets
+// a copy in a temp dir of its own (removed after the file's tests), which it may write into.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inject } from 'vitest';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The run's directory for the shared certificate set (certs-setup.ts); absent under configs without it. */
+    gridTestCertsRoot?: string;
+  }
+}
 
 export interface TestCerts {
   readonly dir: string;
@@ -45,8 +55,8 @@ function openssl(dir: string, args: string[]): void {
   execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-export function makeTestCerts(): TestCerts {
-  const dir = mkdtempSync(join(tmpdir(), 'grid-tls-'));
+/** Writes the whole set into the empty directory `dir`. */
+function generate(dir: string): void {
   const p = (f: string): string => join(dir, f);
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
   const ca = (name: string): void =>
@@ -79,6 +89,36 @@ export function makeTestCerts(): TestCerts {
   writeFileSync(p('fake.jks'), Buffer.concat([Buffer.from([0xfe, 0xed, 0xfe, 0xed, 0, 0, 0, 2]), Buffer.alloc(64)]));
   // Chains: the leaf then the CA, as cert-manager writes tls.crt.
   for (const n of ['member', 'member2', 'named', 'expired']) writeFileSync(p(`${n}-chain.pem`), readFileSync(p(`${n}.pem`), 'utf8') + readFileSync(p('ca.pem'), 'utf8'));
+}
+
+/**
+ * The run's shared set: made by the first caller of any worker into a directory of its own,
+ * then renamed into place, so a worker sees either no set or a whole one; a worker that loses
+ * the race drops its copy. Undefined when the run has no certs-setup.ts.
+ */
+function sharedSet(): string | undefined {
+  const root = inject('gridTestCertsRoot');
+  if (root === undefined) return undefined;
+  const set = join(root, 'set');
+  if (existsSync(set)) return set;
+  const fresh = mkdtempSync(join(root, 'making-'));
+  generate(fresh);
+  try {
+    renameSync(fresh, set);
+  } catch (e) {
+    // Another worker renamed its set first (ENOTEMPTY/EEXIST): use that one.
+    rmSync(fresh, { recursive: true, force: true });
+    if (!existsSync(set)) throw e;
+  }
+  return set;
+}
+
+export function makeTestCerts(): TestCerts {
+  const dir = mkdtempSync(join(tmpdir(), 'grid-tls-'));
+  const shared = sharedSet();
+  if (shared === undefined) generate(dir);
+  else cpSync(shared, dir, { recursive: true });
+  const p = (f: string): string => join(dir, f);
   return {
     dir,
     caPem: p('ca.pem'),
