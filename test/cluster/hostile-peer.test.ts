@@ -3,9 +3,11 @@
 // replica copy, a Leave for another member, a state commit, a merge order, a Join naming an
 // unreachable or a lying listener) are refused; the cluster keeps every entry, its member
 // list, its state and its safety. Well-formed messages are built with payloads.ts's encoders
-// (what a member would send); wrong shapes are written out by hand, on purpose.
+// (what a member would send); wrong shapes are written out by hand, on purpose. Nothing a
+// test does may change the cluster, so the file's tests share one 3-member cluster, each
+// checking it is unharmed after.
 
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Latin1, type WireValue } from '../../src/protocol/codec.js';
 import { Msg, messageName } from '../../src/protocol/messages.js';
 import * as P from '../../src/protocol/payloads.js';
@@ -41,8 +43,15 @@ async function expectHealthy(c: Cluster, size: number, keys: number): Promise<vo
 }
 
 describe('hostile member-protocol peers', () => {
+  let c: Cluster;
+  beforeAll(async () => {
+    c = await startCluster({ size: 3, scope: 'file' });
+  });
+  afterAll(async () => {
+    await c?.destroy();
+  });
+
   it('a malformed Auth (username or password of any non-string type, bad uuid or address) closes that connection and nothing else', async () => {
-    const c = await startCluster({ size: 2 });
     for (let i = 0; i < 20; i++) expect((await c.http(0, 'POST', `/hazelcast/rest/maps/m/k${i}`, `v${i}`)).status).toBe(200);
     const port = c.member(0).port;
     const payloads: WireValue[] = [];
@@ -66,12 +75,11 @@ describe('hostile member-protocol peers', () => {
       expect(a.ok, JSON.stringify(p)).toBe(false);
       await peer.closed;
     }
-    await expectHealthy(c, 2, 20);
+    await expectHealthy(c, 3, 20);
     expect(c.member(0).logMessages().some((l) => l.includes('member connection refused: malformed member message'))).toBe(true);
   }, 60_000);
 
   it('a Join naming a listener that answers Auth with garbage is refused, and the master lives on', async () => {
-    const c = await startCluster({ size: 2 });
     for (let i = 0; i < 10; i++) expect((await c.http(0, 'POST', `/hazelcast/rest/maps/m/k${i}`, `v${i}`)).status).toBe(200);
     const master = c.member(await c.masterIndex(0));
     const garbage: WireValue[] = [[7, '127.0.0.1:1'], 'not a list', ['u-x'], [null, null], []];
@@ -94,12 +102,11 @@ describe('hostile member-protocol peers', () => {
     // A Join whose member differs from the connection's identity.
     const b = await peer.request(Msg.Join, joinAs('u-other', '127.0.0.1:2', 2));
     expect(b.ok).toBe(false);
-    await expectHealthy(c, 2, 10);
+    await expectHealthy(c, 3, 10);
     expect((await c.health(0)).clusterSafe).toBe(true);
   }, 60_000);
 
   it('forged cluster messages from a peer that knows the cluster name are refused: data, members, state and safety stay', async () => {
-    const c = await startCluster({ size: 3 });
     const keys = 200;
     for (let i = 0; i < keys; i++) expect((await c.http(i % 3, 'POST', `/hazelcast/rest/maps/m/k${i}`, `v${i}`)).status).toBe(200);
     const info = await c.clusterInfo(0);
