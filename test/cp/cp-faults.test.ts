@@ -5,7 +5,6 @@
 // REST or automatically after missing-cp-member-auto-removal-seconds, replaced by promoting
 // AP members, with the groups' data intact.
 
-import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster, type ConfigFragment } from '../support/cluster.js';
 import { pollUntil } from '../support/http.js';
@@ -257,22 +256,4 @@ describe('CP subsystem under faults', () => {
     );
     expect(await value(c, ap, 'g')).toBe(3n);
   }, 90_000);
-
-  it('a lock waiter whose HTTP client goes away is taken off the queue: the lock is not granted to it', async () => {
-    const c = (cluster = await startCluster({ size: 3, config: cpConfig() }));
-    const held = await c.http(0, 'POST', '/grid/rest/cp/locks/gone/lock');
-    expect(held.status).toBe(200);
-    const holder = JSON.parse(held.body) as { sessionId: number; fence: number };
-    const info = async (): Promise<{ locked: boolean; sessionId: number; waiters: number }> => c.json(1, '/grid/rest/cp/locks/gone');
-    // A waiter that disconnects while it waits.
-    const req = http.request({ host: '127.0.0.1', port: c.member(2).port, method: 'POST', path: '/grid/rest/cp/locks/gone/lock?timeoutMs=60000', headers: { 'content-length': '0' } });
-    req.on('error', () => undefined);
-    req.end();
-    await pollUntil(info, (i) => i.waiters === 1, { timeoutMs: 10_000, what: 'the waiter queued' });
-    req.destroy();
-    await pollUntil(info, (i) => i.waiters === 0, { timeoutMs: 10_000, what: 'the waiter taken off the queue' });
-    expect((await c.http(0, 'POST', `/grid/rest/cp/locks/gone/unlock?sessionId=${holder.sessionId}`)).status).toBe(200);
-    const after = await info();
-    expect(after.locked).toBe(false);
-  }, 60_000);
 });

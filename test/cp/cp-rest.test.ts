@@ -7,6 +7,7 @@
 // last. A lone member without CP checks the "not enabled" answer of the paths that
 // test/http/misc-endpoints.test.ts does not already cover.
 
+import http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster, type ConfigFragment, type HttpResponse } from '../support/cluster.js';
 import { pollUntil, sendRequest } from '../support/http.js';
@@ -396,6 +397,23 @@ describe('CP REST on a 3-member CP cluster', () => {
     expect(waitedMs).toBeLessThan(8_000);
     expect(await lockInfo(1, 'w2')).toEqual({ locked: true, sessionId: h.sessionId, fence: h.fence, lockCount: 1, waiters: 0, group: 'default' });
     await unlock(0, 'w2', h.sessionId);
+  });
+
+  it('a lock waiter whose HTTP client goes away is taken off the queue: the lock is not granted to it', async () => {
+    const held = await c.http(0, 'POST', '/grid/rest/cp/locks/gone/lock');
+    expect(held.status).toBe(200);
+    const holder = JSON.parse(held.body) as { sessionId: number; fence: number };
+    const info = async (): Promise<{ locked: boolean; sessionId: number; waiters: number }> => c.json(1, '/grid/rest/cp/locks/gone');
+    // A waiter that disconnects while it waits.
+    const req = http.request({ host: '127.0.0.1', port: c.member(2).port, method: 'POST', path: '/grid/rest/cp/locks/gone/lock?timeoutMs=60000', headers: { 'content-length': '0' } });
+    req.on('error', () => undefined);
+    req.end();
+    await pollUntil(info, (i) => i.waiters === 1, { timeoutMs: 10_000, what: 'the waiter queued' });
+    req.destroy();
+    await pollUntil(info, (i) => i.waiters === 0, { timeoutMs: 10_000, what: 'the waiter taken off the queue' });
+    expect((await c.http(0, 'POST', `/grid/rest/cp/locks/gone/unlock?sessionId=${holder.sessionId}`)).status).toBe(200);
+    const after = await info();
+    expect(after.locked).toBe(false);
   });
 
   // ------------------------------------------------------------ sessions
