@@ -11,11 +11,15 @@ import {
   findConfigFile,
   listenPlan,
   loadConfigFile,
+  tlsPlan,
+  type GridConfig,
+  type SslConfig,
   type ConfigLoadResult,
   type LoadOptions,
 } from './config/index.js';
 import { GRID_VERSION, Member } from './member/member.js';
 import { registerAdminCommands } from './cli/admin/commands.js';
+import { loadTlsMaterial } from './net/tls/tls-material.js';
 
 /** The flags `grid start` and `grid validate` share: where the config comes from and how much is said about it. */
 interface ConfigFlags {
@@ -255,15 +259,41 @@ function validate(file: string | undefined, flags: ConfigFlags): void {
       plan.restGroups.size === 0
         ? 'REST disabled'
         : `REST ${plan.restPort !== undefined ? `on port ${plan.restPort.port}` : 'on the member port'}, groups ${[...plan.restGroups].join(', ')}`;
+    // The TLS files are opened and checked as `grid start` does (the same sentences, exit 2).
+    const tlsLines = checkTlsFiles(config);
     process.stdout.write(
       // With auto-increment the member takes the first free port of a range: say the range, in words.
       `${config.source}: valid. cluster-name ${config.clusterName}, member port ${memberPort.port}` +
         `${memberPort.autoIncrement && memberPort.portCount > 1 ? `-${Math.min(65535, memberPort.port + memberPort.portCount - 1)} (the first free one; auto-increment)` : ''}, ${rest}, ` +
         `${config.maps.length} map config(s), ${config.queues.length} queue config(s)\n`,
     );
+    for (const line of tlsLines) process.stdout.write(`${line}\n`);
   } catch (e) {
     fail(e, flags);
   }
+}
+
+/**
+ * Reads every `ssl` element's key, certificates and trust material as a member's start does
+ * (loadTlsMaterial: wrong paths and passwords, a key that is not its certificate's, an expired
+ * certificate each throw the sentence start prints) and says what each endpoint will present.
+ */
+function checkTlsFiles(config: GridConfig): string[] {
+  const plan = tlsPlan(config.network, config.advancedNetwork);
+  const endpoints = new Map<SslConfig, string[]>();
+  for (const [name, ssl] of [['member', plan.member], ['rest', plan.rest], ['wan', plan.wan]] as const) {
+    if (ssl !== undefined) endpoints.set(ssl, [...(endpoints.get(ssl) ?? []), name]);
+  }
+  const lines: string[] = [];
+  for (const [ssl, names] of endpoints) {
+    const m = loadTlsMaterial(ssl);
+    const days = Math.floor((m.notAfter.getTime() - Date.now()) / 86_400_000);
+    lines.push(
+      `TLS (${names.join(', ')}): ${ssl.protocol}, mutual authentication ${ssl.mutualAuthentication}, ` +
+        `certificate ${m.subject.replace(/\n/g, ', ')} valid until ${m.notAfter.toISOString()} (${days} day(s) left)`,
+    );
+  }
+  return lines;
 }
 
 /**

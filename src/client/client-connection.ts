@@ -8,7 +8,8 @@ import type net from 'node:net';
 import { describeError, GridError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
-import { AuthStatus, decodeAuthRequest, encodeAuthResponse, SERIALIZATION_VERSION, type AuthStatusCode } from './auth-codec.js';
+import { AuthStatus, decodeAuthRequest, encodeAuthResponse, type AuthStatusCode } from './auth-codec.js';
+import { decideClientAuth } from './client-auth.js';
 import { MessageBuilder, requestHeader, writeUuid, type RequestHeader } from './codec.js';
 import { encodeMembersView, encodePartitionsView } from './cluster-view-codec.js';
 import { dataOfStored, keyOf, storedFormOf } from './data.js';
@@ -192,16 +193,15 @@ export class ClientConnection {
 
   private authenticate(h: RequestHeader, m: ClientMessage): MessageBuilder {
     const req = decodeAuthRequest(m);
-    let status: AuthStatusCode = AuthStatus.AUTHENTICATED;
-    if (req.serializationVersion !== SERIALIZATION_VERSION) status = AuthStatus.SERIALIZATION_VERSION_MISMATCH;
-    else if (req.clusterName !== this.deps.clusterName) status = AuthStatus.CREDENTIALS_FAILED;
-    if (status !== AuthStatus.AUTHENTICATED) {
-      this.log.warn(
-        { remote: this.socket.remoteAddress, client: req.clientName, clientType: req.clientType },
-        status === AuthStatus.CREDENTIALS_FAILED
-          ? `client authentication refused: cluster name "${req.clusterName}" is not this cluster's`
-          : `client authentication refused: serialization version ${req.serializationVersion} (only ${SERIALIZATION_VERSION})`,
-      );
+    const decision = decideClientAuth(req, this.deps.clusterName, this.deps.credentials);
+    const status: AuthStatusCode = decision.status;
+    if (decision.status !== AuthStatus.AUTHENTICATED) {
+      // Once per client address at WARN (a client retries every few seconds), later ones at FINE; never the password.
+      const remote = this.socket.remoteAddress ?? 'unknown';
+      const fields = { remote, client: req.clientName, clientType: req.clientType };
+      const message = `client authentication refused: ${decision.reason}`;
+      if (this.deps.firstRefusalFrom(remote)) this.log.warn(fields, message);
+      else this.log.debug(fields, message);
       // The client closes the connection on a refusal; close it here too once the answer is out.
       const b = encodeAuthResponse(h.correlationId, {
         status,
@@ -217,7 +217,10 @@ export class ClientConnection {
     }
     this.authenticated = true;
     this.clientName = req.clientName;
-    this.log.info({ remote: this.socket.remoteAddress, client: req.clientName, clientType: req.clientType, clientVersion: req.clientVersion }, 'client authenticated');
+    this.log.info(
+      { remote: this.socket.remoteAddress, client: req.clientName, clientType: req.clientType, clientVersion: req.clientVersion, ...(req.username !== null ? { user: req.username } : {}) },
+      'client authenticated',
+    );
     const local = this.deps.localMember();
     return encodeAuthResponse(h.correlationId, {
       status,

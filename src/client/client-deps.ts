@@ -1,5 +1,6 @@
 // What the client protocol may use: narrow facades of the services below it, built by member/.
 
+import type { CredentialChecker } from '../security/credentials.js';
 import type { MapFacade } from '../map/map-service.js';
 import type { QueueFacade } from '../queue/queue-service.js';
 import type { ViewMember } from './cluster-view-codec.js';
@@ -18,6 +19,10 @@ export interface ClientDeps {
   partitionOwners(): readonly (string | undefined)[];
   readonly maps: MapFacade;
   readonly queues: QueueFacade;
+  /** With security on, who may authenticate (the client-authentication realm, as for REST). */
+  readonly credentials: CredentialChecker;
+  /** True the first time an authentication from `address` is refused (it is warned about once). */
+  firstRefusalFrom(address: string): boolean;
   /** Told when a connection closed (the server forgets it). */
   onClosed(connection: { readonly isClosed: boolean }): void;
 }

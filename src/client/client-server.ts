@@ -19,13 +19,17 @@ const VIEW_CHECK_INTERVAL_MS = 250;
  */
 export const CLIENT_SILENCE_TIMEOUT_MS = 60_000;
 
+/** Addresses remembered as already warned about a refused authentication; past this many, the memory starts again. */
+const REFUSED_ADDRESSES_KEPT = 4096;
+
 export class ClientServer {
   private readonly connections = new Set<ClientConnection>();
+  private readonly refusedAddresses = new Set<string>();
   private readonly timer: TimerHandle;
   private stopped = false;
 
   constructor(
-    private readonly deps: Omit<ClientDeps, 'onClosed'>,
+    private readonly deps: Omit<ClientDeps, 'onClosed' | 'firstRefusalFrom'>,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly silenceTimeoutMs = CLIENT_SILENCE_TIMEOUT_MS,
@@ -42,9 +46,17 @@ export class ClientServer {
       socket.destroy();
       return;
     }
-    const c: ClientConnection = new ClientConnection(socket, { ...this.deps, onClosed: () => this.connections.delete(c) }, this.logger, () => this.clock.now());
+    const c: ClientConnection = new ClientConnection(socket, { ...this.deps, onClosed: () => this.connections.delete(c), firstRefusalFrom: (a) => this.firstRefusalFrom(a) }, this.logger, () => this.clock.now());
     this.connections.add(c);
     c.start(head);
+  }
+
+  private firstRefusalFrom(address: string): boolean {
+    if (this.refusedAddresses.has(address)) return false;
+    // Bounded: a scan from many addresses costs a repeated warning, never unbounded memory.
+    if (this.refusedAddresses.size >= REFUSED_ADDRESSES_KEPT) this.refusedAddresses.clear();
+    this.refusedAddresses.add(address);
+    return true;
   }
 
   pushViews(): void {

@@ -26,7 +26,7 @@ import { MemberNet } from '../net/member-net.js';
 import { describeError } from '../core/errors.js';
 import { MapService, type MapMergeBatch } from '../map/map-service.js';
 import { QueueService, type QueueMergeBatch } from '../queue/queue-service.js';
-import { createCredentialChecker, createMemberAuth } from '../security/credentials.js';
+import { createCredentialChecker, createMemberAuth, type CredentialChecker } from '../security/credentials.js';
 import { Listener, inSharedReadBuffer, setReadSink } from '../net/listener.js';
 import { TlsEndpoints } from '../net/tls/tls-endpoints.js';
 import { RestServer } from '../rest/rest-server.js';
@@ -368,7 +368,7 @@ export class Member {
       },
     };
     const refuseHttp = (): void => this.hintRestDisabled();
-    const clients = this.startClientServer();
+    const clients = this.startClientServer(credentials);
     let clientsReady = false;
     const clientSink = {
       accept: (socket: net.Socket, head: Buffer) => {
@@ -568,7 +568,7 @@ export class Member {
   }
 
   /** The client protocol's server over the same facades REST uses. */
-  private startClientServer(): ClientServer {
+  private startClientServer(credentials: CredentialChecker): ClientServer {
     const toView = (m: MemberInfo): ViewMember => ({ uuid: m.uuid, host: m.host, port: m.port, liteMember: m.liteMember, version: HAZELCAST_COMPAT_VERSION });
     const clusterName = this.config.clusterName;
     const clients = new ClientServer(
@@ -585,6 +585,7 @@ export class Member {
         partitionOwners: () => Array.from({ length: PARTITION_COUNT }, (_, pid) => this.partitions.table.ownerOf(pid)),
         maps: this.maps,
         queues: this.queues,
+        credentials,
       },
       this.clock,
       this.logger.child({ component: 'client' }),

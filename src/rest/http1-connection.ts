@@ -86,6 +86,13 @@ export class Http1Connection extends ConnectionState implements AnswerWriter {
   private handedOff = false;
   /** Reads come through the listener's shared buffer (setReadSink), not 'data' events. */
   private readonly sharedReads: boolean;
+  /**
+   * A TLS socket never finishes a write synchronously (TLSWrap hands the encrypted record to
+   * the TCP handle and reports later), so the kernel-took-it-all shortcut never applies: the
+   * callback rides on the answer's own write instead of a second, zero-length write, which on
+   * TLS costs a trip through the TLS layer per answer.
+   */
+  private readonly writesCompleteLater: boolean;
   private readonly reads: SharedReads;
   private readonly onWritten = (err?: Error | null): void => this.written(err);
 
@@ -99,6 +106,7 @@ export class Http1Connection extends ConnectionState implements AnswerWriter {
     // A client's FIN ends the connection (the socket is not half-open, as with node:http):
     // what was not answered by then is not answered, and 'close' cleans up. A socket the
     // listener took over reads into its shared buffer: bytes kept past a read are copied.
+    this.writesCompleteLater = (socket as { encrypted?: boolean }).encrypted === true;
     this.reads = host.sharedReads;
     this.sharedReads = this.reads.setReadSink(socket, this.onSharedRead);
     if (!this.sharedReads) socket.on('data', this.onData);
@@ -411,13 +419,14 @@ export class Http1Connection extends ConnectionState implements AnswerWriter {
    * they end. node's write callback costs a nextTick per write; when nothing is queued before,
    * the write goes without one and the answers count as written as soon as the kernel took
    * every byte (as node's callback would have said on the next tick). Only when bytes stay in
-   * node's buffer does a zero-length write with a callback tell when they are out.
+   * node's buffer does a zero-length write with a callback tell when they are out. On TLS the
+   * callback always goes with the write (writesCompleteLater).
    */
   private writeOut(data: string | Buffer | undefined, encoding: BufferEncoding | undefined, batch: (string | Buffer | BufferEncoding | undefined)[] | undefined, batchLength: number): void {
     const socket = this.socket;
     const n = this.pendingInBatch;
     this.pendingInBatch = 0;
-    const idle = socket.writableLength === 0 && this.writeSizes.length === 0;
+    const idle = !this.writesCompleteLater && socket.writableLength === 0 && this.writeSizes.length === 0;
     const cb = idle ? undefined : this.onWritten;
     if (batch === undefined) {
       socket.write(data as string | Buffer, encoding as BufferEncoding, cb);

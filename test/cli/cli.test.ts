@@ -10,6 +10,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RawConnection, sendAndAwaitClose, sendRequest } from '../support/http.js';
 import { connectionRefused, freePort } from '../support/ports.js';
 import { cleanEnv, REPO_ROOT, spawnGrid, waitFor, type GridProcess } from '../support/process.js';
+import { makeTestCerts, pemSsl, STORE_PASSWORD } from '../support/certs.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(resolve(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -459,3 +460,45 @@ describe('grid validate', () => {
     expect(p.stderr()).toContain('hazelcast.network.rest-api.endpoint-groups.NOPE');
   });
 });
+
+describe('grid validate: the TLS files', () => {
+  it('opens them as start does: what each endpoint presents, and every broken file is start\'s own sentence (exit 2)', async () => {
+    const certs = makeTestCerts();
+    try {
+      const dir = tempDir();
+      const withSsl = (name: string, ssl: Record<string, unknown>): string =>
+        writeYaml(dir, name, { network: { port: { port: 6300, 'auto-increment': false }, interfaces: { enabled: true, interfaces: ['127.0.0.1'] }, ssl } });
+      const pem = spawnGrid(['validate', withSsl('pem.yaml', pemSsl(certs.memberKey, certs.memberPem, certs.caPem, { mutualAuthentication: 'REQUIRED' }))]);
+      expect((await pem.exited()).code, pem.stderr()).toBe(0);
+      expect(pem.stdout()).toMatch(/TLS \(member, rest, wan\): TLS, mutual authentication REQUIRED, certificate CN=member valid until \d{4}-\d\d-\d\dT.* \(\d+ day\(s\) left\)/);
+      const p12 = { enabled: true, properties: { keyStore: certs.memberP12, keyStorePassword: STORE_PASSWORD, keyStoreType: 'PKCS12', trustStore: certs.trustP12, trustStorePassword: STORE_PASSWORD, trustStoreType: 'PKCS12' } };
+      const good = spawnGrid(['validate', withSsl('p12.yaml', p12)]);
+      expect((await good.exited()).code, good.stderr()).toBe(0);
+      expect(good.stdout()).toContain('certificate CN=member');
+
+      const broken: [string, Record<string, unknown>, string][] = [
+        ['wrong-pass.yaml', { ...p12, properties: { ...p12.properties, keyStorePassword: 'nope' } }, 'keyStorePassword'],
+        ['mismatch.yaml', pemSsl(certs.rogueKey, certs.memberPem, certs.caPem), 'does not match the certificate'],
+        ['expired.yaml', pemSsl(certs.expiredKey, certs.expiredPem, certs.caPem), 'expired'],
+        // Each sentence is loadTlsMaterial's (test/unit/net/tls-material.test.ts has them all); these show validate reaches them.
+      ];
+      for (const [name, ssl, words] of broken) {
+        const file = withSsl(name, ssl);
+        const v = spawnGrid(['validate', file]);
+        expect((await v.exited()).code, name).toBe(2);
+        expect(v.stderr(), name).toContain(words);
+        expect(v.stderr(), name).not.toMatch(/\n\s+at /);
+        expect(v.stdout(), name).not.toContain('valid.');
+        if (name === 'mismatch.yaml') {
+          // The very sentence `grid start` stops with.
+          const start = spawnGrid(['start', '--config', file]);
+          expect((await start.exited()).code).not.toBe(0);
+          expect(start.stderr()).toContain(v.stderr().replace(/^grid: /, '').trim());
+        }
+      }
+    } finally {
+      certs.remove();
+    }
+  }, 60_000);
+});
+

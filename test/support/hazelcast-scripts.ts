@@ -12,6 +12,10 @@
 // `HTTPSTATUS:` split and its grep of `Hazelcast::<Keyword>=[A-Z_0-9]*`. Used against Grid alone
 // (test/http/hazelcast-scripts.test.ts) and against Grid beside Hazelcast (test/reference/).
 
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { buildRequest, rawRequest, type RawResponse } from './http.js';
 
 export const CURL_UA = 'curl/7.88.1';
@@ -189,4 +193,30 @@ export function cpAdminOutcome(op: CpOp, res: RawResponse): { json: string; stat
   const lines = `${res.body.toString('utf8')}\n${res.status}`.replace(/\n+$/, '').split('\n');
   const statusCode = lines[lines.length - 1] ?? '';
   return { json: lines[0] ?? '', statusCode, exit: CP_EXITS[op][statusCode] ?? 6 };
+}
+
+// ---------------------------------------------------------------- the real scripts
+
+/**
+ * Where Hazelcast's real scripts are: HZ_SCRIPTS_DIR, else ~/.cache/grid/hazelcast-scripts
+ * (copied there from hazelcast/hazelcast's `distribution/src/bin-filemode-755`, or from an
+ * unpacked distribution's `bin/`).
+ */
+export function hazelcastScriptsDir(): string {
+  return process.env.HZ_SCRIPTS_DIR ?? join(homedir(), '.cache', 'grid', 'hazelcast-scripts');
+}
+
+/**
+ * Why the real scripts cannot run here (bash or curl missing, a script missing), or undefined;
+ * the reason is printed on stderr so a skip is never silent.
+ */
+export function hazelcastScriptsUnavailable(scripts: readonly string[]): string | undefined {
+  let reason: string | undefined;
+  for (const tool of ['bash', 'curl']) {
+    if (reason === undefined && spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0) reason = `\`${tool}\` is not on the PATH`;
+  }
+  const dir = hazelcastScriptsDir();
+  for (const s of scripts) if (reason === undefined && !existsSync(join(dir, s))) reason = `${join(dir, s)} is missing (set HZ_SCRIPTS_DIR to a Hazelcast distribution's bin/)`;
+  if (reason !== undefined) process.stderr.write(`\n[SKIPPED] Hazelcast's scripts over HTTPS: ${reason}\n\n`);
+  return reason;
 }

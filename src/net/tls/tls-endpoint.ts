@@ -238,7 +238,9 @@ export class TlsEndpoint {
 /**
  * A peer refused after the handshake (TLSv1.3 clients count it done before the server checked
  * their certificate): an HTTP client gets a 403 that says why (curl and `grid` show it), anything
- * else is closed. Only the first byte is looked at; nothing of the peer reaches HTTP or members.
+ * else is closed: a member frame, and a Hazelcast client's `CP2`, whose reader would take the
+ * 403's bytes for a frame length and wait for the rest. Only the first bytes are looked at;
+ * nothing of the peer reaches HTTP, members or clients.
  */
 function refuseInside(socket: tls.TLSSocket, reason: string): void {
   socket.on('error', () => undefined);
@@ -247,13 +249,21 @@ function refuseInside(socket: tls.TLSSocket, reason: string): void {
   socket.once('data', (head: Buffer) => {
     clearTimeout(timer);
     socket.pause();
-    if (head[0] === 0x00) {
+    if (head[0] === 0x00 || isClientProtocol(head)) {
       socket.destroy();
       return;
     }
     const why = `TLS client certificate refused: ${reason}; present a certificate the member trusts (curl --cert/--key, grid --cert/--key)`;
     socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\nX-Grid-Error: ${why.replace(/[\r\n]/g, ' ')}\r\n\r\n`);
   });
+}
+
+const CLIENT_PREAMBLE = Buffer.from('CP2', 'latin1');
+
+/** The client protocol's preamble, or its start when the first read was shorter (no HTTP method starts `CP`). */
+function isClientProtocol(head: Buffer): boolean {
+  const n = Math.min(head.length, CLIENT_PREAMBLE.length);
+  return n >= 2 ? head.subarray(0, n).equals(CLIENT_PREAMBLE.subarray(0, n)) : false;
 }
 
 function hasPeerCertificate(socket: tls.TLSSocket): boolean {

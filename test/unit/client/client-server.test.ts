@@ -9,6 +9,7 @@ import type { ClientDeps } from '../../../src/client/client-deps.js';
 import { MessageId } from '../../../src/client/message-ids.js';
 import { encodeMessage, Flag, FrameReader, type ClientMessage } from '../../../src/client/frame.js';
 import { ManualClock } from '../../../src/core/clock.js';
+import type { CredentialChecker } from '../../../src/security/credentials.js';
 import { captureLogs } from '../core/fakes.js';
 import { CAPTURED_AUTH } from './vectors.js';
 import { waitFor, within } from '../../support/process.js';
@@ -20,11 +21,13 @@ afterEach(() => {
   for (const f of cleanups.splice(0)) f();
 });
 
-async function setup(silenceMs = 60_000) {
+const SECURITY_OFF: CredentialChecker = { securityEnabled: false, userCount: 0, check: () => false };
+
+async function setup(silenceMs = 60_000, credentials = SECURITY_OFF) {
   const clock = new ManualClock();
   const logs = captureLogs('ALL');
   const view = { members: 1, partitions: 1 };
-  const deps: Omit<ClientDeps, 'onClosed'> = {
+  const deps: Omit<ClientDeps, 'onClosed' | 'firstRefusalFrom'> = {
     clusterName: 'dev',
     partitionCount: 271,
     clusterId: '11111111-2222-5333-8444-555555555555',
@@ -36,6 +39,7 @@ async function setup(silenceMs = 60_000) {
     partitionOwners: () => Array.from({ length: 271 }, () => LOCAL.uuid),
     maps: undefined as unknown as ClientDeps['maps'],
     queues: undefined as unknown as ClientDeps['queues'],
+    credentials,
   };
   const clients = new ClientServer(deps, clock, logs.control.logger, silenceMs);
   const server = net.createServer((s) => s.once('data', (head: Buffer) => clients.accept(s, head)));
@@ -129,5 +133,24 @@ describe('ClientServer', () => {
     await waitFor('the server to accept it', () => clients.connectionCount === 2);
     clock.advance(1_250);
     await within(mute.closed, 5_000, 'the mute connection to close');
+  });
+
+  it('with security on, refuses a client without credentials (CREDENTIALS_FAILED, closed), warning once per address', async () => {
+    const everyone: CredentialChecker = { securityEnabled: true, userCount: 1, check: () => true };
+    const { port, logs } = await setup(60_000, everyone);
+    // The captured client sends no username: refused however lenient the realm.
+    const refusals = [];
+    for (let i = 0; i < 3; i++) {
+      const c = new Conn(port);
+      c.socket.write(Buffer.concat([Buffer.from('CP2'), CAPTURED_AUTH]));
+      const answer = await c.next();
+      expect(typeOf(answer)).toBe(MessageId.ClientAuthentication + 1);
+      refusals.push(answer[0]!.content[13]);
+      await within(c.closed, 5_000, 'the refused connection to close');
+    }
+    expect(refusals).toEqual([1, 1, 1]);
+    const warned = logs.sink.lines.filter((l) => String(l.msg).startsWith('client authentication refused'));
+    expect(warned.map((l) => l.level)).toEqual(['WARNING', 'FINE', 'FINE']);
+    expect(String(warned[0]!.msg)).toContain('no username and password');
   });
 });
