@@ -1,10 +1,37 @@
-// Where a key lives: MurmurHash3 of its UTF-8 bytes, mod 271. Pure and pinned by tests so
-// that partition ids of known keys never drift between releases.
+// Where a key lives, exactly as Hazelcast and its clients place it: MurmurHash3_x86_32 (seed
+// 0x01000193) of the key's serialized Data payload, |hash| mod 271. A String key's payload is
+// its UTF-8 byte count (int32 big-endian) then its UTF-8 bytes, so "k1" is in partition 21 on
+// Grid, on a Hazelcast member and in every smart client. Pure and pinned by tests so that
+// partition ids of known keys never drift between releases.
 
-import { hashToIndex, murmur3String, PARTITION_HASH_SEED } from '../core/murmur3.js';
+import { hashToIndex, murmur3Bytes, murmur3SerializedString, murmur3String, PARTITION_HASH_SEED } from '../core/murmur3.js';
 
 export const PARTITION_COUNT = 271;
 
+/**
+ * Which rule places keys. 1: murmur3 of the key's raw UTF-8 bytes (Grid before Hazelcast's
+ * rule); 2: Hazelcast's rule above. Data on disk and the member join handshake carry it: data
+ * or members of another version would look for keys in the wrong partitions.
+ */
+export const PARTITION_HASH_VERSION = 2;
+
+/** The partition of a String key (REST path keys, client String keys, queue partition keys). */
 export function partitionIdOf(key: string): number {
+  return hashToIndex(murmur3SerializedString(key, PARTITION_HASH_SEED), PARTITION_COUNT);
+}
+
+/**
+ * The partition of a serialized key (a client's Data blob: [int32 partition hash][int32 type]
+ * [payload]): the header's hash when non-zero (a PartitionAware key), else murmur3 of the
+ * payload. For a String's Data this equals partitionIdOf of the string.
+ */
+export function partitionIdOfData(data: Uint8Array): number {
+  const header = data.length >= 4 ? ((data[0]! << 24) | (data[1]! << 16) | (data[2]! << 8) | data[3]!) : 0;
+  const hash = header !== 0 ? header : murmur3Bytes(data.subarray(8), PARTITION_HASH_SEED);
+  return hashToIndex(hash, PARTITION_COUNT);
+}
+
+/** Hash version 1's partition of a key: only to read data an older Grid wrote. */
+export function partitionIdOfV1(key: string): number {
   return hashToIndex(murmur3String(key, PARTITION_HASH_SEED), PARTITION_COUNT);
 }
