@@ -7,6 +7,21 @@ const C2 = 0x1b873593;
 /** Hazelcast's seed for partition hashing. */
 export const PARTITION_HASH_SEED = 0x01000193;
 
+/**
+ * Which rule places keys in partitions. 1: murmur3 of the key's raw UTF-8 bytes (Grid before
+ * it adopted Hazelcast's rule); 2: murmur3 of the key's serialized form, as Hazelcast and its
+ * clients place keys. Data on disk, the member join handshake and the WAN handshake carry it:
+ * data or members of another version would look for keys in the wrong partitions.
+ */
+export const PARTITION_HASH_VERSION = 2;
+
+/** Why members (or data) of partition hash version `theirs` cannot mix with this build's, or undefined when they can. */
+export function partitionHashMismatch(theirs: number, what: string): string | undefined {
+  if (theirs === PARTITION_HASH_VERSION) return undefined;
+  const name = (v: number): string => (v === 1 ? "1 (Grid before Hazelcast's partition hash)" : v === 2 ? "2 (Hazelcast's partition hash)" : String(v));
+  return `${what} places keys by partition hash version ${name(theirs)}, this member by version ${name(PARTITION_HASH_VERSION)}: a key would be looked for in the wrong partition`;
+}
+
 function mixK(k: number): number {
   k = Math.imul(k, C1);
   k = (k << 15) | (k >>> 17);

@@ -8,12 +8,8 @@ import { hashToIndex, murmur3Bytes, murmur3SerializedString, murmur3String, PART
 
 export const PARTITION_COUNT = 271;
 
-/**
- * Which rule places keys. 1: murmur3 of the key's raw UTF-8 bytes (Grid before Hazelcast's
- * rule); 2: Hazelcast's rule above. Data on disk and the member join handshake carry it: data
- * or members of another version would look for keys in the wrong partitions.
- */
-export const PARTITION_HASH_VERSION = 2;
+/** Which rule places keys (core/murmur3.ts says why it is versioned). */
+export { PARTITION_HASH_VERSION } from '../core/murmur3.js';
 
 /** The partition of a String key (REST path keys, client String keys, queue partition keys). */
 export function partitionIdOf(key: string): number {
