@@ -31,3 +31,18 @@ export function partitionIdOfData(data: Uint8Array): number {
 export function partitionIdOfV1(key: string): number {
   return hashToIndex(murmur3String(key, PARTITION_HASH_SEED), PARTITION_COUNT);
 }
+
+/**
+ * Hazelcast's StringPartitioningStrategy: the part of a name after its first `@`, or the whole
+ * name. `jobs@orders` lives with the key `orders`, so structures named `…@orders` share a
+ * partition.
+ */
+export function partitionKeyOf(name: string): string {
+  const at = name.indexOf('@');
+  return at === -1 ? name : name.slice(at + 1);
+}
+
+/** The partition of a queue: its name's partition key, hashed as a String (as a Hazelcast member and its Java client place it). */
+export function queuePartitionIdOf(queueName: string): number {
+  return partitionIdOf(partitionKeyOf(queueName));
+}

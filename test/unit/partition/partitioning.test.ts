@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashToIndex, murmur3Bytes, murmur3SerializedString, murmur3String, PARTITION_HASH_SEED, utf8Length } from '../../../src/core/murmur3.js';
-import { PARTITION_COUNT, PARTITION_HASH_VERSION, partitionIdOf, partitionIdOfData, partitionIdOfV1 } from '../../../src/partition/partitioning.js';
+import { PARTITION_COUNT, PARTITION_HASH_VERSION, partitionIdOf, partitionIdOfData, partitionIdOfV1, partitionKeyOf, queuePartitionIdOf } from '../../../src/partition/partitioning.js';
 import { prng } from '../../support/prng.js';
 import { hzMurmur, hzPartitioner, hzSerializer } from '../client/hz-client.js';
 
@@ -154,5 +154,20 @@ describe('partitionIdOf', () => {
     for (let i = 0; i < 10_000; i++) counts[partitionIdOf(`日本-${i * 7919}-🙂`)]!++;
     expect(Math.min(...counts)).toBeGreaterThan(0);
     expect(Math.max(...counts) / Math.min(...counts)).toBeLessThan(4);
+  });
+});
+
+describe('queuePartitionIdOf', () => {
+  it("places a queue by its name's partition key (the part after the first @, as Hazelcast's StringPartitioningStrategy)", () => {
+    expect(partitionKeyOf('jobs')).toBe('jobs');
+    expect(partitionKeyOf('jobs@orders')).toBe('orders');
+    expect(partitionKeyOf('a@b@c')).toBe('b@c');
+    expect(partitionKeyOf('jobs@')).toBe('');
+    expect(partitionKeyOf('@x')).toBe('x');
+    expect(queuePartitionIdOf('q')).toBe(229); // the research note's queue "q", as the Node client places it
+    expect(queuePartitionIdOf('q')).toBe(client.getPartitionId('q'));
+    expect(queuePartitionIdOf('jobs@orders')).toBe(partitionIdOf('orders'));
+    expect(queuePartitionIdOf('jobs@orders')).toBe(queuePartitionIdOf('mail@orders'));
+    expect(queuePartitionIdOf('jobs@')).toBe(partitionIdOf(''));
   });
 });
