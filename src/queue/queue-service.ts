@@ -191,6 +191,18 @@ export class QueueService implements QueueFacade {
     return this.reg.log.restore(records, (name, pid) => this.reg.entry(name, pid));
   }
 
+  /** Restored queues of an older partition hash version: each to its partition under this build's hash; returns the queues moved. */
+  rehomePersisted(): number {
+    let moved = 0;
+    for (const [name, e] of this.reg.queues) {
+      const to = queuePartitionIdOf(name);
+      if (to === e.partitionId) continue;
+      this.reg.queues.set(name, { ...e, partitionId: to });
+      moved++;
+    }
+    return moved;
+  }
+
   /** The current content of every persisted queue here, as log records (a compaction's snapshot). */
   persistedRecords(): IterableIterator<LogRecord> {
     return this.reg.log.records(this.queues);
