@@ -4,12 +4,13 @@
 
 import { describeError } from '../core/errors.js';
 import type { Operation } from '../invocation/invoker.js';
-import { PARTITION_COUNT } from '../partition/partitioning.js';
+import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
 import { Latin1, type WireValue } from '../protocol/codec.js';
 import { LogOp, type LogRecord } from '../persistence/log-format.js';
 import { decodePersistedEntry, encodePersistedEntry } from './map-persistence.js';
 import type { MapRegistry } from './map-registry.js';
 import { MapOp } from './map-op.js';
+import type { MergeEntry } from './record-store.js';
 import { wanPutEvent } from './map-wan.js';
 
 export class MapRecovery {
@@ -31,6 +32,32 @@ export class MapRecovery {
     let n = 0;
     for (const c of maps.containers.values()) for (const st of c.stores) n += st?.size ?? 0;
     return n;
+  }
+
+  /**
+   * Data replayed from a log of an older partition hash version: every entry moves to its
+   * partition under this build's hash (member start, before anything is logged or served).
+   * Returns the entries moved.
+   */
+  rehome(): number {
+    const now = this.maps.deps.clock.now();
+    let moved = 0;
+    for (const c of this.maps.containers.values()) {
+      const moves: [number, string, MergeEntry][] = [];
+      for (let pid = 0; pid < PARTITION_COUNT; pid++) {
+        const store = c.stores[pid];
+        if (store === undefined) continue;
+        for (const [key, v] of store.liveEntries(now)) {
+          const to = partitionIdOf(key);
+          // Through the persisted form: the entry with all its times, as a log replay gives it.
+          if (to !== pid) moves.push([pid, key, decodePersistedEntry(encodePersistedEntry(v))]);
+        }
+      }
+      for (const [from, key] of moves) c.stores[from]!.remove(key, 0);
+      for (const [, key, e] of moves) c.store(partitionIdOf(key)).putMerged(key, e);
+      moved += moves.length;
+    }
+    return moved;
   }
 
   /** The current content of every persisted map here, as log records (a compaction's snapshot). */

@@ -151,6 +151,11 @@ export class MapService implements MapFacade {
     return this.recovery.restore(records);
   }
 
+  /** Restored data of an older partition hash version: every entry to its partition under this build's hash; returns the entries moved. */
+  rehomePersisted(): number {
+    return this.recovery.rehome();
+  }
+
   /** The current content of every persisted map here, as log records (a compaction's snapshot). */
   persistedRecords(): IterableIterator<LogRecord> {
     return this.recovery.records();

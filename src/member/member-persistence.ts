@@ -15,6 +15,7 @@ import type { QueueService } from '../queue/queue-service.js';
 import type { OpenedStore, PersistedState, PersistenceService } from '../persistence/persistence-service.js';
 import { LogOp } from '../persistence/log-format.js';
 import { diskStateName } from '../persistence/disk-state.js';
+import { PARTITION_HASH_VERSION } from '../partition/partitioning.js';
 import { Msg } from '../protocol/messages.js';
 import {
   decodePersistenceCommand,
@@ -44,6 +45,8 @@ export interface MemberPersistenceDeps {
 
 export class MemberPersistence {
   private lastSavedState: PersistedState | undefined;
+  /** Set when the data came from an older partition hash version: re-homed in memory, to be rewritten by convertData(). */
+  private conversion: { readonly from: number; readonly entries: number; readonly queues: number } | undefined;
   /** Set when this restarting member refused the cluster's table (stale data, auto-remove-stale-data false): its start fails with it. */
   private staleRefusal: string | undefined;
 
@@ -71,6 +74,10 @@ export class MemberPersistence {
     const started = Date.now();
     const entries = maps.restorePersisted(opened.records);
     const items = queues.restorePersisted(opened.records);
+    if (opened.partitionHash !== PARTITION_HASH_VERSION) {
+      // An older Grid's data (open() refused what cannot be converted here): every record to its new partition.
+      this.conversion = { from: opened.partitionHash, entries: maps.rehomePersisted(), queues: queues.rehomePersisted() };
+    }
     const ms = opened.loadMs + Date.now() - started;
     logger.info(
       { dir: opened.dir, entries, items, bytes: opened.bytes, readMs: opened.loadMs, restoreMs: Date.now() - started, entriesPerSecond: ms > 0 ? Math.round(((entries + items) * 1000) / ms) : null },
@@ -121,6 +128,28 @@ export class MemberPersistence {
     this.d.cluster.on((e) => {
       if (e.type === 'membersChanged') save();
     });
+  }
+
+  /**
+   * Data of an older partition hash version, re-homed in memory by wire(): its log is
+   * rewritten (a snapshot of the data, then the directory marked with this version) before the
+   * member joins or serves anything. A crash meanwhile converts again at the next start.
+   */
+  async convertData(): Promise<void> {
+    const c = this.conversion;
+    if (c === undefined) return;
+    const { persistence, maps, queues, logger } = this.d;
+    const started = Date.now();
+    logger.info(
+      `persistence: the data in ${persistence.dir ?? '?'} was written under partition hash version ${c.from}; converting it to version ${PARTITION_HASH_VERSION} (Hazelcast's): ` +
+        `${c.entries} map entries and ${c.queues} queues moved to their new partitions`,
+    );
+    await persistence.convert(function* () {
+      yield* maps.persistedRecords();
+      yield* queues.persistedRecords();
+    });
+    this.conversion = undefined;
+    logger.info(`persistence: data converted to partition hash version ${PARTITION_HASH_VERSION} in ${Date.now() - started} ms`);
   }
 
   /** Whether the member log takes writes (GET /health's `persistence`). */

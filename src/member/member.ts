@@ -308,6 +308,8 @@ export class Member {
   }
 
   private async startPhases(): Promise<void> {
+    // Data of an older partition hash version is rewritten for this one before anything binds.
+    await this.persisting?.convertData();
     const cfg = this.config;
     const host = cfg.network.bindHost;
     const plan = this.plan;

@@ -14,6 +14,7 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import { GridError, describeError, isGridError, type GridErrorCode } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
+import { PARTITION_HASH_VERSION, partitionHashMismatch } from '../core/murmur3.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, type Frame } from '../protocol/frame.js';
 import type { WireValue } from '../protocol/codec.js';
 import { Msg, messageName } from '../protocol/messages.js';
@@ -341,10 +342,24 @@ export class MemberNet {
           conn
             .request(
               Msg.Auth,
-              encodeAuth({ clusterName: this.deps.auth.clusterName, uuid: me.uuid, address: me.address, username: id?.username, password: id?.password, version: this.deps.version }),
+              encodeAuth({
+                clusterName: this.deps.auth.clusterName,
+                uuid: me.uuid,
+                address: me.address,
+                username: id?.username,
+                password: id?.password,
+                version: this.deps.version,
+                partitionHash: PARTITION_HASH_VERSION,
+              }),
               this.deps.connectTimeoutMs,
             )
-            .then(decodeAuthAnswer);
+            .then((answer) => {
+              const a = decodeAuthAnswer(answer);
+              // A member of an older Grid accepts us without a look at the hash: refuse it from this side.
+              const mismatch = partitionHashMismatch(a.partitionHash ?? 1, `member ${address}`);
+              if (mismatch !== undefined) throw new GridError('CONFLICT', `${mismatch}; members of different partition hash versions never form one cluster`);
+              return { uuid: a.uuid, address: a.address };
+            });
         hello
           .then((peer) => {
             if (settled) return;
@@ -548,8 +563,9 @@ export class MemberNet {
     let address: string;
     let username: string | undefined;
     let password: string | undefined;
+    let partitionHash: number | undefined;
     try {
-      ({ clusterName, uuid, address, username, password } = decodeAuth(frame.payload));
+      ({ clusterName, uuid, address, username, password, partitionHash } = decodeAuth(frame.payload));
       if (uuid.length === 0 || uuid.length > 64) throw new GridError('BAD_REQUEST', 'malformed member message: auth uuid');
       splitAddress(address);
     } catch (e) {
@@ -557,7 +573,7 @@ export class MemberNet {
       this.refuse(conn, frame.callId, isGridError(e) ? e : new GridError('BAD_REQUEST', describeError(e)));
       return;
     }
-    const refusal = this.deps.auth.verify(clusterName, username, password);
+    const refusal = this.deps.auth.verify(clusterName, username, password) ?? hashRefusal(address, partitionHash);
     if (refusal !== undefined) {
       this.deps.logger.warn({ remote: address, uuid }, `refused member ${address}: ${refusal.reason}`);
       this.refuse(conn, frame.callId, new GridError(refusal.code, refusal.reason));
@@ -566,8 +582,14 @@ export class MemberNet {
     conn.peer = { uuid, address };
     conn.reader?.setMaxFrameBytes(DEFAULT_MAX_FRAME_BYTES);
     const me = this.deps.local();
-    this.reply(conn, frame.callId, encodeAuthAnswer({ uuid: me.uuid, address: me.address }), false);
+    this.reply(conn, frame.callId, encodeAuthAnswer({ uuid: me.uuid, address: me.address, partitionHash: PARTITION_HASH_VERSION }), false);
   }
+}
+
+/** Members place keys by one partition hash version, or they would look for them in different partitions (an older member sends none: version 1). */
+function hashRefusal(address: string, partitionHash: number | undefined): { code: 'CONFLICT'; reason: string } | undefined {
+  const mismatch = partitionHashMismatch(partitionHash ?? 1, `member ${address}`);
+  return mismatch === undefined ? undefined : { code: 'CONFLICT', reason: `${mismatch}; members of different partition hash versions never form one cluster` };
 }
 
 export function splitAddress(address: string): { host: string; port: number } {

@@ -428,10 +428,11 @@ export class MemberLog {
   /**
    * Replace every segment so far by one snapshot of the current content. The snapshot is
    * taken after the live log rolled to a new segment, so the records appended meanwhile land
-   * after it; the old segments go once the snapshot is on disk.
+   * after it; the old segments go once the snapshot is on disk. True when the snapshot replaced
+   * them (false: not now, or no room).
    */
-  async compact(source: SnapshotSource): Promise<void> {
-    if (this.compacting || this.copying || this.closed) return;
+  async compact(source: SnapshotSource): Promise<boolean> {
+    if (this.compacting || this.copying || this.closed) return false;
     this.compacting = true;
     try {
       // The snapshot needs up to the log's size while the old segments still exist: one that
@@ -442,7 +443,7 @@ export class MemberLog {
           this.compactionTooBig = true;
           this.logger.warn({ dir: this.dir, freeBytes: free, logBytes: this.appendedSinceCompaction }, `persisted log not compacted: ${free} bytes free in ${this.dir}, the snapshot may need up to ${this.appendedSinceCompaction}; it is tried again when there is room`);
         }
-        return;
+        return false;
       }
       this.compactionTooBig = false;
       let oldSegments: number[] = [];
@@ -459,7 +460,7 @@ export class MemberLog {
       // at its next step and changes nothing in the directory: the new log's segments have the
       // same numbers as the ones it would delete. Each change of the directory is made in the
       // same turn as that check (synchronously), so a wipe cannot come between them.
-      if (this.closed) return;
+      if (this.closed) return false;
       const tmp = join(this.dir, `${segmentName(snapshotSegment)}.tmp`);
       const fh = await open(tmp, 'w');
       let bytes = 0;
@@ -468,7 +469,7 @@ export class MemberLog {
         let chunk: Buffer[] = [];
         let chunkBytes = 0;
         for (const r of source()) {
-          if (this.closed) return;
+          if (this.closed) return false;
           const b = encodeRecord(r);
           chunk.push(b);
           chunkBytes += b.length;
@@ -491,11 +492,11 @@ export class MemberLog {
           await unlink(tmp).catch(() => undefined);
         }
       }
-      if (this.closed) return;
+      if (this.closed) return false;
       renameSync(tmp, join(this.dir, segmentName(snapshotSegment)));
       // The snapshot's name is on disk before the segments it replaces go.
       await syncDir(this.dir);
-      if (this.closed) return;
+      if (this.closed) return false;
       for (const n of oldSegments) {
         try {
           unlinkSync(join(this.dir, segmentName(n)));
@@ -507,6 +508,7 @@ export class MemberLog {
       this.appendedSinceCompaction = bytes + this.segmentBytes;
       this.stats.compactions++;
       this.logger.info({ dir: this.dir, bytes, removedSegments: oldSegments.length }, `persisted log compacted: ${oldSegments.length} segment(s) replaced by a snapshot of ${bytes} bytes`);
+      return true;
     } finally {
       this.compacting = false;
     }

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GridError, describeError } from '../core/errors.js';
+import { PARTITION_HASH_VERSION } from '../core/murmur3.js';
 import type { Logger } from '../core/logger.js';
 import type { PersistenceConfig } from '../config/types.js';
 import type { LogRecord } from './log-format.js';
@@ -36,10 +37,18 @@ export interface OpenedStore {
   readonly records: LogRecord[];
   readonly bytes: number;
   readonly loadMs: number;
+  /**
+   * The partition hash version the records' partition ids follow (core/murmur3.ts): the
+   * directory's `partition-hash` file, or 1 for data an older Grid wrote (no such file). Data
+   * of version 1 is converted at start (member-persistence.ts) or refused by open().
+   */
+  readonly partitionHash: number;
 }
 
 const STATE_FILE = 'member.json';
 const LOCK_FILE = 'lock';
+/** The partition hash version of the directory's data; written when the directory is new, rewritten once a conversion is on disk. */
+const HASH_FILE = 'partition-hash';
 
 export class PersistenceService {
   private log: MemberLog | undefined;
@@ -136,10 +145,27 @@ export class PersistenceService {
       if (this.tryLock(dir) !== true) throw new GridError('CONFIG_INVALID', `cannot lock the new persistence directory ${dir}`);
       chosen = { dir, state: undefined };
     }
+    const partitionHash = readHashVersion(chosen.dir, chosen.state);
+    if (partitionHash === undefined) writeHashVersion(chosen.dir);
+    else checkConvertible(chosen.dir, chosen.state, partitionHash);
     this.memberDir = chosen.dir;
     this.log = new MemberLog(chosen.dir, this.logger);
     const loaded = this.log.load();
-    return { dir: chosen.dir, state: chosen.state, records: loaded.records, bytes: loaded.bytes, loadMs: Date.now() - started };
+    return { dir: chosen.dir, state: chosen.state, records: loaded.records, bytes: loaded.bytes, loadMs: Date.now() - started, partitionHash: partitionHash ?? PARTITION_HASH_VERSION };
+  }
+
+  /**
+   * Rewrites the log from `source` (the data in memory, re-homed to this build's partitions)
+   * and then marks the directory with this build's partition hash version. A crash before the
+   * mark leaves the old version's mark: the next start converts again, from the old records
+   * and the snapshot, which give the same content (every record is keyed: none is duplicated).
+   */
+  async convert(source: SnapshotSource): Promise<void> {
+    if (this.log === undefined || this.memberDir === undefined) return;
+    if (!(await this.log.compact(source))) {
+      throw new GridError('CONFIG_INVALID', `persistence: the data in ${this.memberDir} could not be converted to partition hash version ${PARTITION_HASH_VERSION} (no room for its rewrite on the disk, see the log); it is unchanged`);
+    }
+    writeHashVersion(this.memberDir);
   }
 
   /** Loading is over: records appended from now on are this member's new writes. */
@@ -243,6 +269,8 @@ export class PersistenceService {
     } catch {
       // not there
     }
+    // What it writes from now on follows this build's partitions.
+    writeHashVersion(this.memberDir);
     this.log = new MemberLog(this.memberDir, this.logger);
     this.log.load();
     this.logger.warn({ dir: this.memberDir }, `persistence: the persisted data in ${this.memberDir} was deleted`);
@@ -263,6 +291,8 @@ export class PersistenceService {
       const r = await this.log.copyTo(target, () => run.interrupted);
       const state = readState(this.memberDir);
       if (state !== undefined) writeFileSync(join(target, STATE_FILE), JSON.stringify(state));
+      // A running member's data follows this build's partitions (older data was converted at its start).
+      writeFileSync(join(target, HASH_FILE), `${PARTITION_HASH_VERSION}\n`);
       return { dir: target, bytes: r.bytes };
     } catch (e) {
       if (run.interrupted) throw new GridError('CONFLICT', 'backup interrupted');
@@ -397,6 +427,64 @@ function createLockFile(file: string): number {
 const locksHeldHere = new Set<string>();
 
 /** A directory a member made: it has segments or a lock (and no state yet: it never saw a table). */
+/** The directory's partition hash version; undefined for a directory without data yet (it takes this build's). */
+function readHashVersion(dir: string, state: PersistedState | undefined): number | undefined {
+  let text: string | undefined;
+  try {
+    text = readFileSync(join(dir, HASH_FILE), 'utf8');
+  } catch {
+    text = undefined;
+  }
+  if (text !== undefined) {
+    const v = Number(text.trim());
+    if (!Number.isInteger(v) || v < 1) throw new GridError('CONFIG_INVALID', `persistence: ${join(dir, HASH_FILE)} does not hold a partition hash version (${JSON.stringify(text.slice(0, 40))})`);
+    return v;
+  }
+  // No mark: an older Grid's data (version 1), or a directory that holds nothing yet.
+  const hasSegments = readdirSync(dir).some((n) => /^seg-\d{8}\.log$/.test(n));
+  return state !== undefined || hasSegments ? 1 : undefined;
+}
+
+function writeHashVersion(dir: string): void {
+  const file = join(dir, HASH_FILE);
+  const tmp = `${file}.tmp`;
+  const fd = openSync(tmp, 'w');
+  try {
+    writeSync(fd, `${PARTITION_HASH_VERSION}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+  const dfd = openSync(dir, 'r');
+  try {
+    fsyncSync(dfd);
+  } finally {
+    closeSync(dfd);
+  }
+}
+
+/**
+ * Data of another partition hash version: version 1 of a member that was its cluster's only
+ * data member is converted at start (every partition is here, so every record can be re-homed
+ * here); any other is refused, saying how to convert it.
+ */
+function checkConvertible(dir: string, state: PersistedState | undefined, version: number): void {
+  if (version === PARTITION_HASH_VERSION) return;
+  if (version > PARTITION_HASH_VERSION) {
+    throw new GridError('CONFIG_INVALID', `persistence: the data in ${dir} was written by a newer Grid (partition hash version ${version}; this one knows up to ${PARTITION_HASH_VERSION}): start that Grid on it`);
+  }
+  const others = state === undefined ? [] : state.members.filter((m) => m.uuid !== state.uuid);
+  if (others.length === 0) return;
+  throw new GridError(
+    'CONFIG_INVALID',
+    `persistence: the data in ${dir} was written by an older Grid, which placed keys by partition hash version ${version}; this Grid places them by version ${PARTITION_HASH_VERSION} (Hazelcast's), so every key moves to another partition. ` +
+      `This member's data holds only its share of a cluster of ${others.length + 1} data members, which cannot be re-homed on one member. ` +
+      'To convert it: with the older Grid, shut the members down one at a time (each hands its partitions to the others: wait for the cluster to be safe between two), until one member holds all the data; ' +
+      "stop that one, start it with this Grid (its data is converted at start), then start the others with this Grid and empty directories (--start-empty, or a new base-dir). See docs/persistence.md#partition-hash-versions.",
+  );
+}
+
 function isMemberDir(dir: string): boolean {
   try {
     return readdirSync(dir).some((n) => n === LOCK_FILE || /^seg-\d{8}\.log$/.test(n));

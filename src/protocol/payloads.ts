@@ -90,6 +90,8 @@ export interface AuthPayload {
   readonly password?: string;
   /** The sender's Grid version (not read by receivers today). */
   readonly version?: string;
+  /** The sender's partition hash version (core/murmur3.ts); absent from members older than version 2, which used version 1. */
+  readonly partitionHash?: number;
 }
 
 export const { encode: encodeAuth, decode: decodeAuth } = recordTuple<AuthPayload>('auth', [
@@ -99,6 +101,7 @@ export const { encode: encodeAuth, decode: decodeAuth } = recordTuple<AuthPayloa
   ['username', f.optStr, 'username'],
   ['password', f.optStr, 'password'],
   ['version', f.optStr, 'version'],
+  ['partitionHash', f.optInt, 'partition hash version'],
 ]);
 
 /** A member's [uuid, address]: who answered a connection's Auth, who looks for a cluster. */
@@ -112,10 +115,15 @@ const IDENTITY_FIELDS: readonly TupleField<MemberIdentity>[] = [
   ['address', f.str, 'address'],
 ];
 
-/** [uuid, address] of the member that accepted the connection. */
-export type AuthAnswer = MemberIdentity;
+/** [uuid, address, partitionHash] of the member that accepted the connection (partitionHash absent from members that hash by version 1). */
+export interface AuthAnswer extends MemberIdentity {
+  readonly partitionHash?: number;
+}
 
-export const { encode: encodeAuthAnswer, decode: decodeAuthAnswer } = recordTuple<AuthAnswer>('auth answer', IDENTITY_FIELDS);
+export const { encode: encodeAuthAnswer, decode: decodeAuthAnswer } = recordTuple<AuthAnswer>('auth answer', [
+  ...IDENTITY_FIELDS,
+  ['partitionHash', f.optInt, 'partition hash version'],
+]);
 
 // ------------------------------------------------------------------ Discover (2)
 

@@ -3,7 +3,7 @@
 // (release), retrying until the owner hears it, so an item is never lost on the way.
 
 import type { MaybePromise } from '../core/maybe-promise.js';
-import { partitionIdOf } from '../partition/partitioning.js';
+import { queuePartitionIdOf } from '../partition/partitioning.js';
 import type { Holder, QueueItem } from './queue-container.js';
 import type { QueueOperations } from './queue-operations.js';
 import type { QueueRegistry } from './queue-registry.js';
@@ -44,7 +44,7 @@ export class QueueHolder {
 
   /** A poll served by this member: whatever it reserved is confirmed once the answer is written, else released. */
   poll(queueName: string, timeoutMs: number, client: PollClient): MaybePromise<QueueItem | undefined> {
-    const pid = partitionIdOf(queueName);
+    const pid = queuePartitionIdOf(queueName);
     const deadline = this.reg.deps.clock.now() + Math.max(0, timeoutMs);
     const holder: Holder = { member: this.reg.deps.membership.localUuid(), id: this.nextPollId++ };
     const arrived = (item: QueueItem | undefined): QueueItem | undefined => {

@@ -3,7 +3,7 @@
 // policy but DiscardMergePolicy keeps both sides').
 
 import { findQueueConfig } from '../config/index.js';
-import { partitionIdOf } from '../partition/partitioning.js';
+import { queuePartitionIdOf } from '../partition/partitioning.js';
 import type { QueueItem } from './queue-container.js';
 import type { QueueOperations } from './queue-operations.js';
 import type { QueueRegistry } from './queue-registry.js';
@@ -45,7 +45,7 @@ export async function mergeQueuesInto(reg: QueueRegistry, ops: QueueOperations, 
       discarded += b.items.length;
       continue;
     }
-    const pid = partitionIdOf(b.queueName);
+    const pid = queuePartitionIdOf(b.queueName);
     for (const item of b.items) {
       try {
         if (await reg.deps.invoker.invoke(pid, ops.offerOp(pid, b.queueName, item))) appended++;

@@ -4,7 +4,7 @@
 
 import { GridError } from '../core/errors.js';
 import type { Caller, Operation, OperationHandler } from '../invocation/invoker.js';
-import { partitionIdOf } from '../partition/partitioning.js';
+import { queuePartitionIdOf } from '../partition/partitioning.js';
 import type { WireValue } from '../protocol/codec.js';
 import * as f from '../protocol/fields.js';
 import type { QueueItem } from './queue-container.js';
@@ -22,7 +22,7 @@ export function queueHandler(reg: QueueRegistry, ops: QueueOperations): Operatio
   return {
     operation: (pid: number, type: string, args: readonly WireValue[], caller: Caller): Operation<unknown> => {
       const name = f.str(args, 0, 'queue name');
-      if (partitionIdOf(name) !== pid) throw new GridError('BAD_REQUEST', `queue ${name} is not in partition ${pid}`);
+      if (queuePartitionIdOf(name) !== pid) throw new GridError('BAD_REQUEST', `queue ${name} is not in partition ${pid}`);
       switch (type) {
         case 'offer':
           return ops.offerOp(pid, name, decodeItem(args, 1));

@@ -21,7 +21,7 @@ import { GridError } from '../core/errors.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
 import type { DataServiceDeps, OperationHandler } from '../invocation/invoker.js';
 import { ALONE_SIZE, StructureProtection } from '../invocation/split-brain-protection.js';
-import { partitionIdOf } from '../partition/partitioning.js';
+import { queuePartitionIdOf } from '../partition/partitioning.js';
 import type { ReplicaData } from '../partition/partition-service.js';
 import type { LogRecord } from '../persistence/log-format.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
@@ -108,7 +108,7 @@ export class QueueService implements QueueFacade {
 
   offer(queueName: string, item: QueueItem): MaybePromise<boolean> {
     this.protection.guardHere(queueName, 'WRITE');
-    const pid = partitionIdOf(queueName);
+    const pid = queuePartitionIdOf(queueName);
     return this.reg.deps.invoker.invoke(pid, this.ops.offerOp(pid, queueName, item));
   }
 
@@ -119,18 +119,18 @@ export class QueueService implements QueueFacade {
 
   size(queueName: string): MaybePromise<number> {
     this.protection.guardHere(queueName, 'READ');
-    const pid = partitionIdOf(queueName);
+    const pid = queuePartitionIdOf(queueName);
     return this.reg.deps.invoker.invoke(pid, this.ops.sizeOp(queueName));
   }
 
   peek(queueName: string): MaybePromise<QueueItem | undefined> {
     this.protection.guardHere(queueName, 'READ');
-    const pid = partitionIdOf(queueName);
+    const pid = queuePartitionIdOf(queueName);
     return this.reg.deps.invoker.invoke(pid, this.ops.peekOp(queueName));
   }
 
   stats(queueName: string): MaybePromise<QueueStats> {
-    const pid = partitionIdOf(queueName);
+    const pid = queuePartitionIdOf(queueName);
     return this.reg.deps.invoker.invoke(pid, this.ops.statsOp(queueName));
   }
 
@@ -189,6 +189,18 @@ export class QueueService implements QueueFacade {
   /** Replay persisted records (member start): every persisted item back in its queue, in offer order. Returns the items restored. */
   restorePersisted(records: Iterable<LogRecord>): number {
     return this.reg.log.restore(records, (name, pid) => this.reg.entry(name, pid));
+  }
+
+  /** Restored queues of an older partition hash version: each to its partition under this build's hash; returns the queues moved. */
+  rehomePersisted(): number {
+    let moved = 0;
+    for (const [name, e] of this.reg.queues) {
+      const to = queuePartitionIdOf(name);
+      if (to === e.partitionId) continue;
+      this.reg.queues.set(name, { ...e, partitionId: to });
+      moved++;
+    }
+    return moved;
   }
 
   /** The current content of every persisted queue here, as log records (a compaction's snapshot). */

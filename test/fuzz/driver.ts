@@ -249,7 +249,7 @@ export function memberProbe(port: number): Promise<string | undefined> {
     });
     socket.once('connect', () => {
       socket.write(Buffer.from(MEMBER_PREAMBLE));
-      socket.write(encodeFrame(FrameKind.Request, Msg.Auth, 1, [FUZZ_CLUSTER_NAME, 'probe-uuid', '127.0.0.1:1', null, null, '0.1.0']));
+      socket.write(encodeFrame(FrameKind.Request, Msg.Auth, 1, [FUZZ_CLUSTER_NAME, 'probe-uuid', '127.0.0.1:1', null, null, '0.1.0', 2]));
     });
   });
 }

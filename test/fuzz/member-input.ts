@@ -7,6 +7,7 @@
 // exceptions are the three WAN requests read inline by wan-service.ts (WanSyncStatus,
 // WanAddConfig, WanConfigs; see WAN_INLINE).
 
+import { PARTITION_HASH_VERSION } from '../../src/core/murmur3.js';
 import { GridError } from '../../src/core/errors.js';
 import { Latin1, type WireValue } from '../../src/protocol/codec.js';
 import { FrameKind, FrameReader, encodeFrame, type Frame } from '../../src/protocol/frame.js';
@@ -336,8 +337,8 @@ const TABLE_PAYLOAD = payload(P.encodePartitionTable, P.decodePartitionTable, TA
  */
 const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'name'> } = {
   Auth: {
-    request: payload(P.encodeAuth, P.decodeAuth, { clusterName: str, uuid, address, username: opt(str, 0.7), password: opt(str, 0.7), version: opt(version, 0.3) }),
-    answer: payload(P.encodeAuthAnswer, P.decodeAuthAnswer, { uuid, address }),
+    request: payload(P.encodeAuth, P.decodeAuth, { clusterName: str, uuid, address, username: opt(str, 0.7), password: opt(str, 0.7), version: opt(version, 0.3), partitionHash: opt((rng) => (rng.chance(0.8) ? 2 : int(rng)), 0.2) }),
+    answer: payload(P.encodeAuthAnswer, P.decodeAuthAnswer, { uuid, address, partitionHash: opt((rng) => (rng.chance(0.8) ? 2 : int(rng)), 0.2) }),
     effect: 'harmless',
   },
   Discover: {
@@ -651,7 +652,7 @@ export function nestedBytes(levels: number, objects: boolean): Buffer {
 
 /** A valid Auth request (security off: no credentials). */
 export function authPayload(ctx: MemberFuzzContext, uuid: string): WireValue {
-  return P.encodeAuth({ clusterName: ctx.clusterName, uuid, address: '127.0.0.1:1', version: '0.1.0' });
+  return P.encodeAuth({ clusterName: ctx.clusterName, uuid, address: '127.0.0.1:1', version: '0.1.0', partitionHash: PARTITION_HASH_VERSION });
 }
 
 /** Preamble + a valid Auth request (what a post-auth case starts with). */
@@ -790,7 +791,7 @@ const PRE_AUTH: readonly (readonly [number, string, Gen])[] = [
     (rng, ctx) => {
       const clusterName = rng.chance(0.5) ? randomString(rng) : `${ctx.clusterName}x`;
       const credentials = rng.chance(0.3) ? { username: randomString(rng), password: randomString(rng) } : {};
-      const auth = P.encodeAuth({ clusterName, uuid: fakeUuid(rng), address: '127.0.0.1:1', version: '0.1.0', ...credentials });
+      const auth = P.encodeAuth({ clusterName, uuid: fakeUuid(rng), address: '127.0.0.1:1', version: '0.1.0', partitionHash: PARTITION_HASH_VERSION, ...credentials });
       return Buffer.concat([PREAMBLE, frame(FrameKind.Request, Msg.Auth, 1, auth), rng.chance(0.5) ? fuzzFrame(rng, ctx) : Buffer.alloc(0)]);
     },
   ],

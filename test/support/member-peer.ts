@@ -2,6 +2,7 @@
 // send a member exactly what a hostile or broken peer would (malformed Auth, forged messages)
 // and see the answers, or play a listener that answers a member's Auth with garbage.
 
+import { PARTITION_HASH_VERSION } from '../../src/core/murmur3.js';
 import net from 'node:net';
 import { FrameKind, FrameReader, encodeFrame, type Frame } from '../../src/protocol/frame.js';
 import type { WireValue } from '../../src/protocol/codec.js';
@@ -73,7 +74,7 @@ export class MemberPeer {
   /** Connects and authenticates as `uuid` at `address` with the cluster name (security off). */
   static async authenticated(port: number, clusterName: string, uuid: string, address: string): Promise<MemberPeer> {
     const p = await MemberPeer.connect(port);
-    const a = await p.request(Msg.Auth, encodeAuth({ clusterName, uuid, address, version: '5.3.0' }));
+    const a = await p.request(Msg.Auth, encodeAuth({ clusterName, uuid, address, version: '5.3.0', partitionHash: PARTITION_HASH_VERSION }));
     if (!a.ok) throw new Error(`auth refused: ${JSON.stringify(a.payload)}`);
     return p;
   }

@@ -94,3 +94,16 @@ export function hzSerializer(): { toData(v: unknown): HzData; toObject(d: HzData
   const { SerializationConfigImpl } = lib('config/SerializationConfig.js') as { SerializationConfigImpl: new () => unknown };
   return new SerializationServiceV1(new SerializationConfigImpl(), undefined);
 }
+
+/** The Node client's own partition service (default serializer, 271 partitions): getPartitionId as the client routes with it. */
+export function hzPartitioner(): { getPartitionId(key: unknown): number } {
+  const { PartitionServiceImpl } = lib('PartitionService.js') as {
+    PartitionServiceImpl: new (logger: unknown, ss: unknown) => { partitionCount: number; getPartitionId(key: unknown): number };
+  };
+  const ps = new PartitionServiceImpl({ debug: () => undefined, trace: () => undefined }, hzSerializer());
+  ps.partitionCount = 271;
+  return ps;
+}
+
+/** The client's murmur (invocation/Murmur.js), over a Buffer: a signed int32. */
+export const hzMurmur = lib('invocation/Murmur.js').murmur as (b: Buffer) => number;

@@ -95,8 +95,9 @@ async function rawSocket(port: number): Promise<{ socket: net.Socket; closed: Pr
   return { socket, closed, received: () => Buffer.concat(chunks) };
 }
 
-const authFrame = (clusterName: string, callId = 1): Buffer =>
-  encodeFrame(FrameKind.Request, Msg.Auth, callId, [clusterName, 'raw-uuid', '127.0.0.1:1', null, null, '0.0.0-test']);
+/** An Auth frame; `partitionHash` null leaves the field off, as members before hash version 2 did. */
+const authFrame = (clusterName: string, callId = 1, partitionHash: number | null = 2): Buffer =>
+  encodeFrame(FrameKind.Request, Msg.Auth, callId, [clusterName, 'raw-uuid', '127.0.0.1:1', null, null, '0.0.0-test', ...(partitionHash === null ? [] : [partitionHash])]);
 
 const SECURITY = (identity: { username: string; password: string } | undefined): Record<string, unknown> => ({
   security: {
@@ -431,13 +432,55 @@ describe('MemberNet: authentication', () => {
     expect(raw.received()).toEqual(expected);
   });
 
-  it('a raw client that authenticates properly gets the answer [uuid, address] and may then send requests', async () => {
+  it('refuses a member of an older Grid (partition hash version 1: no version in its Auth) with CONFLICT naming both versions', async () => {
+    const b = await startNode();
+    b.net.handle(Msg.Operation, () => 'must not run');
+    for (const [hash, shown] of [[null, "1 (Grid before Hazelcast's partition hash)"], [1, "1 (Grid before Hazelcast's partition hash)"], [3, '3']] as const) {
+      const raw = await rawSocket(b.port);
+      raw.socket.write(Buffer.concat([MEMBER_PREAMBLE, authFrame('dev', 1, hash), encodeFrame(FrameKind.Request, Msg.Operation, 2, 'x')]));
+      const why =
+        `member 127.0.0.1:1 places keys by partition hash version ${shown}, this member by version 2 (Hazelcast's partition hash): ` +
+        'a key would be looked for in the wrong partition; members of different partition hash versions never form one cluster';
+      const expected = encodeFrame(FrameKind.ErrorResponse, 0, 1, ['CONFLICT', why]);
+      await waitFor('the refusal', () => raw.received().length >= expected.length, 2_000);
+      // The refusal only: the operation after the Auth is never run.
+      expect(raw.received()).toEqual(expected);
+      expect(b.logs.messages()).toContain(`refused member 127.0.0.1:1: ${why}`);
+    }
+  });
+
+  it('refuses to join a member of an older Grid that accepts it (its Auth answer carries no partition hash version)', async () => {
+    const a = await startNode();
+    // An older member: it accepts any Auth and answers [uuid, address] only.
+    const server = net.createServer((s) => {
+      const reader = new FrameReader({ expectPreamble: true });
+      s.on('data', (c: Buffer) => {
+        for (const f of reader.push(c)) if (f.type === Msg.Auth) s.write(encodeFrame(FrameKind.Response, 0, f.callId, ['old-uuid', `127.0.0.1:${port}`]));
+      });
+      s.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const e = await rejection(a.net.request(`127.0.0.1:${port}`, Msg.Operation, null, 2_000));
+      expect(e.code).toBe('CONFLICT');
+      expect(e.message).toBe(
+        `member 127.0.0.1:${port} places keys by partition hash version 1 (Grid before Hazelcast's partition hash), this member by version 2 (Hazelcast's partition hash): ` +
+          'a key would be looked for in the wrong partition; members of different partition hash versions never form one cluster',
+      );
+      expect(a.net.existing(`127.0.0.1:${port}`)).toBeUndefined();
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('a raw client that authenticates properly gets the answer [uuid, address, partition hash version] and may then send requests', async () => {
     const b = await startNode();
     b.net.handle(Msg.Operation, (p) => ['seen', p]);
     const raw = await rawSocket(b.port);
     raw.socket.write(Buffer.concat([MEMBER_PREAMBLE, authFrame('dev', 1), encodeFrame(FrameKind.Request, Msg.Operation, 2, 'x')]));
     const expected = Buffer.concat([
-      encodeFrame(FrameKind.Response, 0, 1, [b.uuid, b.address]),
+      encodeFrame(FrameKind.Response, 0, 1, [b.uuid, b.address, 2]),
       encodeFrame(FrameKind.Response, 0, 2, ['seen', 'x']),
     ]);
     await waitFor('both answers', () => raw.received().length >= expected.length, 2_000);
@@ -574,7 +617,7 @@ describe('MemberNet: timeouts, closed peers, bad bytes, stop', () => {
       raw.socket.write(Buffer.from([byte]));
       await new Promise<void>((r) => setImmediate(r));
     }
-    const expected = Buffer.concat([encodeFrame(FrameKind.Response, 0, 1, [b.uuid, b.address]), encodeFrame(FrameKind.Response, 0, 2, 'slow')]);
+    const expected = Buffer.concat([encodeFrame(FrameKind.Response, 0, 1, [b.uuid, b.address, 2]), encodeFrame(FrameKind.Response, 0, 2, 'slow')]);
     await waitFor('both answers', () => raw.received().length >= expected.length, 3_000);
     expect(raw.received()).toEqual(expected);
   });
@@ -642,7 +685,7 @@ async function silentPeer(): Promise<{ address: string; connections: net.Socket[
     socket.on('data', (chunk: Buffer) => {
       for (const f of reader.push(chunk)) {
         frames[i]!.push(f);
-        if (f.type === Msg.Auth) socket.write(encodeFrame(FrameKind.Response, 0, f.callId, ['silent-uuid', address]));
+        if (f.type === Msg.Auth) socket.write(encodeFrame(FrameKind.Response, 0, f.callId, ['silent-uuid', address, 2]));
       }
     });
   });

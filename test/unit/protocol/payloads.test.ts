@@ -48,11 +48,12 @@ const VECTORS: readonly Vector[] = [
     name: 'Auth',
     kind: FrameKind.Request,
     type: Msg.Auth,
-    payload: { clusterName: 'dev', uuid: 'u1', address: '10.0.0.1:5701', username: 'admin', password: 'pw', version: '5.3.0' } satisfies P.AuthPayload,
+    payload: { clusterName: 'dev', uuid: 'u1', address: '10.0.0.1:5701', username: 'admin', password: 'pw', version: '5.3.0', partitionHash: 2 } satisfies P.AuthPayload,
     encode: P.encodeAuth,
     decode: P.decodeAuth,
-    legacy: ['dev', 'u1', '10.0.0.1:5701', 'admin', 'pw', '5.3.0'],
-    hex: '00000048010001000000070800000006050000000364657605000000027531050000000d31302e302e302e313a35373031050000000561646d696e050000000270770500000005352e332e30',
+    // Members before partition hash version 2 sent the first six fields only (decoded with partitionHash undefined: version 1).
+    legacy: ['dev', 'u1', '10.0.0.1:5701', 'admin', 'pw', '5.3.0', 2],
+    hex: '0000004d010001000000070800000007050000000364657605000000027531050000000d31302e302e302e313a35373031050000000561646d696e050000000270770500000005352e332e300300000002',
     fields: [
       { name: 'cluster name', kind: 'str' },
       { name: 'uuid', kind: 'str' },
@@ -60,6 +61,7 @@ const VECTORS: readonly Vector[] = [
       { name: 'username', kind: 'optStr' },
       { name: 'password', kind: 'optStr' },
       { name: 'version', kind: 'optStr' },
+      { name: 'partition hash version', kind: 'optInt' },
     ],
     minLength: 3,
   },
@@ -67,25 +69,27 @@ const VECTORS: readonly Vector[] = [
     name: 'Auth without credentials',
     kind: FrameKind.Request,
     type: Msg.Auth,
-    payload: { clusterName: 'dev', uuid: 'u1', address: '10.0.0.1:5701', username: undefined, password: undefined, version: '5.3.0' } satisfies P.AuthPayload,
+    payload: { clusterName: 'dev', uuid: 'u1', address: '10.0.0.1:5701', username: undefined, password: undefined, version: '5.3.0', partitionHash: 2 } satisfies P.AuthPayload,
     encode: P.encodeAuth,
     decode: P.decodeAuth,
-    legacy: ['dev', 'u1', '10.0.0.1:5701', null, null, '5.3.0'],
-    hex: '00000039010001000000070800000006050000000364657605000000027531050000000d31302e302e302e313a3537303100000500000005352e332e30',
+    legacy: ['dev', 'u1', '10.0.0.1:5701', null, null, '5.3.0', 2],
+    hex: '0000003e010001000000070800000007050000000364657605000000027531050000000d31302e302e302e313a3537303100000500000005352e332e300300000002',
   },
   {
     name: 'Auth answer',
     kind: FrameKind.Response,
     type: 0,
-    payload: { uuid: 'u2', address: '10.0.0.2:5701' } satisfies P.AuthAnswer,
+    payload: { uuid: 'u2', address: '10.0.0.2:5701', partitionHash: 2 } satisfies P.AuthAnswer,
     encode: P.encodeAuthAnswer,
     decode: P.decodeAuthAnswer,
-    legacy: ['u2', '10.0.0.2:5701'],
-    hex: '0000002502000000000007080000000205000000027532050000000d31302e302e302e323a35373031',
+    legacy: ['u2', '10.0.0.2:5701', 2],
+    hex: '0000002a02000000000007080000000305000000027532050000000d31302e302e302e323a353730310300000002',
     fields: [
       { name: 'uuid', kind: 'str' },
       { name: 'address', kind: 'str' },
+      { name: 'partition hash version', kind: 'optInt' },
     ],
+    minLength: 2,
   },
   {
     name: 'Discover',
@@ -780,7 +784,10 @@ describe('member message payloads: nested fields', () => {
     expect(P.encodeMembers({ version: 1, members: [], state: 'ACTIVE' })).toEqual([1, [], 'ACTIVE']);
     expect(P.encodePartitionData({ partitionId: 1, replicaIndex: 1, data: {}, versions: [1] })).toEqual([1, 1, {}, null, [1]]);
     expect(P.encodeOperation({ service: 's', type: 't', partitionId: 1, args: [] })).toEqual(['s', 't', 1, [], null]);
-    expect(P.encodeAuth({ clusterName: 'c', uuid: 'u', address: 'a' })).toEqual(['c', 'u', 'a', null, null, null]);
+    expect(P.encodeAuth({ clusterName: 'c', uuid: 'u', address: 'a' })).toEqual(['c', 'u', 'a', null, null, null, null]);
+    // An older member's Auth (no partition hash version) decodes with it undefined: version 1 to the receiver.
+    expect(P.decodeAuth(['c', 'u', 'a', null, null, '5.3.0']).partitionHash).toBeUndefined();
+    expect(P.decodeAuthAnswer(['u', 'a']).partitionHash).toBeUndefined();
   });
 
   it('a Latin1 string or bytes is not taken for partition data', () => {
