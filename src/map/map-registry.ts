@@ -55,7 +55,8 @@ class BothObservers implements StoreObserver {
 
 export class MapContainer {
   readonly stores: (RecordStore | undefined)[] = new Array<RecordStore | undefined>(PARTITION_COUNT);
-  readonly expiring: boolean;
+  /** Entries may expire: the map has a TTL or max-idle, or one of its entries was given one (then the sweeper visits it). */
+  expiring: boolean;
   /** Replicas that hold this map's data: owner + sync + async backups. */
   readonly replicas: number;
   readonly stats: boolean;
@@ -95,7 +96,11 @@ export class MapContainer {
         maxIdleMs: this.config.maxIdleSeconds * 1000,
         stats: this.stats,
         ...(observer === undefined ? {} : { observer }),
-        ...(this.expiring ? { expiredReads: this.counters } : {}),
+        // Reads that find an entry expired are counted (a map without configured expiry may get per-entry TTLs).
+        expiredReads: this.counters,
+        onExpiring: () => {
+          this.expiring = true;
+        },
       });
       if (persisted !== undefined) persisted.store = s;
       this.stores[partitionId] = s;
