@@ -109,6 +109,30 @@ export class MapContainer {
   }
 }
 
+/** Answers of the last updates by operation id (on owners and backups): enough for the retries of a call timeout's worth of writes. */
+const RECENT_UPDATES = 16_384;
+
+/** Operation id -> the wire form of its result, oldest first (a Map keeps insertion order). */
+/** Kept on owners and backups, so a retry that finds a promoted backup is answered too. */
+export class RecentUpdates {
+  private readonly byId = new Map<string, WireValue>();
+
+  constructor(private readonly limit = RECENT_UPDATES) {}
+
+  get(opId: string): WireValue | undefined {
+    return this.byId.get(opId);
+  }
+
+  set(opId: string, result: WireValue): void {
+    this.byId.set(opId, result);
+    if (this.byId.size > this.limit) this.byId.delete(this.byId.keys().next().value!);
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+}
+
 export class MapRegistry {
   readonly containers = new Map<string, MapContainer>();
   readonly counters = new CountersByName(() => new MapCounters());
@@ -117,6 +141,8 @@ export class MapRegistry {
   persistence: MapPersistence | undefined;
   /** Some map here evicts (the sweeper's tick then looks for stores over their limit). */
   anyEvicting = false;
+  /** Answers of recent conditional updates by operation id, for their retries (map-update.ts). */
+  readonly recentUpdates = new RecentUpdates();
   /** Told when a change of a persisted map is put back (set by the facade: the persistence module handles it). */
   onUndone: (pid: number, mapName: string, key: string) => void = () => undefined;
 
