@@ -13,10 +13,12 @@ import { decideClientAuth } from './client-auth.js';
 import { MessageBuilder, requestHeader, writeUuid, type RequestHeader } from './codec.js';
 import { encodeMembersView, encodePartitionsView } from './cluster-view-codec.js';
 import { dataOfStored, keyOf, storedFormOf } from './data.js';
+import { decodeMapRequest } from './map-codecs.js';
+import { serveMapRequest } from './map-requests.js';
 import { encodeError, ErrorCode, holder, holderOf } from './error-codec.js';
 import { encodeMessage, FrameReader, type ClientMessage } from './frame.js';
 import { HAZELCAST_COMPAT_VERSION, MessageId } from './message-ids.js';
-import { boolResponse, checkDefaultTtl, decodeDataRequest, emptyResponse, intResponse, nullableDataResponse, uuidResponse, type DataRequest } from './request-codecs.js';
+import { boolResponse, decodeDataRequest, emptyResponse, intResponse, nullableDataResponse, uuidResponse, type DataRequest } from './request-codecs.js';
 import type { ClientDeps } from './client-deps.js';
 
 /** The longest a client's poll waits here: a client poll with no deadline (-1) is answered empty after this and polled again by the app. */
@@ -184,6 +186,8 @@ export class ClientConnection {
         queueMicrotask(() => this.pushViews());
         return emptyResponse(h.type, h.correlationId);
     }
+    const mapReq = decodeMapRequest(h.type, m);
+    if (mapReq !== undefined) return serveMapRequest(this.deps.maps, h.type, h.correlationId, mapReq);
     const req = decodeDataRequest(h.type, m);
     if (req === undefined) {
       throw new GridError('UNSUPPORTED', `client message type 0x${h.type.toString(16).padStart(6, '0')} is not supported by Grid yet`);
@@ -259,26 +263,6 @@ export class ClientConnection {
         return then(maps.get(r.name, keyOf(r.key)), (v) => nullableDataResponse(type, corr, v === undefined ? undefined : dataOfStored(v.value, v.contentType)));
       case 'map.containsKey':
         return then(maps.get(r.name, keyOf(r.key)), (v) => boolResponse(type, corr, v !== undefined));
-      case 'map.put': {
-        checkDefaultTtl(r.ttlMs);
-        const key = keyOf(r.key);
-        const stored = storedFormOf(r.value);
-        if (!r.returnOld) return then(maps.put(r.name, key, stored.value, stored.contentType), () => emptyResponse(type, corr));
-        // Grid's put does not return the old value: read it first (not atomic with the put; docs/clients.md).
-        return then(maps.get(r.name, key), (old) =>
-          then(maps.put(r.name, key, stored.value, stored.contentType), () =>
-            nullableDataResponse(type, corr, old === undefined ? undefined : dataOfStored(old.value, old.contentType)),
-          ),
-        );
-      }
-      case 'map.remove': {
-        const key = keyOf(r.key);
-        return then(maps.get(r.name, key), (old) =>
-          then(maps.remove(r.name, key), (removed) =>
-            nullableDataResponse(type, corr, old === undefined || !removed ? undefined : dataOfStored(old.value, old.contentType)),
-          ),
-        );
-      }
       case 'map.delete':
         return then(maps.remove(r.name, keyOf(r.key)), () => emptyResponse(type, corr));
       case 'map.size':

@@ -1,14 +1,13 @@
 // Map and queue requests as Grid serves them (research note §5.2, §5.3), decoded into plain
-// objects, and the three response shapes they answer with (nullable Data, boolean, int).
+// objects, and the three response shapes they answer with (nullable Data, boolean, int). The
+// puts, removes and the other map writes are in map-codecs.ts.
 
-import { GridError } from '../core/errors.js';
 import { MessageBuilder, MessageCursor, readInt64, REQUEST_FIXED_OFFSET, RESPONSE_FIXED_OFFSET, responseInitial } from './codec.js';
 import type { ClientMessage } from './frame.js';
 import { MessageId, responseType } from './message-ids.js';
 
 export type DataRequest =
-  | { readonly kind: 'map.put'; readonly name: string; readonly key: Buffer; readonly value: Buffer; readonly ttlMs: bigint; readonly returnOld: boolean }
-  | { readonly kind: 'map.get' | 'map.remove' | 'map.delete' | 'map.containsKey'; readonly name: string; readonly key: Buffer }
+  | { readonly kind: 'map.get' | 'map.delete' | 'map.containsKey'; readonly name: string; readonly key: Buffer }
   | { readonly kind: 'map.size' | 'map.isEmpty' | 'map.clear'; readonly name: string }
   | { readonly kind: 'queue.offer'; readonly name: string; readonly value: Buffer; readonly timeoutMs: bigint }
   | { readonly kind: 'queue.poll'; readonly name: string; readonly timeoutMs: bigint }
@@ -19,20 +18,10 @@ export function decodeDataRequest(type: number, m: ClientMessage): DataRequest |
   const c = new MessageCursor(m);
   const init = c.initial;
   switch (type) {
-    case MessageId.MapPut:
-    case MessageId.MapSet: {
-      // init: threadId i64, ttl i64
-      const ttlMs = readInt64(init, REQUEST_FIXED_OFFSET + 8, 'ttl');
-      const name = c.string('map name');
-      const key = c.data('key');
-      const value = c.data('value');
-      return { kind: 'map.put', name, key, value, ttlMs, returnOld: type === MessageId.MapPut };
-    }
     case MessageId.MapGet:
-    case MessageId.MapRemove:
     case MessageId.MapDelete:
     case MessageId.MapContainsKey: {
-      const kind = type === MessageId.MapGet ? 'map.get' : type === MessageId.MapRemove ? 'map.remove' : type === MessageId.MapDelete ? 'map.delete' : 'map.containsKey';
+      const kind = type === MessageId.MapGet ? 'map.get' : type === MessageId.MapDelete ? 'map.delete' : 'map.containsKey';
       const name = c.string('map name');
       return { kind, name, key: c.data('key') };
     }
@@ -60,11 +49,6 @@ export function decodeDataRequest(type: number, m: ClientMessage): DataRequest |
     default:
       return undefined;
   }
-}
-
-/** Refuses a TTL Grid cannot honour yet per entry: -1 (the map's default) is the only one accepted. */
-export function checkDefaultTtl(ttlMs: bigint): void {
-  if (ttlMs !== -1n) throw new GridError('UNSUPPORTED', `a per-entry TTL (${ttlMs} ms) is not supported by Grid's client protocol yet`);
 }
 
 export function emptyResponse(requestType: number, correlationId: bigint): MessageBuilder {

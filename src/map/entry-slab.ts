@@ -6,8 +6,8 @@
 //
 // Record (at an 8-aligned offset of a chunk, in the order records were appended):
 //   u32 hash of the key | u32 key bytes (bit 31: key stored as UTF-16, bit 30: dead) |
-//   u32 value bytes | u32 content type id (0 = none) | metaFields f64 | key bytes | value bytes,
-// padded to 8. A key whose chars are all below 0x100 is stored as latin1 (one byte per char),
+//   u32 value bytes | u32 content type id (0 = none) | metaFields f64 | u32 version | key bytes |
+//   value bytes, padded to 8. A key whose chars are all below 0x100 is stored as latin1 (one byte per char),
 // any other as UTF-16LE (lossless for any JS string); values are latin1 strings (bytes).
 //
 // Chunks are CHUNK_BYTES (a record larger than that gets a chunk of its own); only the first
@@ -32,6 +32,8 @@ interface FastBuffer extends Buffer {
 }
 
 const HEADER_BYTES = 16;
+/** The entry's version (u32) follows the metadata numbers, so they stay 8-aligned for the f64 view. */
+const VERSION_BYTES = 4;
 const KEY_WIDE = 0x8000_0000;
 const DEAD = 0x4000_0000;
 const KEY_BYTES_MASK = 0x3fff_ffff;
@@ -95,6 +97,10 @@ export class EntrySlab {
   private ctIds = new Map<string, number>();
   private ctLimit = MIN_CT_TABLE;
   private readonly metaBytes: number;
+  /** Where a record's key starts: after the header, the metadata numbers and the version. */
+  private readonly keyOffset: number;
+  /** The version's u32 slot within a record (after the header and the metadata numbers). */
+  private readonly versionSlot: number;
   /** Index slot of the record the last find() found, and the hash it looked for. */
   private foundSlot = -1;
   private foundHash = 0;
@@ -102,6 +108,8 @@ export class EntrySlab {
   /** `metaFields` numbers (f64) are kept per entry, read and written by index. */
   constructor(readonly metaFields: number) {
     this.metaBytes = metaFields * 8;
+    this.keyOffset = HEADER_BYTES + this.metaBytes + VERSION_BYTES;
+    this.versionSlot = (HEADER_BYTES + this.metaBytes) >>> 2;
     this.index = new Uint32Array(MIN_INDEX_SLOTS);
     this.tags = new Uint8Array(MIN_INDEX_SLOTS);
     this.mask = MIN_INDEX_SLOTS - 1;
@@ -144,7 +152,7 @@ export class EntrySlab {
     if ((kw & KEY_WIDE) !== 0 !== wide) return false;
     const len = kw & KEY_BYTES_MASK;
     const buf = this.bufs[r >>> OFFSET_BITS]!;
-    const start = ((r & OFFSET_MASK) << 3) + HEADER_BYTES + this.metaBytes;
+    const start = ((r & OFFSET_MASK) << 3) + this.keyOffset;
     if (wide) return len === key.length * 2 && buf.ucs2Slice(start, start + len) === key;
     if (len !== key.length) return false;
     for (let j = 0; j < len; j++) if (buf[start + j] !== key.charCodeAt(j)) return false;
@@ -155,7 +163,7 @@ export class EntrySlab {
   key(r: number): string {
     const kw = this.u32s[r >>> OFFSET_BITS]![((r & OFFSET_MASK) << 1) + 1]!;
     const buf = this.bufs[r >>> OFFSET_BITS]!;
-    const start = ((r & OFFSET_MASK) << 3) + HEADER_BYTES + this.metaBytes;
+    const start = ((r & OFFSET_MASK) << 3) + this.keyOffset;
     const end = start + (kw & KEY_BYTES_MASK);
     return (kw & KEY_WIDE) !== 0 ? buf.ucs2Slice(start, end) : buf.latin1Slice(start, end);
   }
@@ -164,7 +172,7 @@ export class EntrySlab {
   value(r: number): string {
     const u32 = this.u32s[r >>> OFFSET_BITS]!;
     const q = (r & OFFSET_MASK) << 1;
-    const start = ((r & OFFSET_MASK) << 3) + HEADER_BYTES + this.metaBytes + (u32[q + 1]! & KEY_BYTES_MASK);
+    const start = ((r & OFFSET_MASK) << 3) + this.keyOffset + (u32[q + 1]! & KEY_BYTES_MASK);
     return this.bufs[r >>> OFFSET_BITS]!.latin1Slice(start, start + u32[q + 2]!);
   }
 
@@ -180,10 +188,20 @@ export class EntrySlab {
     this.f64s[r >>> OFFSET_BITS]![(r & OFFSET_MASK) + 2 + field] = v;
   }
 
+  /** The record's version (a u32, set by put(): 0 new, + 1 per overwrite). */
+  version(r: number): number {
+    return this.u32s[r >>> OFFSET_BITS]![((r & OFFSET_MASK) << 1) + this.versionSlot]!;
+  }
+
+  setVersion(r: number, v: number): void {
+    this.u32s[r >>> OFFSET_BITS]![((r & OFFSET_MASK) << 1) + this.versionSlot] = v;
+  }
+
   /**
    * Store `value` under `key` (replacing what it held) and return the record's handle. The
-   * metadata numbers are kept when the record was overwritten in place and 0 otherwise: the
-   * caller sets them. Handles found before are void afterwards (a compaction may have run).
+   * version is 0 for a new key and the previous record's + 1 for an overwrite; the metadata
+   * numbers are kept when the record was overwritten in place and 0 otherwise: the caller sets
+   * them. Handles found before are void afterwards (a compaction may have run).
    */
   put(key: string, value: string, contentType: string | undefined): number {
     const ctId = this.ctIdOf(contentType);
@@ -191,14 +209,18 @@ export class EntrySlab {
     const h = this.foundHash;
     const wide = lastKeyWide;
     const keyBytes = wide ? key.length * 2 : key.length;
-    const size = align8(HEADER_BYTES + this.metaBytes + keyBytes + value.length);
+    const size = align8(this.keyOffset + keyBytes + value.length);
+    let version = 0;
     if (r >= 0) {
+      const q = (r & OFFSET_MASK) << 1;
+      const u32 = this.u32s[r >>> OFFSET_BITS]!;
+      // An overwrite is the next version (u32: it wraps after 2^32 updates of one key).
+      version = (u32[q + this.versionSlot]! + 1) >>> 0;
       if (this.recordBytes(r) === size) {
-        const q = (r & OFFSET_MASK) << 1;
-        const u32 = this.u32s[r >>> OFFSET_BITS]!;
         u32[q + 2] = value.length;
         u32[q + 3] = ctId;
-        this.bufs[r >>> OFFSET_BITS]!.latin1Write(value, ((r & OFFSET_MASK) << 3) + HEADER_BYTES + this.metaBytes + keyBytes, value.length);
+        u32[q + this.versionSlot] = version;
+        this.bufs[r >>> OFFSET_BITS]!.latin1Write(value, ((r & OFFSET_MASK) << 3) + this.keyOffset + keyBytes, value.length);
         return r;
       }
       this.unlink(this.foundSlot);
@@ -216,8 +238,9 @@ export class EntrySlab {
     u32[q + 3] = ctId;
     const f64 = this.f64s[c]!;
     for (let i = 0; i < this.metaFields; i++) f64[(off >>> 3) + 2 + i] = 0;
+    u32[q + this.versionSlot] = version;
     const buf = this.bufs[c]!;
-    const keyAt = off + HEADER_BYTES + this.metaBytes;
+    const keyAt = off + this.keyOffset;
     if (wide) buf.ucs2Write(key, keyAt, keyBytes);
     else buf.latin1Write(key, keyAt, keyBytes);
     buf.latin1Write(value, keyAt + keyBytes, value.length);
@@ -268,7 +291,7 @@ export class EntrySlab {
       const used = this.used[c]!;
       while (off < used) {
         if ((u32[(off >>> 2) + 1]! & DEAD) === 0) return c * (OFFSET_MASK + 1) + (off >>> 3);
-        off += align8(HEADER_BYTES + this.metaBytes + (u32[(off >>> 2) + 1]! & KEY_BYTES_MASK) + u32[(off >>> 2) + 2]!);
+        off += align8(this.keyOffset + (u32[(off >>> 2) + 1]! & KEY_BYTES_MASK) + u32[(off >>> 2) + 2]!);
       }
     }
     return -1;
@@ -317,7 +340,7 @@ export class EntrySlab {
   recordBytes(r: number): number {
     const u32 = this.u32s[r >>> OFFSET_BITS]!;
     const q = (r & OFFSET_MASK) << 1;
-    return align8(HEADER_BYTES + this.metaBytes + (u32[q + 1]! & KEY_BYTES_MASK) + u32[q + 2]!);
+    return align8(this.keyOffset + (u32[q + 1]! & KEY_BYTES_MASK) + u32[q + 2]!);
   }
 
   private markDead(r: number): void {
@@ -408,7 +431,7 @@ export class EntrySlab {
       const u32 = u32s[c]!;
       for (let off = 0; off < used[c]!; ) {
         const q = off >>> 2;
-        const size = align8(HEADER_BYTES + this.metaBytes + (u32[q + 1]! & KEY_BYTES_MASK) + u32[q + 2]!);
+        const size = align8(this.keyOffset + (u32[q + 1]! & KEY_BYTES_MASK) + u32[q + 2]!);
         if ((u32[q + 1]! & DEAD) === 0) {
           const n = this.allocate(size);
           const nc = n >>> OFFSET_BITS;

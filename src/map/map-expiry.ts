@@ -49,7 +49,7 @@ export class MapExpiry {
       this.sweepCursor = (this.sweepCursor + 1) % PARTITION_COUNT;
       for (const c of expiring) {
         const store = c.stores[pid];
-        if (store === undefined) continue;
+        if (store === undefined || !store.mayExpire) continue;
         examined += store.size;
         const n = store.sweep(now);
         removed += n;

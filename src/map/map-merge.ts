@@ -11,7 +11,7 @@ import { Latin1, type WireValue } from '../protocol/codec.js';
 import * as f from '../protocol/fields.js';
 import { WAN_EVENT_FIELDS } from '../protocol/wan-payloads.js';
 import { mergingWins } from '../cluster/merge-policies.js';
-import { STATS_STRIDE, type MergeEntry } from './record-store.js';
+import { FULL_STRIDE, STATS_STRIDE, type MergeEntry } from './record-store.js';
 import type { MapRegistry } from './map-registry.js';
 import { MapOp } from './map-op.js';
 import type { StructureProtection } from '../invocation/split-brain-protection.js';
@@ -32,14 +32,23 @@ function mergeViewOf(x: MergeEntry): { hits: number; creationTime: number; lastU
   return { hits: x.hits, creationTime: x.creationTime, lastUpdateTime: x.lastUpdateTime, lastAccessTime: x.lastAccessAt, expirationTime: x.expiresAt };
 }
 
-/** Reads entries of STATS_STRIDE values (key, value, content type, expiresAt, lastAccessAt, creationTime, lastUpdateTime, hits). */
+/**
+ * Reads merge entries: FULL_STRIDE values each (key, value, content type, expiresAt,
+ * lastAccessAt, creationTime, lastUpdateTime, hits, version, maxIdleMs) after a leading
+ * FULL_STRIDE, or STATS_STRIDE values each (the first eight) without one, as older members send.
+ * `at` is the index of the entry's key in `flat`.
+ */
 export function forEachMergeEntry(
   flat: readonly WireValue[],
   fn: (key: string, e: MergeEntry, at: number) => void,
   contentTypeAt: (i: number) => string | undefined,
 ): void {
-  if (flat.length % STATS_STRIDE !== 0) throw new GridError('BAD_REQUEST', `malformed merge entries: ${flat.length} values`);
-  for (let j = 0; j < flat.length; j += STATS_STRIDE) {
+  const full = typeof flat[0] === 'number';
+  if (full && flat[0] !== FULL_STRIDE) throw new GridError('BAD_REQUEST', `malformed merge entries: stride ${String(flat[0])}`);
+  const stride = full ? FULL_STRIDE : STATS_STRIDE;
+  const from = full ? 1 : 0;
+  if ((flat.length - from) % stride !== 0) throw new GridError('BAD_REQUEST', `malformed merge entries: ${flat.length} values`);
+  for (let j = from; j < flat.length; j += stride) {
     fn(
       f.str(flat, j, 'key'),
       {
@@ -50,10 +59,16 @@ export function forEachMergeEntry(
         creationTime: f.num(flat, j + 5, 'creationTime'),
         lastUpdateTime: f.num(flat, j + 6, 'lastUpdateTime'),
         hits: f.num(flat, j + 7, 'hits'),
+        ...(full ? { version: f.num(flat, j + 8, 'version'), maxIdleMs: f.num(flat, j + 9, 'maxIdleMs') } : {}),
       },
       j,
     );
   }
+}
+
+/** An entry in the merge entries' full form (after a leading FULL_STRIDE). */
+export function pushMergeEntry(out: WireValue[], key: string, e: MergeEntry): void {
+  out.push(key, new Latin1(e.value), e.contentType ?? null, e.expiresAt, e.lastAccessAt, e.creationTime, e.lastUpdateTime, e.hits, e.version ?? 0, e.maxIdleMs ?? 0);
 }
 
 export class MapMerge {
@@ -70,6 +85,7 @@ export class MapMerge {
   mergeOp(pid: number, mapName: string, flat: readonly WireValue[]): Operation<number> {
     const args = [mapName, flat as WireValue[]];
     let winners: WireValue[] = [];
+    let won = 0;
     const maps = this.maps;
     return new MapOp('map.merge', 'merge', true, args, () => {
       this.protection.checkPersistable(mapName);
@@ -77,17 +93,22 @@ export class MapMerge {
       const store = c.store(pid);
       const now = maps.deps.clock.now();
       const policy = c.config.mergePolicy.policy;
-      winners = [];
-      forEachMergeEntry(flat, (key, e, at) => {
+      winners = [FULL_STRIDE];
+      won = 0;
+      forEachMergeEntry(flat, (key, e) => {
         const existing = store.mergeView(key, now);
         if (!mergingWins(policy, existing === undefined ? undefined : mergeViewOf(existing), mergeViewOf(e))) return;
-        store.putMerged(key, e);
+        // The merged entry continues this cluster's version line (record-store.ts putWinner).
+        store.putWinner(key, e, now);
         // A merged winner is a mutation of this cluster: WAN targets get it (not mirrored on backups).
         if (c.publishes && maps.wan !== undefined) maps.wan.offer(pid, wanPutEvent(store, mapName, key, now, []));
-        for (let i = 0; i < STATS_STRIDE; i++) winners.push(flat[at + i]!);
+        // The backups get the entry as stored here (its version included).
+        const stored = store.mergeView(key, now);
+        if (stored !== undefined) pushMergeEntry(winners, key, stored);
+        won++;
       }, (i) => maps.contentTypeAt(flat, i));
-      return winners.length / STATS_STRIDE;
-    }, (won) => (won > 0 ? maps.backupOf(mapName, 'merged', [mapName, winners]) : undefined));
+      return won;
+    }, (n) => (n > 0 && winners.length > 1 ? maps.backupOf(mapName, 'merged', [mapName, winners]) : undefined));
   }
 
   /** Take the entries of the partitions this member owns (it is about to merge into another cluster). */
@@ -116,11 +137,10 @@ export class MapMerge {
     for (const b of batches) {
       const size = findMapConfig(this.maps.deps.config, b.mapName).mergePolicy.batchSize;
       for (let i = 0; i < b.entries.length; i += size) {
-        const flat: WireValue[] = [];
-        for (const [key, e] of b.entries.slice(i, i + size)) {
-          flat.push(key, new Latin1(e.value), e.contentType ?? null, e.expiresAt, e.lastAccessAt, e.creationTime, e.lastUpdateTime, e.hits);
-        }
-        total += flat.length / STATS_STRIDE;
+        const flat: WireValue[] = [FULL_STRIDE];
+        const part = b.entries.slice(i, i + size);
+        for (const [key, e] of part) pushMergeEntry(flat, key, e);
+        total += part.length;
         merged += await this.maps.deps.invoker.invoke(b.partitionId, this.mergeOp(b.partitionId, b.mapName, flat));
       }
     }
@@ -177,7 +197,8 @@ export class MapMerge {
         };
         const existing = store.mergeView(key, now);
         if (!mergingWins(policy, existing === undefined ? undefined : mergeViewOf(existing), mergeViewOf(incoming))) continue;
-        store.putMerged(key, incoming);
+        // The target keeps its own versions: the winner is the next version here.
+        store.putWinner(key, incoming, now);
         const seqs = republish ? wan.offer(pid, wanPutEvent(store, mapName, key, now, origins)) : null;
         applied.push(0, key, new Latin1(value), ct ?? null, incoming.expiresAt, incoming.lastAccessAt, incoming.creationTime, incoming.lastUpdateTime, incoming.hits, seqs, origins);
       }
@@ -198,7 +219,8 @@ export class MapMerge {
         this.wanEvents.mirror(pid, mapName, key, ops[j + 9], true, origins);
         continue;
       }
-      store.putMerged(key, {
+      // The owner's putWinner from the same entry before: the same next version here.
+      store.putWinner(key, {
         value: f.latin1(ops, j + 2, 'value'),
         contentType: this.maps.contentTypeAt(ops, j + 3),
         expiresAt: f.num(ops, j + 4, 'expiresAt'),
@@ -206,7 +228,7 @@ export class MapMerge {
         creationTime: f.num(ops, j + 6, 'creationTime'),
         lastUpdateTime: f.num(ops, j + 7, 'lastUpdateTime'),
         hits: f.num(ops, j + 8, 'hits'),
-      });
+      }, now);
       this.wanEvents.mirror(pid, mapName, key, ops[j + 9], false, origins);
     }
   }

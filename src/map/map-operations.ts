@@ -6,7 +6,9 @@ import type { MapConfig } from '../config/types.js';
 import { GridError } from '../core/errors.js';
 import type { BackupSpec, Operation } from '../invocation/invoker.js';
 import { Latin1, type WireValue } from '../protocol/codec.js';
-import type { StoreObserver, StoredValue } from './record-store.js';
+import * as f from '../protocol/fields.js';
+import { FULL_STRIDE, type MergeEntry, type StoreObserver, type StoredValue } from './record-store.js';
+import { forEachMergeEntry, pushMergeEntry } from './map-merge.js';
 import { evictAfterPut } from './map-eviction.js';
 import type { MapRegistry } from './map-registry.js';
 import { MapOp } from './map-op.js';
@@ -205,13 +207,21 @@ export class MapOperations {
     }, () => (maps.containers.get(mapName)?.stores[pid] === undefined ? undefined : maps.backupOf(mapName, 'clear', wanSeqs === undefined ? args : [...args, wanSeqs])));
   }
 
+  /** The entry with its metadata (version, expiry, statistics), without touching its statistics: a client's getEntryView. */
+  entryViewOp(pid: number, mapName: string, key: string): Operation<MergeEntry | undefined> {
+    return new MapOp('map.entryView', 'entryView', false, [mapName, key], () => {
+      this.protection.guardOwner(mapName, 'READ');
+      return this.maps.containers.get(mapName)?.stores[pid]?.mergeView(key, this.maps.deps.clock.now());
+    });
+  }
+
   sizeOp(pid: number, mapName: string): Operation<number> {
     return new MapOp('map.size', 'size', false, [mapName], () => {
       this.protection.guardOwner(mapName, 'READ');
       const c = this.maps.containers.get(mapName);
       const s = c?.stores[pid];
       if (c === undefined || s === undefined) return 0;
-      if (c.expiring) c.counters.expirations += s.sweep(this.maps.deps.clock.now());
+      if (s.mayExpire) c.counters.expirations += s.sweep(this.maps.deps.clock.now());
       return s.size;
     });
   }
@@ -231,4 +241,20 @@ export class MapOperations {
       return fn(this.maps.containers.get(mapName)?.stores[pid]?.observer, this.maps.configOf(mapName), arg);
     });
   }
+}
+
+/** An entry view on the wire: null, or the merge entries' full form of one entry (key '' : the caller knows it). */
+export function encodeEntryView(e: MergeEntry | undefined): WireValue {
+  if (e === undefined) return null;
+  const out: WireValue[] = [FULL_STRIDE];
+  pushMergeEntry(out, '', e);
+  return out;
+}
+
+export function decodeEntryView(w: WireValue, contentTypeAt: (t: readonly WireValue[], i: number) => string | undefined): MergeEntry | undefined {
+  if (w === null) return undefined;
+  const t = f.tuple(w, 'entry view');
+  let out: MergeEntry | undefined;
+  forEachMergeEntry(t, (_k, e) => (out = e), (i) => contentTypeAt(t, i));
+  return out;
 }

@@ -18,14 +18,20 @@ export interface MapPersistence {
 
 /**
  * A persisted entry's value in the log: [f64 expiresAt][f64 lastAccessAt][f64 creationTime]
- * [f64 lastUpdateTime][f64 hits][u16 content type length][content type utf8][value bytes].
+ * [f64 lastUpdateTime][f64 hits][u16 0xfffe][u16 content type length (0xffff: none)]
+ * [u32 version][f64 maxIdleMs][content type utf8][value bytes]. Entries written before
+ * versions existed have the content type length where the 0xfffe marker is now (no content
+ * type is 65,534 bytes long) and no version or max-idle: they restore with version 0 and the
+ * map's max-idle.
  */
-const ENTRY_HEADER_BYTES = 5 * 8 + 2;
+const LEGACY_HEADER_BYTES = 5 * 8 + 2;
+const ENTRY_HEADER_BYTES = 5 * 8 + 2 + 2 + 4 + 8;
+const VERSIONED = 0xfffe;
 
 const EMPTY_BUF = Buffer.alloc(0);
 
 export function encodePersistedEntry(v: StoredValue): Buffer {
-  const r = v as Partial<MergeEntry> & StoredValue & { lastAccessTime?: number };
+  const r = v as Partial<MergeEntry> & StoredValue;
   const ct = v.contentType === undefined ? EMPTY_BUF : Buffer.from(v.contentType, 'utf8');
   const valueBytes = v.value.length;
   const out = Buffer.allocUnsafe(ENTRY_HEADER_BYTES + ct.length + valueBytes);
@@ -34,7 +40,10 @@ export function encodePersistedEntry(v: StoredValue): Buffer {
   out.writeDoubleLE(r.creationTime ?? 0, 16);
   out.writeDoubleLE(r.lastUpdateTime ?? 0, 24);
   out.writeDoubleLE(r.hits ?? 0, 32);
-  out.writeUInt16LE(v.contentType === undefined ? 0xffff : ct.length, 40);
+  out.writeUInt16LE(VERSIONED, 40);
+  out.writeUInt16LE(v.contentType === undefined ? 0xffff : ct.length, 42);
+  out.writeUInt32LE(v.version ?? 0, 44);
+  out.writeDoubleLE(r.maxIdleMs ?? 0, 48);
   ct.copy(out, ENTRY_HEADER_BYTES);
   out.write(v.value, ENTRY_HEADER_BYTES + ct.length, valueBytes, 'latin1');
   return out;
@@ -42,18 +51,22 @@ export function encodePersistedEntry(v: StoredValue): Buffer {
 
 export function decodePersistedEntry(b: Uint8Array): MergeEntry {
   const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-  if (buf.length < ENTRY_HEADER_BYTES) throw new GridError('INTERNAL', 'persisted map entry too short');
-  const ctLen = buf.readUInt16LE(40);
+  if (buf.length < LEGACY_HEADER_BYTES) throw new GridError('INTERNAL', 'persisted map entry too short');
+  const versioned = buf.readUInt16LE(40) === VERSIONED;
+  if (versioned && buf.length < ENTRY_HEADER_BYTES) throw new GridError('INTERNAL', 'persisted map entry too short for its version');
+  const header = versioned ? ENTRY_HEADER_BYTES : LEGACY_HEADER_BYTES;
+  const ctLen = buf.readUInt16LE(versioned ? 42 : 40);
   const ctBytes = ctLen === 0xffff ? 0 : ctLen;
-  if (ENTRY_HEADER_BYTES + ctBytes > buf.length) throw new GridError('INTERNAL', 'persisted map entry: content type runs past the end');
+  if (header + ctBytes > buf.length) throw new GridError('INTERNAL', 'persisted map entry: content type runs past the end');
   return {
     expiresAt: buf.readDoubleLE(0),
     lastAccessAt: buf.readDoubleLE(8),
     creationTime: buf.readDoubleLE(16),
     lastUpdateTime: buf.readDoubleLE(24),
     hits: buf.readDoubleLE(32),
-    contentType: ctLen === 0xffff ? undefined : buf.toString('utf8', ENTRY_HEADER_BYTES, ENTRY_HEADER_BYTES + ctBytes),
-    value: buf.toString('latin1', ENTRY_HEADER_BYTES + ctBytes, buf.length),
+    contentType: ctLen === 0xffff ? undefined : buf.toString('utf8', header, header + ctBytes),
+    value: buf.toString('latin1', header + ctBytes, buf.length),
+    ...(versioned ? { version: buf.readUInt32LE(44), maxIdleMs: buf.readDoubleLE(48) } : {}),
   };
 }
 
@@ -117,5 +130,7 @@ function asMergeEntry(v: StoredValue): MergeEntry {
     creationTime: e.creationTime ?? 0,
     lastUpdateTime: e.lastUpdateTime ?? 0,
     hits: e.hits ?? 0,
+    version: e.version ?? 0,
+    ...(e.maxIdleMs === undefined ? {} : { maxIdleMs: e.maxIdleMs }),
   };
 }

@@ -5,7 +5,9 @@
 import { describeError } from '../core/errors.js';
 import type { Operation } from '../invocation/invoker.js';
 import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
-import { Latin1, type WireValue } from '../protocol/codec.js';
+import type { WireValue } from '../protocol/codec.js';
+import { FULL_STRIDE } from './record-store.js';
+import { pushMergeEntry } from './map-merge.js';
 import { LogOp, type LogRecord } from '../persistence/log-format.js';
 import { decodePersistedEntry, encodePersistedEntry } from './map-persistence.js';
 import type { MapRegistry } from './map-registry.js';
@@ -101,7 +103,9 @@ export class MapRecovery {
     return new MapOp('map.putBack', 'putBack', true, undefined, () => {
       const e = this.maps.containers.get(mapName)?.stores[pid]?.mergeView(key, 0);
       if (e === undefined) return undefined;
-      return [key, new Latin1(e.value), e.contentType ?? null, e.expiresAt, e.lastAccessAt, e.creationTime, e.lastUpdateTime, e.hits];
+      const entry: WireValue[] = [FULL_STRIDE];
+      pushMergeEntry(entry, key, e);
+      return entry;
     }, (entry) => (entry === undefined ? this.maps.backupOf(mapName, 'remove', [mapName, key]) : this.maps.backupOf(mapName, 'merged', [mapName, entry])));
   }
 }

@@ -55,7 +55,8 @@ class BothObservers implements StoreObserver {
 
 export class MapContainer {
   readonly stores: (RecordStore | undefined)[] = new Array<RecordStore | undefined>(PARTITION_COUNT);
-  readonly expiring: boolean;
+  /** Entries may expire: the map has a TTL or max-idle, or one of its entries was given one (then the sweeper visits it). */
+  expiring: boolean;
   /** Replicas that hold this map's data: owner + sync + async backups. */
   readonly replicas: number;
   readonly stats: boolean;
@@ -95,12 +96,40 @@ export class MapContainer {
         maxIdleMs: this.config.maxIdleSeconds * 1000,
         stats: this.stats,
         ...(observer === undefined ? {} : { observer }),
-        ...(this.expiring ? { expiredReads: this.counters } : {}),
+        // Reads that find an entry expired are counted (a map without configured expiry may get per-entry TTLs).
+        expiredReads: this.counters,
+        onExpiring: () => {
+          this.expiring = true;
+        },
       });
       if (persisted !== undefined) persisted.store = s;
       this.stores[partitionId] = s;
     }
     return s;
+  }
+}
+
+/** Answers of the last updates by operation id (on owners and backups): enough for the retries of a call timeout's worth of writes. */
+const RECENT_UPDATES = 16_384;
+
+/** Operation id -> the wire form of its result, oldest first (a Map keeps insertion order). */
+/** Kept on owners and backups, so a retry that finds a promoted backup is answered too. */
+export class RecentUpdates {
+  private readonly byId = new Map<string, WireValue>();
+
+  constructor(private readonly limit = RECENT_UPDATES) {}
+
+  get(opId: string): WireValue | undefined {
+    return this.byId.get(opId);
+  }
+
+  set(opId: string, result: WireValue): void {
+    this.byId.set(opId, result);
+    if (this.byId.size > this.limit) this.byId.delete(this.byId.keys().next().value!);
+  }
+
+  get size(): number {
+    return this.byId.size;
   }
 }
 
@@ -112,6 +141,8 @@ export class MapRegistry {
   persistence: MapPersistence | undefined;
   /** Some map here evicts (the sweeper's tick then looks for stores over their limit). */
   anyEvicting = false;
+  /** Answers of recent conditional updates by operation id, for their retries (map-update.ts). */
+  readonly recentUpdates = new RecentUpdates();
   /** Told when a change of a persisted map is put back (set by the facade: the persistence module handles it). */
   onUndone: (pid: number, mapName: string, key: string) => void = () => undefined;
 

@@ -6,10 +6,11 @@ import { GridError } from '../core/errors.js';
 import type { Caller, Operation, OperationHandler } from '../invocation/invoker.js';
 import { Latin1, type WireValue } from '../protocol/codec.js';
 import * as f from '../protocol/fields.js';
-import type { StoredValue } from './record-store.js';
+import type { MergeEntry, StoredValue, UpdateResult } from './record-store.js';
+import { applyEntryBackup, decodeUpdate, decodeUpdateResult, encodeUpdateResult, updateOp } from './map-update.js';
 import { trimOp } from './map-eviction.js';
 import { forEachMergeEntry, type MapMerge } from './map-merge.js';
-import type { MapOperations } from './map-operations.js';
+import { decodeEntryView, encodeEntryView, type MapOperations } from './map-operations.js';
 import type { MapRegistry } from './map-registry.js';
 import type { MapWanEvents } from './map-wan.js';
 
@@ -24,6 +25,12 @@ export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerg
           return ops.putOp(pid, mapName, f.str(args, 1, 'key'), f.latin1(args, 2, 'value'), maps.contentTypeAt(args, 3));
         case 'remove':
           return ops.removeOp(pid, mapName, f.str(args, 1, 'key'));
+        case 'update': {
+          const { key, opId, update } = decodeUpdate(maps, args);
+          return updateOp(ops, pid, mapName, key, update, opId);
+        }
+        case 'entryView':
+          return ops.entryViewOp(pid, mapName, f.str(args, 1, 'key'));
         case 'clear':
           return ops.clearOp(pid, mapName);
         case 'size':
@@ -45,6 +52,8 @@ export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerg
         return v === undefined ? null : [new Latin1(v.value), v.contentType ?? null];
       }
       if (type === 'remove') return result as boolean;
+      if (type === 'update') return encodeUpdateResult(result as UpdateResult, true);
+      if (type === 'entryView') return encodeEntryView(result as MergeEntry | undefined);
       if (type === 'observerQuery') return result as WireValue;
       if (type === 'size' || type === 'merge' || type === 'wanApply' || type === 'trim') return result as number;
       return null;
@@ -56,6 +65,8 @@ export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerg
         return { value: f.latin1(t, 0, 'value'), contentType: f.optStr(t, 1, 'content type') } satisfies StoredValue;
       }
       if (type === 'remove') return w === true;
+      if (type === 'update') return decodeUpdateResult(w);
+      if (type === 'entryView') return decodeEntryView(w, (t, i) => maps.contentTypeAt(t, i));
       if (type === 'observerQuery') return w;
       if (type === 'size' || type === 'merge' || type === 'wanApply' || type === 'trim') return typeof w === 'number' ? w : 0;
       return undefined;
@@ -82,6 +93,9 @@ export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerg
           wanEvents.mirror(pid, mapName, key, args[2], true);
           return;
         }
+        case 'entry':
+          applyEntryBackup(maps, pid, args, (key, seqs, removed) => wanEvents.mirror(pid, mapName, key, seqs, removed));
+          return;
         case 'evict': {
           const store = maps.containers.get(mapName)?.stores[pid];
           const keys = f.arr(args, 1, 'evicted keys');

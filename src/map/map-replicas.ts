@@ -4,7 +4,7 @@
 import type { ReplicaData } from '../partition/partition-service.js';
 import { Latin1, type WireValue } from '../protocol/codec.js';
 import * as f from '../protocol/fields.js';
-import { STATS_STRIDE } from './record-store.js';
+import { FULL_STRIDE } from './record-store.js';
 import { forEachMergeEntry } from './map-merge.js';
 import type { MapRegistry } from './map-registry.js';
 
@@ -17,8 +17,8 @@ export function mapReplicaData(maps: MapRegistry): ReplicaData {
       for (const [name, c] of maps.containers) {
         const store = c.stores[pid];
         if (store === undefined || store.size === 0 || replicaIndex >= c.replicas) continue;
-        // Maps with statistics export 8 values per entry, announced by a leading number.
-        const flat: unknown[] = store.stats ? [STATS_STRIDE] : [];
+        // FULL_STRIDE values per entry (version and expiry included), announced by a leading number.
+        const flat: unknown[] = [FULL_STRIDE];
         store.exportTo(flat, now, (v) => new Latin1(v));
         out.push(name, flat as WireValue[]);
       }
@@ -32,7 +32,12 @@ export function mapReplicaData(maps: MapRegistry): ReplicaData {
         const name = f.str(t, i, 'map name');
         const flat = f.arr(t, i + 1, 'entries');
         const store = maps.container(name).store(pid);
+        if (flat[0] === FULL_STRIDE) {
+          forEachMergeEntry(flat, (key, e) => store.putMerged(key, e), (i) => maps.contentTypeAt(flat, i));
+          continue;
+        }
         if (typeof flat[0] === 'number') {
+          // An older member's map with statistics: 8 values per entry after the number.
           const rest = flat.slice(1);
           forEachMergeEntry(rest, (key, e) => store.putMerged(key, e), (i) => maps.contentTypeAt(rest, i));
           continue;

@@ -18,7 +18,8 @@ import type { WireValue } from '../protocol/codec.js';
 import type { MapWanEvent } from '../protocol/wan-payloads.js';
 import type { LogRecord } from '../persistence/log-format.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
-import type { StoreObserver, StoredValue } from './record-store.js';
+import type { MergeEntry, StoreObserver, StoredValue, UpdateResult } from './record-store.js';
+import { updateOp, type MapUpdate } from './map-update.js';
 import { trimSome, type MemorySource } from './map-eviction.js';
 import { MapExpiry } from './map-expiry.js';
 import { MapMerge, type MapMergeBatch } from './map-merge.js';
@@ -34,6 +35,8 @@ import { MapWanEvents, type MapWanIncoming, type MapWanSink } from './map-wan.js
 // The names other layers import from here.
 export type { MapWanEvent } from '../protocol/wan-payloads.js';
 export type { MapMergeBatch } from './map-merge.js';
+export type { MapUpdate } from './map-update.js';
+export type { MergeEntry, UpdateCondition, UpdateResult } from './record-store.js';
 export { MapCounters } from './map-metrics.js';
 export { decodePersistedEntry, encodePersistedEntry, type MapPersistence } from './map-persistence.js';
 export { SWEEP_BUDGET } from './map-expiry.js';
@@ -43,6 +46,10 @@ export interface MapFacade {
   get(mapName: string, key: string): MaybePromise<StoredValue | undefined>;
   put(mapName: string, key: string, value: string, contentType: string | undefined): MaybePromise<void>;
   remove(mapName: string, key: string): MaybePromise<boolean>;
+  /** A conditional put, remove or TTL change, atomic on the key's owner (map-update.ts). */
+  update(mapName: string, key: string, u: MapUpdate): MaybePromise<UpdateResult>;
+  /** The entry with its version, expiry and statistics (undefined: none). */
+  entryView(mapName: string, key: string): MaybePromise<MergeEntry | undefined>;
   clear(mapName: string): Promise<void>;
   size(mapName: string): Promise<number>;
 }
@@ -116,6 +123,19 @@ export class MapService implements MapFacade {
     this.protection.guardHere(mapName, 'WRITE');
     const pid = partitionIdOf(key);
     return this.maps.deps.invoker.invoke(pid, this.ops.removeOp(pid, mapName, key));
+  }
+
+  update(mapName: string, key: string, u: MapUpdate): MaybePromise<UpdateResult> {
+    this.protection.guardHere(mapName, 'WRITE');
+    const pid = partitionIdOf(key);
+    const ct = u.contentType === undefined ? undefined : this.maps.intern(u.contentType);
+    return this.maps.deps.invoker.invoke(pid, updateOp(this.ops, pid, mapName, key, ct === u.contentType ? u : { ...u, contentType: ct }));
+  }
+
+  entryView(mapName: string, key: string): MaybePromise<MergeEntry | undefined> {
+    this.protection.guardHere(mapName, 'READ');
+    const pid = partitionIdOf(key);
+    return this.maps.deps.invoker.invoke(pid, this.ops.entryViewOp(pid, mapName, key));
   }
 
   async clear(mapName: string): Promise<void> {

@@ -13,14 +13,16 @@ import type { EvictionPolicyName } from '../config/types.js';
 export interface StoredValue {
   readonly value: string;
   readonly contentType: string | undefined;
+  /** The entry's version: 0 when created, +1 per update (Hazelcast's EntryView.version); absent where no store is behind the value. */
+  readonly version?: number;
 }
 
-/** An entry of a map without expiry whose content type is not the store's usual one; also the view a read returns. */
 /** What a read of a map without expiry or statistics returns. */
 class StoredView implements StoredValue {
   constructor(
     readonly value: string,
     readonly contentType: string | undefined,
+    readonly version: number,
   ) {}
 }
 
@@ -36,15 +38,25 @@ class EntryView implements MergeEntry {
     readonly creationTime: number,
     readonly lastUpdateTime: number,
     readonly hits: number,
+    readonly version: number,
+    /** The entry's max-idle in ms; 0 = none. */
+    readonly maxIdleMs: number,
   ) {}
 }
 
-/** Metadata numbers per entry in the slab: maps with expiry keep the first two, maps with statistics all five. */
+/**
+ * Metadata numbers per entry in the slab. A store whose entries may expire keeps the first
+ * four (the map has a TTL or max-idle, or an entry was given one: the store switches then),
+ * a store with statistics all six. The version is a u32 of every record (entry-slab.ts).
+ */
 const EXPIRES_AT = 0;
 const LAST_ACCESS_AT = 1;
-const CREATION_TIME = 2;
+const MAX_IDLE = 2;
 const LAST_UPDATE_TIME = 3;
-const HITS = 4;
+const CREATION_TIME = 4;
+const HITS = 5;
+const EXPIRY_FIELDS = 4;
+const STATS_FIELDS = 6;
 
 /** An entry as a split-brain merge sees it (exported by the merging side, compared by the other). */
 export interface MergeEntry {
@@ -55,6 +67,10 @@ export interface MergeEntry {
   readonly creationTime: number;
   readonly lastUpdateTime: number;
   readonly hits: number;
+  /** Kept by migration, backups and persistence; absent in data from older members (then 0). */
+  readonly version?: number;
+  /** The entry's own max-idle in ms (0 = none); absent in data from older members (then the map's). */
+  readonly maxIdleMs?: number;
 }
 
 /**
@@ -77,24 +93,59 @@ export interface ExpiryPolicy {
   readonly observer?: StoreObserver;
   /** Counts the entries a read found expired (reads run on the partition owner only). */
   readonly expiredReads?: { expirations: number };
+  /** Told once when the store starts keeping expiry per entry (the sweeper then visits it). */
+  readonly onExpiring?: () => void;
 }
 
-/** Values per entry in exported partition data: key, value, content type, expiresAt, lastAccessAt (+ creationTime, lastUpdateTime, hits with statistics). */
+/** What a conditional update requires of the entry before it applies (Hazelcast's putIfAbsent, replace, replaceIfSame, removeIfSame; ETag/If-Match). */
+export type UpdateCondition =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'present' }
+  | { readonly kind: 'value'; readonly value: string; readonly contentType: string | undefined }
+  | { readonly kind: 'version'; readonly version: number };
+
+/** One owner-side update: a put (value given), a remove (value undefined) or a TTL change, under a condition. */
+export interface UpdateRequest {
+  readonly condition: UpdateCondition;
+  /** 'put', 'remove', or 'ttl' (the entry's TTL only: Hazelcast's setTtl; the version stays). */
+  readonly action: 'put' | 'remove' | 'ttl';
+  readonly value?: string;
+  readonly contentType?: string | undefined;
+  /** -1: the map's default; 0: none; > 0: ms from now. */
+  readonly ttlMs: number;
+  /** -1: the map's default; 0: none; > 0: ms. */
+  readonly maxIdleMs: number;
+}
+
+/** What an update found and did. */
+export interface UpdateResult {
+  readonly applied: boolean;
+  /** The live entry before the update (undefined: there was none). */
+  readonly old: StoredValue | undefined;
+  /** The entry's version after the update (the current one when not applied; -1: no entry). */
+  readonly version: number;
+}
+
+/** Values per entry in exported partition data: key, value, content type, expiresAt, lastAccessAt (+ creationTime, lastUpdateTime, hits with statistics; + version, maxIdleMs in the full form). */
 export const PLAIN_STRIDE = 5;
 export const STATS_STRIDE = 8;
+export const FULL_STRIDE = 10;
 
 export class RecordStore {
-  private readonly slab: EntrySlab;
+  private slab: EntrySlab;
   private readonly ttlMs: number;
   private readonly maxIdleMs: number;
-  private readonly expiring: boolean;
+  /** Entries may expire: the map has a TTL or max-idle, or an entry was given one. */
+  private expiring: boolean;
   readonly stats: boolean;
-  /** No expiry and no statistics: no metadata per entry. */
-  private readonly plain: boolean;
+  /** No metadata per entry (no expiry, no statistics) until an entry gets a TTL or max-idle. */
+  private plain: boolean;
   /** Whether get() and put() read their `nowMs` (a plain store without observer does not: callers may skip the clock). */
-  readonly usesClock: boolean;
+  usesClock: boolean;
   readonly observer: StoreObserver | undefined;
   private readonly expiredReads: { expirations: number } | undefined;
+  private readonly onExpiring: (() => void) | undefined;
   /** Bytes the record evictOne removed last took. */
   lastEvictedBytes = 0;
   /** Handles sampled by evictOne (reused). */
@@ -103,17 +154,23 @@ export class RecordStore {
   constructor(policy: ExpiryPolicy) {
     this.observer = policy.observer;
     this.expiredReads = policy.expiredReads;
+    this.onExpiring = policy.onExpiring;
     this.ttlMs = policy.ttlMs;
     this.maxIdleMs = policy.maxIdleMs;
     this.expiring = policy.ttlMs > 0 || policy.maxIdleMs > 0;
     this.stats = policy.stats === true;
     this.plain = !this.expiring && !this.stats;
     this.usesClock = !this.plain || this.observer !== undefined;
-    this.slab = new EntrySlab(this.stats ? 5 : this.expiring ? 2 : 0);
+    this.slab = new EntrySlab(this.stats ? STATS_FIELDS : this.expiring ? EXPIRY_FIELDS : 0);
   }
 
   get size(): number {
     return this.slab.size;
+  }
+
+  /** Whether entries of this store may expire (the sweeper skips the others). */
+  get mayExpire(): boolean {
+    return this.expiring;
   }
 
   /** The live value of `key`, or undefined (an expired entry is removed on the way). */
@@ -121,12 +178,9 @@ export class RecordStore {
     const s = this.slab;
     const o = s.find(key);
     if (o < 0) return undefined;
-    if (this.plain) return new StoredView(s.value(o), s.contentType(o));
+    if (this.plain) return new StoredView(s.value(o), s.contentType(o), s.version(o));
     if (this.expiring && this.isExpired(o, nowMs)) {
-      s.removeAt(o);
-      if (this.observer !== undefined) this.observer.changed(key, this.entryAt(o), undefined);
-      s.compactIfSparse();
-      if (this.expiredReads !== undefined) this.expiredReads.expirations++;
+      this.expireAt(key, o);
       return undefined;
     }
     s.setMeta(o, LAST_ACCESS_AT, nowMs);
@@ -134,38 +188,151 @@ export class RecordStore {
     return this.entryAt(o);
   }
 
-  /** The entry as a merge policy sees it, without touching its statistics. */
+  /** The entry as a merge policy (or an entry view) sees it, without touching its statistics. */
   mergeView(key: string, nowMs: number): MergeEntry | undefined {
     const o = this.slab.find(key);
     if (o < 0) return undefined;
-    if (this.plain) return new EntryView(this.slab.value(o), this.slab.contentType(o), 0, 0, 0, 0, 0);
+    if (this.plain) return new EntryView(this.slab.value(o), this.slab.contentType(o), 0, 0, 0, 0, 0, this.slab.version(o), 0);
     return this.isExpired(o, nowMs) ? undefined : (this.entryAt(o) as EntryView);
   }
 
-  /** Put a merged entry as it came (its expiry and statistics kept where this map keeps them). */
+  /** Put an entry exactly as it came (migration, backups, persistence): its version, expiry and statistics kept where this map keeps them. */
   putMerged(key: string, e: MergeEntry): void {
-    if (this.stats) this.write(key, e.value, e.contentType, e.expiresAt, e.lastAccessAt, e.creationTime, e.lastUpdateTime, e.hits);
-    else this.restore(key, e.value, e.contentType, e.expiresAt, e.lastAccessAt);
+    this.putEntry(key, e, e.version ?? 0);
   }
 
-  put(key: string, value: string, contentType: string | undefined, nowMs: number): void {
-    if (this.plain && this.observer === undefined) {
-      this.slab.put(key, value, contentType);
-      return;
+  /**
+   * Put an entry that won a merge (split brain, WAN): this cluster's version line goes on (the
+   * existing entry's version + 1, or 0), so a version once seen here never names another value.
+   */
+  putWinner(key: string, e: MergeEntry, nowMs: number): void {
+    const before = this.mergeView(key, nowMs);
+    this.putEntry(key, e, before === undefined ? 0 : ((before.version ?? 0) + 1) >>> 0);
+  }
+
+  private putEntry(key: string, e: MergeEntry, version: number): void {
+    const maxIdle = e.maxIdleMs ?? this.maxIdleMs;
+    if (this.plain && (e.expiresAt > 0 || maxIdle > 0)) this.keepExpiry();
+    this.write(key, e.value, e.contentType, e.expiresAt, e.lastAccessAt, maxIdle, e.creationTime, e.lastUpdateTime, e.hits, version);
+  }
+
+  /**
+   * Put `value` under `key`; returns the entry's version (0 when created, + 1 per overwrite).
+   * `ttlMs` and `maxIdleMs` as Hazelcast's put: -1 the map's default, 0 none, > 0 ms.
+   */
+  put(key: string, value: string, contentType: string | undefined, nowMs: number, ttlMs = -1, maxIdleMs = -1): number {
+    const ttl = ttlMs < 0 ? this.ttlMs : ttlMs;
+    const maxIdle = maxIdleMs < 0 ? this.maxIdleMs : maxIdleMs;
+    if (this.plain) {
+      if (ttl === 0 && maxIdle === 0) {
+        if (this.observer === undefined) return this.slab.version(this.slab.put(key, value, contentType));
+        return this.slab.version(this.write(key, value, contentType, 0, 0, 0, 0, 0, 0, undefined));
+      }
+      this.keepExpiry();
     }
-    const expiresAt = this.ttlMs > 0 ? nowMs + this.ttlMs : 0;
+    const expiresAt = ttl > 0 ? nowMs + ttl : 0;
     if (this.stats) {
       const prev = this.slab.find(key);
       const creationTime = prev < 0 ? nowMs : this.slab.meta(prev, CREATION_TIME);
       const hits = prev < 0 ? 0 : this.slab.meta(prev, HITS);
-      this.write(key, value, contentType, expiresAt, nowMs, creationTime, nowMs, hits);
-      return;
+      return this.slab.version(this.write(key, value, contentType, expiresAt, nowMs, maxIdle, creationTime, nowMs, hits, undefined));
     }
-    this.write(key, value, contentType, expiresAt, nowMs, 0, 0, 0);
+    return this.slab.version(this.write(key, value, contentType, expiresAt, nowMs, maxIdle, 0, nowMs, 0, undefined));
   }
 
-  /** Store an entry with its metadata (what the map keeps of it), telling the observer (when there is one) what it replaced. */
-  private write(key: string, value: string, contentType: string | undefined, expiresAt: number, lastAccessAt: number, creationTime: number, lastUpdateTime: number, hits: number): void {
+  /**
+   * A conditional put, remove or TTL change, decided and applied in one step (the partition's
+   * owner runs it in one turn, so nothing comes between the check and the write). An expired
+   * entry counts as absent (and is removed on the way).
+   */
+  update(key: string, req: UpdateRequest, nowMs: number): UpdateResult {
+    const s = this.slab;
+    let o = s.find(key);
+    if (o >= 0 && !this.plain && this.isExpired(o, nowMs)) {
+      this.expireAt(key, o);
+      o = -1;
+    }
+    const old = o < 0 ? undefined : this.entryAt(o);
+    const version = o < 0 ? -1 : s.version(o);
+    const c = req.condition;
+    let ok: boolean;
+    switch (c.kind) {
+      case 'none':
+        ok = true;
+        break;
+      case 'absent':
+        ok = o < 0;
+        break;
+      case 'present':
+        ok = o >= 0;
+        break;
+      case 'value':
+        ok = old !== undefined && old.value === c.value && old.contentType === c.contentType;
+        break;
+      case 'version':
+        ok = o >= 0 && version === c.version;
+        break;
+    }
+    if (!ok) return { applied: false, old, version };
+    if (req.action === 'put') {
+      const v = this.put(key, req.value ?? '', req.contentType, nowMs, req.ttlMs, req.maxIdleMs);
+      return { applied: true, old, version: v };
+    }
+    if (o < 0) return { applied: false, old, version };
+    if (req.action === 'remove') {
+      this.remove(key, nowMs);
+      return { applied: true, old, version: -1 };
+    }
+    this.setTtl(key, o, req.ttlMs, nowMs);
+    return { applied: true, old, version };
+  }
+
+  /** Hazelcast's setTtl on the live record `o`: a new expiry from now (-1: the map's TTL, 0: none); value and version stay. */
+  private setTtl(key: string, o: number, ttlMs: number, nowMs: number): void {
+    const ttl = ttlMs < 0 ? this.ttlMs : ttlMs;
+    if (this.plain) {
+      if (ttl === 0) return;
+      this.keepExpiry();
+      o = this.slab.find(key);
+    }
+    const before = this.observer === undefined ? undefined : this.entryAt(o);
+    this.slab.setMeta(o, EXPIRES_AT, ttl > 0 ? nowMs + ttl : 0);
+    this.observer?.changed(key, before, this.entryAt(o));
+  }
+
+  /** From now on keep expiry per entry: a plain store copies its entries into a slab with the expiry fields (once). */
+  private keepExpiry(): void {
+    if (this.plain) {
+      const old = this.slab;
+      const next = new EntrySlab(EXPIRY_FIELDS);
+      for (let o = old.first(); o >= 0; o = old.next(o)) next.setVersion(next.put(old.key(o), old.value(o), old.contentType(o)), old.version(o));
+      this.slab = next;
+      this.plain = false;
+      this.usesClock = true;
+    }
+    if (!this.expiring) {
+      this.expiring = true;
+      this.onExpiring?.();
+    }
+  }
+
+  /**
+   * Store an entry with its metadata (what the store keeps of it), telling the observer (when
+   * there is one) what it replaced. `version` undefined: the slab's (0 new, + 1 overwrite).
+   * Returns the record's handle.
+   */
+  private write(
+    key: string,
+    value: string,
+    contentType: string | undefined,
+    expiresAt: number,
+    lastAccessAt: number,
+    maxIdleMs: number,
+    creationTime: number,
+    lastUpdateTime: number,
+    hits: number,
+    version: number | undefined,
+  ): number {
     const s = this.slab;
     const observer = this.observer;
     let before: StoredValue | undefined;
@@ -174,16 +341,19 @@ export class RecordStore {
       if (p >= 0) before = this.entryAt(p);
     }
     const o = s.put(key, value, contentType);
+    if (version !== undefined) s.setVersion(o, version);
     if (!this.plain) {
       s.setMeta(o, EXPIRES_AT, expiresAt);
       s.setMeta(o, LAST_ACCESS_AT, lastAccessAt);
+      s.setMeta(o, MAX_IDLE, maxIdleMs);
+      s.setMeta(o, LAST_UPDATE_TIME, lastUpdateTime);
       if (this.stats) {
         s.setMeta(o, CREATION_TIME, creationTime);
-        s.setMeta(o, LAST_UPDATE_TIME, lastUpdateTime);
         s.setMeta(o, HITS, hits);
       }
     }
     if (observer !== undefined) observer.changed(key, before, this.entryAt(o));
+    return o;
   }
 
   /** Remove `key`; true when a live entry was removed. */
@@ -196,6 +366,15 @@ export class RecordStore {
     if (this.observer !== undefined) this.observer.changed(key, this.entryAt(o), undefined);
     s.compactIfSparse();
     return live;
+  }
+
+  /** Remove the expired live record `o` of `key` (a read or an update found it expired). */
+  private expireAt(key: string, o: number): void {
+    const s = this.slab;
+    s.removeAt(o);
+    if (this.observer !== undefined) this.observer.changed(key, this.entryAt(o), undefined);
+    s.compactIfSparse();
+    if (this.expiredReads !== undefined) this.expiredReads.expirations++;
   }
 
   /**
@@ -264,29 +443,38 @@ export class RecordStore {
   }
 
   /**
-   * Append every live entry to `out` as five flat values (key, value, content type or null,
-   * expiresAt, lastAccessAt), eight with statistics (+ creationTime, lastUpdateTime, hits): the
-   * form partition data travels in.
+   * Append every live entry to `out` as FULL_STRIDE flat values (key, value, content type or
+   * null, expiresAt, lastAccessAt, creationTime, lastUpdateTime, hits, version, maxIdleMs): the
+   * form partition data travels in (zeros where the store keeps no such metadata).
    */
   exportTo(out: unknown[], nowMs: number, wrapValue: (value: string) => unknown): void {
     const s = this.slab;
     for (let o = s.first(); o >= 0; o = s.next(o)) {
       const ct = s.contentType(o) ?? null;
       if (this.plain) {
-        out.push(s.key(o), wrapValue(s.value(o)), ct, 0, 0);
+        out.push(s.key(o), wrapValue(s.value(o)), ct, 0, 0, 0, 0, 0, s.version(o), 0);
         continue;
       }
       if (this.isExpired(o, nowMs)) continue;
-      out.push(s.key(o), wrapValue(s.value(o)), ct, s.meta(o, EXPIRES_AT), s.meta(o, LAST_ACCESS_AT));
-      if (this.stats) out.push(s.meta(o, CREATION_TIME), s.meta(o, LAST_UPDATE_TIME), s.meta(o, HITS));
+      const st = this.stats;
+      out.push(
+        s.key(o),
+        wrapValue(s.value(o)),
+        ct,
+        s.meta(o, EXPIRES_AT),
+        s.meta(o, LAST_ACCESS_AT),
+        st ? s.meta(o, CREATION_TIME) : 0,
+        s.meta(o, LAST_UPDATE_TIME),
+        st ? s.meta(o, HITS) : 0,
+        s.version(o),
+        s.meta(o, MAX_IDLE),
+      );
     }
   }
 
-  /** Put an entry back exactly as exported (expiry times kept). */
+  /** Put an entry back as an older member exported it (key, value, content type, expiresAt, lastAccessAt): version 0, the map's max-idle. */
   restore(key: string, value: string, contentType: string | undefined, expiresAt: number, lastAccessAt: number): void {
-    if (this.stats) this.write(key, value, contentType, expiresAt, lastAccessAt, lastAccessAt, lastAccessAt, 0);
-    else if (this.plain) this.write(key, value, contentType, 0, 0, 0, 0, 0);
-    else this.write(key, value, contentType, expiresAt, lastAccessAt, 0, 0, 0);
+    this.putMerged(key, { value, contentType, expiresAt, lastAccessAt, creationTime: lastAccessAt, lastUpdateTime: lastAccessAt, hits: 0 });
   }
 
   /**
@@ -296,32 +484,36 @@ export class RecordStore {
    * is skipped, one added after the start is not visited.
    */
   *liveEntries(nowMs: number): IterableIterator<[string, StoredValue]> {
-    const s = this.slab;
-    for (const key of s.keys()) {
-      const o = s.find(key);
+    for (const key of this.slab.keys()) {
+      // The store's slab now: an entry given a TTL meanwhile may have moved it to a new one.
+      const o = this.slab.find(key);
       if (o < 0 || (!this.plain && this.isExpired(o, nowMs))) continue;
       yield [key, this.entryAt(o)];
     }
   }
 
-  /** The record at `o` as readers see it (all metadata zero in a map without expiry or statistics). */
+  /** The record at `o` as readers see it (all metadata zero in a store that keeps none). */
   private entryAt(o: number): StoredValue {
     const s = this.slab;
-    if (this.plain) return new StoredView(s.value(o), s.contentType(o));
+    if (this.plain) return new StoredView(s.value(o), s.contentType(o), s.version(o));
     return new EntryView(
       s.value(o),
       s.contentType(o),
       s.meta(o, EXPIRES_AT),
       s.meta(o, LAST_ACCESS_AT),
       this.stats ? s.meta(o, CREATION_TIME) : 0,
-      this.stats ? s.meta(o, LAST_UPDATE_TIME) : 0,
+      s.meta(o, LAST_UPDATE_TIME),
       this.stats ? s.meta(o, HITS) : 0,
+      s.version(o),
+      s.meta(o, MAX_IDLE),
     );
   }
 
   private isExpired(o: number, nowMs: number): boolean {
-    const expiresAt = this.slab.meta(o, EXPIRES_AT);
+    const s = this.slab;
+    const expiresAt = s.meta(o, EXPIRES_AT);
     if (expiresAt !== 0 && nowMs >= expiresAt) return true;
-    return this.maxIdleMs > 0 && nowMs - this.slab.meta(o, LAST_ACCESS_AT) >= this.maxIdleMs;
+    const maxIdle = s.meta(o, MAX_IDLE);
+    return maxIdle > 0 && nowMs - s.meta(o, LAST_ACCESS_AT) >= maxIdle;
   }
 }

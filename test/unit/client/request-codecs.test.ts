@@ -2,13 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { requestHeader } from '../../../src/client/codec.js';
 import { encodeMessage, FrameReader } from '../../../src/client/frame.js';
 import { MessageId } from '../../../src/client/message-ids.js';
-import { boolResponse, checkDefaultTtl, decodeDataRequest, intResponse, nullableDataResponse } from '../../../src/client/request-codecs.js';
+import { boolResponse, decodeDataRequest, intResponse, nullableDataResponse } from '../../../src/client/request-codecs.js';
 import { hz, hzBytes, hzData, hzRead, Long, type HzMessage } from './hz-client.js';
 
 const key = Buffer.from('00000000fffffff5000000026b31', 'hex');
 const value = Buffer.from('00000000fffffff5000000027631', 'hex');
 const T = Long.fromNumber(0);
-const NO_TTL = Long.fromNumber(-1);
 
 function decode(m: unknown) {
   const [msg] = new FrameReader().push(hzBytes(m as HzMessage, 3, 21));
@@ -20,16 +19,8 @@ function decode(m: unknown) {
 
 describe('map and queue requests as the client encodes them', () => {
   it('map messages', () => {
-    expect(decode(hz.mapPut.encodeRequest!('m', hzData(key), hzData(value), T, NO_TTL))).toEqual({
-      type: MessageId.MapPut,
-      req: { kind: 'map.put', name: 'm', key, value, ttlMs: -1n, returnOld: true },
-    });
-    expect(decode(hz.mapSet.encodeRequest!('m', hzData(key), hzData(value), T, Long.fromNumber(5000))).req).toEqual({
-      kind: 'map.put', name: 'm', key, value, ttlMs: 5000n, returnOld: false,
-    });
     for (const [c, kind] of [
       [hz.mapGet, 'map.get'],
-      [hz.mapRemove, 'map.remove'],
       [hz.mapDelete, 'map.delete'],
       [hz.mapContainsKey, 'map.containsKey'],
     ] as const) {
@@ -57,12 +48,8 @@ describe('map and queue requests as the client encodes them', () => {
     expect(decodeDataRequest(0x000b00, ping!)).toBeUndefined();
     // A Map.Get without its key frame.
     expect(() => decodeDataRequest(MessageId.MapGet, ping!.slice(0, 1))).toThrow(/missing map name/);
-  });
-
-  it('only the map default TTL is accepted for now', () => {
-    expect(() => checkDefaultTtl(-1n)).not.toThrow();
-    expect(() => checkDefaultTtl(0n)).toThrow(/not supported/);
-    expect(() => checkDefaultTtl(1000n)).toThrow(/1000 ms/);
+    // Puts and removes are map-codecs.ts' (test/unit/client/map-codecs.test.ts).
+    expect(decodeDataRequest(MessageId.MapPut, ping!)).toBeUndefined();
   });
 });
 

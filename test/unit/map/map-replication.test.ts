@@ -26,8 +26,8 @@ describe('MapService replication', () => {
     await a.put('m2', key, 'v2', undefined);
     await a.put('m1', 'other-key-not-in-pid', 'x', undefined);
     b.replicaData.install(pid, wire(a.replicaData.snapshot(pid, 0)));
-    expect(await b.get('m1', key)).toEqual({ value: bytes, contentType: 'application/octet-stream' });
-    expect(await b.get('m2', key)).toEqual({ value: 'v2', contentType: undefined });
+    expect(await b.get('m1', key)).toMatchObject({ value: bytes, contentType: 'application/octet-stream' });
+    expect(await b.get('m2', key)).toMatchObject({ value: 'v2', contentType: undefined });
     if (partitionIdOf('other-key-not-in-pid') !== pid) expect(await b.get('m1', 'other-key-not-in-pid')).toBeUndefined();
   });
 
@@ -62,7 +62,7 @@ describe('MapService replication', () => {
     const b = service();
     const pid = partitionIdOf('k');
     b.handler.applyBackup(pid, 'put', ['m', 'k', new Latin1('v'), 'text/plain']);
-    expect(await b.get('m', 'k')).toEqual({ value: 'v', contentType: 'text/plain' });
+    expect(await b.get('m', 'k')).toMatchObject({ value: 'v', contentType: 'text/plain' });
     b.handler.applyBackup(pid, 'remove', ['m', 'k']);
     expect(await b.get('m', 'k')).toBeUndefined();
     b.handler.applyBackup(pid, 'put', ['m', 'k', new Latin1('v'), null]);

@@ -31,9 +31,9 @@ describe('MapService: basic operations', () => {
     const { svc } = setup();
     expect(await svc.get('m', 'k')).toBeUndefined();
     await svc.put('m', 'k', 'v1', 'text/plain');
-    expect(await svc.get('m', 'k')).toEqual({ value: 'v1', contentType: 'text/plain' });
+    expect(await svc.get('m', 'k')).toMatchObject({ value: 'v1', contentType: 'text/plain', version: 0 });
     await svc.put('m', 'k', 'v2', undefined);
-    expect(await svc.get('m', 'k')).toEqual({ value: 'v2', contentType: undefined });
+    expect(await svc.get('m', 'k')).toMatchObject({ value: 'v2', contentType: undefined, version: 1 });
     expect(await svc.remove('m', 'k')).toBe(true);
     expect(await svc.remove('m', 'k')).toBe(false);
     expect(await svc.get('m', 'k')).toBeUndefined();

@@ -12,12 +12,12 @@ describe('RecordStore without expiry', () => {
     expect(s.size).toBe(0);
     expect(s.get('k', T0)).toBeUndefined();
     s.put('k', 'v1', 'text/plain', T0);
-    expect(s.get('k', T0)).toEqual({ value: 'v1', contentType: 'text/plain' });
+    expect(s.get('k', T0)).toEqual({ value: 'v1', contentType: 'text/plain', version: 0 });
     s.put('k', 'v2', undefined, T0);
-    expect(s.get('k', T0)).toEqual({ value: 'v2', contentType: undefined });
+    expect(s.get('k', T0)).toEqual({ value: 'v2', contentType: undefined, version: 1 });
     expect(s.size).toBe(1);
     s.put('other', '', undefined, T0);
-    expect(s.get('other', T0)).toEqual({ value: '', contentType: undefined }); // an empty value is a value
+    expect(s.get('other', T0)).toEqual({ value: '', contentType: undefined, version: 0 }); // an empty value is a value
     expect(s.size).toBe(2);
     expect(s.remove('k', T0)).toBe(true);
     expect(s.remove('k', T0)).toBe(false);
@@ -183,21 +183,24 @@ describe('RecordStore entry metadata and views', () => {
     expect(s.get('k', T0 + 1)?.value).toBe('v1');
     expect(s.get('k', T0 + 2)?.value).toBe('v1');
     s.put('k', 'a longer value', undefined, T0 + 3); // resized record: metadata carried over
-    expect(s.mergeView('k', T0 + 4)).toEqual({ value: 'a longer value', contentType: undefined, expiresAt: 0, lastAccessAt: T0 + 3, creationTime: T0, lastUpdateTime: T0 + 3, hits: 2 });
+    expect(s.mergeView('k', T0 + 4)).toEqual({ value: 'a longer value', contentType: undefined, expiresAt: 0, lastAccessAt: T0 + 3, creationTime: T0, lastUpdateTime: T0 + 3, hits: 2, version: 1, maxIdleMs: 0 });
     s.put('k', 'same length va', undefined, T0 + 5); // in place
-    expect(s.mergeView('k', T0 + 6)).toMatchObject({ value: 'same length va', creationTime: T0, lastUpdateTime: T0 + 5, hits: 2 });
+    expect(s.mergeView('k', T0 + 6)).toMatchObject({ value: 'same length va', creationTime: T0, lastUpdateTime: T0 + 5, hits: 2, version: 2 });
   });
 
-  it('mergeView of a plain map: zero metadata; putMerged keeps what the map keeps', () => {
+  it('mergeView of a plain map: zero metadata; putMerged keeps the version and expiry (a plain store starts keeping expiry)', () => {
     const plain = new RecordStore({ ttlMs: 0, maxIdleMs: 0 });
     plain.put('k', 'v', 'a/b', T0);
-    expect(plain.mergeView('k', T0)).toEqual({ value: 'v', contentType: 'a/b', expiresAt: 0, lastAccessAt: 0, creationTime: 0, lastUpdateTime: 0, hits: 0 });
-    const e = { value: 'm', contentType: undefined, expiresAt: T0 + 50, lastAccessAt: T0 + 1, creationTime: T0 - 5, lastUpdateTime: T0 - 1, hits: 7 };
+    expect(plain.mergeView('k', T0)).toEqual({ value: 'v', contentType: 'a/b', expiresAt: 0, lastAccessAt: 0, creationTime: 0, lastUpdateTime: 0, hits: 0, version: 0, maxIdleMs: 0 });
+    const e = { value: 'm', contentType: undefined, expiresAt: T0 + 50, lastAccessAt: T0 + 1, creationTime: T0 - 5, lastUpdateTime: T0 - 1, hits: 7, version: 9, maxIdleMs: 0 };
     plain.putMerged('m', e);
-    expect(plain.mergeView('m', T0 + 100)).toMatchObject({ value: 'm', expiresAt: 0, hits: 0 });
+    expect(plain.mergeView('m', T0 + 49)).toMatchObject({ value: 'm', expiresAt: T0 + 50, hits: 0, version: 9 });
+    expect(plain.mergeView('m', T0 + 50)).toBeUndefined();
+    // The entries it held before keep their versions and never expire.
+    expect(plain.mergeView('k', T0 + 10 ** 9)).toMatchObject({ value: 'v', contentType: 'a/b', expiresAt: 0, version: 0 });
     const ttl = new RecordStore({ ttlMs: 1000, maxIdleMs: 0 });
     ttl.putMerged('m', e);
-    expect(ttl.mergeView('m', T0 + 49)).toEqual({ ...e, creationTime: 0, lastUpdateTime: 0, hits: 0 });
+    expect(ttl.mergeView('m', T0 + 49)).toEqual({ ...e, creationTime: 0, hits: 0 });
     expect(ttl.mergeView('m', T0 + 50)).toBeUndefined();
     const stats = new RecordStore({ ttlMs: 0, maxIdleMs: 0, stats: true });
     stats.putMerged('m', e);
@@ -208,15 +211,17 @@ describe('RecordStore entry metadata and views', () => {
     for (const policy of [{ ttlMs: 0, maxIdleMs: 0 }, { ttlMs: 10_000, maxIdleMs: 0 }, { ttlMs: 0, maxIdleMs: 5_000 }, { ttlMs: 10_000, maxIdleMs: 0, stats: true }]) {
       const a = new RecordStore(policy);
       for (let i = 0; i < 300; i++) a.put(`k${i}`, 'x'.repeat(i), i % 2 === 0 ? 'text/plain' : undefined, T0 + i * 10);
+      // Versions travel too.
+      for (let i = 0; i < 300; i += 7) a.put(`k${i}`, 'y'.repeat(i), undefined, T0 + i * 10);
       const now = T0 + 6_000; // max-idle 5 s: the first 100 are idle-expired
       const flat: unknown[] = [];
       a.exportTo(flat, now, (v) => v);
-      const stride = policy.stats === true ? 8 : 5;
+      const stride = 10;
+      expect(flat.length % stride).toBe(0);
       const b = new RecordStore(policy);
       for (let j = 0; j < flat.length; j += stride) {
-        const [key, value, ct, expiresAt, lastAccessAt, creationTime, lastUpdateTime, hits] = flat.slice(j, j + stride) as [string, string, string | null, number, number, number, number, number];
-        if (stride === 8) b.putMerged(key, { value, contentType: ct ?? undefined, expiresAt, lastAccessAt, creationTime, lastUpdateTime, hits });
-        else b.restore(key, value, ct ?? undefined, expiresAt, lastAccessAt);
+        const [key, value, ct, expiresAt, lastAccessAt, creationTime, lastUpdateTime, hits, version, maxIdleMs] = flat.slice(j, j + stride) as [string, string, string | null, number, number, number, number, number, number, number];
+        b.putMerged(key, { value, contentType: ct ?? undefined, expiresAt, lastAccessAt, creationTime, lastUpdateTime, hits, version, maxIdleMs });
       }
       const live = [...a.liveEntries(now)].map(([k]) => k);
       expect(live.length).toBe(policy.maxIdleMs > 0 ? 199 : 300); // idle since T0 + 1000 or before: k0..k100
