@@ -1,5 +1,6 @@
-// Map and queue requests as Grid serves them (research note §5.2, §5.3), decoded into plain
-// objects, and the three response shapes they answer with (nullable Data, boolean, int).
+// Map requests as Grid serves them (research note §5.2), decoded into plain objects, and the
+// response shapes the data requests answer with (nullable Data, boolean, int); queue requests
+// are decoded in queue-codecs.ts, atomic longs in atomic-long-codecs.ts.
 
 import { GridError } from '../core/errors.js';
 import { MessageBuilder, MessageCursor, readInt64, REQUEST_FIXED_OFFSET, RESPONSE_FIXED_OFFSET, responseInitial } from './codec.js';
@@ -9,10 +10,7 @@ import { MessageId, responseType } from './message-ids.js';
 export type DataRequest =
   | { readonly kind: 'map.put'; readonly name: string; readonly key: Buffer; readonly value: Buffer; readonly ttlMs: bigint; readonly returnOld: boolean }
   | { readonly kind: 'map.get' | 'map.remove' | 'map.delete' | 'map.containsKey'; readonly name: string; readonly key: Buffer }
-  | { readonly kind: 'map.size' | 'map.isEmpty' | 'map.clear'; readonly name: string }
-  | { readonly kind: 'queue.offer'; readonly name: string; readonly value: Buffer; readonly timeoutMs: bigint }
-  | { readonly kind: 'queue.poll'; readonly name: string; readonly timeoutMs: bigint }
-  | { readonly kind: 'queue.peek' | 'queue.size' | 'queue.isEmpty'; readonly name: string };
+  | { readonly kind: 'map.size' | 'map.isEmpty' | 'map.clear'; readonly name: string };
 
 /** The data request a message carries; undefined when its type is not one Grid serves. */
 export function decodeDataRequest(type: number, m: ClientMessage): DataRequest | undefined {
@@ -42,21 +40,6 @@ export function decodeDataRequest(type: number, m: ClientMessage): DataRequest |
       return { kind: 'map.isEmpty', name: c.string('map name') };
     case MessageId.MapClear:
       return { kind: 'map.clear', name: c.string('map name') };
-    case MessageId.QueueOffer: {
-      const timeoutMs = readInt64(init, REQUEST_FIXED_OFFSET, 'timeout');
-      const name = c.string('queue name');
-      return { kind: 'queue.offer', name, value: c.data('value'), timeoutMs };
-    }
-    case MessageId.QueuePoll: {
-      const timeoutMs = readInt64(init, REQUEST_FIXED_OFFSET, 'timeout');
-      return { kind: 'queue.poll', name: c.string('queue name'), timeoutMs };
-    }
-    case MessageId.QueuePeek:
-      return { kind: 'queue.peek', name: c.string('queue name') };
-    case MessageId.QueueSize:
-      return { kind: 'queue.size', name: c.string('queue name') };
-    case MessageId.QueueIsEmpty:
-      return { kind: 'queue.isEmpty', name: c.string('queue name') };
     default:
       return undefined;
   }
