@@ -1,6 +1,6 @@
 // One connection of a Hazelcast client (after its `CP2` header): decodes messages inside the
 // connection's error boundary, authenticates, answers the client-service messages, and runs
-// map and queue requests through the same facades REST uses, so each runs on its key's owner
+// map, queue and CP atomic long requests through the same facades REST uses, so each runs on its key's owner
 // whatever member the client sent it to. Every request gets an answer (a result or Hazelcast's
 // error frame); a malformed frame closes this connection only.
 
@@ -18,6 +18,8 @@ import { HAZELCAST_COMPAT_VERSION, MessageId } from './message-ids.js';
 import { boolResponse, checkDefaultTtl, decodeDataRequest, emptyResponse, intResponse, nullableDataResponse, uuidResponse, type DataRequest } from './request-codecs.js';
 import { decodeQueueRequest } from './queue-codecs.js';
 import { serveQueue, type ClientChannel } from './queue-requests.js';
+import { decodeAtomicLongRequest } from './atomic-long-codecs.js';
+import { serveAtomicLong } from './atomic-long-requests.js';
 import type { ClientDeps } from './client-deps.js';
 
 /**
@@ -194,6 +196,8 @@ export class ClientConnection {
     }
     const q = decodeQueueRequest(h.type, m);
     if (q !== undefined) return serveQueue(h, q, this.deps.queues, this.channel);
+    const al = decodeAtomicLongRequest(h.type, m);
+    if (al !== undefined) return serveAtomicLong(h, al, this.deps.cp);
     const req = decodeDataRequest(h.type, m);
     if (req === undefined) {
       throw new GridError('UNSUPPORTED', `client message type 0x${h.type.toString(16).padStart(6, '0')} is not supported by Grid yet`);

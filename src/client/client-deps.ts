@@ -1,5 +1,6 @@
 // What the client protocol may use: narrow facades of the services below it, built by member/.
 
+import type { CpFacade } from '../cp/cp-api.js';
 import type { MapFacade } from '../map/map-service.js';
 import type { QueueFacade } from '../queue/queue-service.js';
 import type { ViewMember } from './cluster-view-codec.js';
@@ -18,6 +19,7 @@ export interface ClientDeps {
   partitionOwners(): readonly (string | undefined)[];
   readonly maps: MapFacade;
   readonly queues: QueueFacade;
+  readonly cp: CpFacade;
   /** Told when a connection closed (the server forgets it). */
   onClosed(connection: { readonly isClosed: boolean }): void;
 }

@@ -34,10 +34,10 @@ import { CpHousekeeping } from './cp-housekeeping.js';
 import { CpCalls } from './cp-calls.js';
 import { CpDataFacade } from './cp-data-facade.js';
 import { CpManagement } from './cp-management.js';
-import type { CpFacade, CpGroupView, CpLocalStatus, CpLockResult, CpMemberView } from './cp-api.js';
+import type { CpFacade, CpGroupId, CpGroupView, CpLocalStatus, CpLockResult, CpMemberView } from './cp-api.js';
 
 export type { CpDeps, CpNet } from './cp-context.js';
-export type { CpFacade, CpGroupView, CpLocalStatus, CpLockResult, CpMemberView } from './cp-api.js';
+export type { CpFacade, CpGroupId, CpGroupView, CpLocalStatus, CpLockResult, CpMemberView } from './cp-api.js';
 export { splitName } from './cp-data-facade.js';
 export { noMajority } from './cp-calls.js';
 
@@ -136,6 +136,18 @@ export class CpService implements CpFacade {
 
   compareAndSet(name: string, expect: string, update: string): Promise<boolean> {
     return this.data.compareAndSet(name, expect, update);
+  }
+
+  getAndSet(name: string, value: string): Promise<string> {
+    return this.data.getAndSet(name, value);
+  }
+
+  getAndAdd(name: string, delta: string): Promise<string> {
+    return this.data.getAndAdd(name, delta);
+  }
+
+  groupIdOf(name: string): Promise<CpGroupId> {
+    return this.data.groupIdOf(name);
   }
 
   lock(name: string, opts: { sessionId: number; timeoutMs: number; endpoint: string; endpointName: string; onGone?: (fn: () => void) => void }): Promise<CpLockResult> {

@@ -585,6 +585,7 @@ export class Member {
         partitionOwners: () => Array.from({ length: PARTITION_COUNT }, (_, pid) => this.partitions.table.ownerOf(pid)),
         maps: this.maps,
         queues: this.queues,
+        cp: this.cp,
       },
       this.clock,
       this.logger.child({ component: 'client' }),
