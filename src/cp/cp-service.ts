@@ -6,8 +6,10 @@
 // of a structure; it only does the I/O and the timing around them.
 //
 // Identities: a CP member is a process, not a member uuid (a member restarted from persisted
-// data keeps its member uuid but has lost its Raft state, so it must not vote as before):
-// `cpUuid` is fresh per process and per reset. Group ids are numbers under a `seed` — the
+// data keeps its member uuid but has lost its Raft state, so it must not vote as before). The
+// first CP members (bootstrap, and again after a reset) take their member uuid as `cpUuid`, as
+// Hazelcast's do; a member promoted later, or restarted, gets a fresh one (a restarted member
+// gives up the seat of its old process first). Group ids are numbers under a `seed` — the
 // subsystem's incarnation — so messages from before a reset are ignored.
 //
 // Calls are exactly-once while the group's deduplication table holds their key: the member

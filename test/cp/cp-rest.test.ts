@@ -189,8 +189,9 @@ describe('CP REST on a 3-member CP cluster', () => {
       const leader = all.find((s) => s.groups.find((x) => x.name === g)?.role === 'leader')!;
       expect(all[0]!.groups.find((x) => x.name === g)?.leader, g).toBe(leader.cpMemberUuid);
     }
-    // Three distinct CP members.
+    // Three distinct CP members: the first CP members, under their member uuids (as Hazelcast's).
     expect(new Set(all.map((s) => s.cpMemberUuid)).size).toBe(3);
+    expect(all.map((s) => s.cpMemberUuid)).toEqual([0, 1, 2].map((i) => c.member(i).uuid));
   });
 
   // ------------------------------------------------------------ groups
@@ -567,6 +568,8 @@ describe('CP REST on a 3-member CP cluster', () => {
     expect(local.address).toBe(addressOf(ap.index));
     expect(four).toContainEqual(local);
     expect((await status(ap.index)).cpMemberUuid).toBe(local.uuid);
+    // Promoted later: a fresh CP uuid, not its member uuid.
+    expect(local.uuid).not.toBe(c.member(ap.index).uuid);
     // Promoting it again changes nothing.
     expect((await mgmt(ap.index, 'members', `${c.clusterName}&`, MGMT_GRID)).status).toBe(200);
     expect(await cpMembers(2)).toHaveLength(4);
