@@ -251,23 +251,25 @@ describe('CP atomic longs from hazelcast-client 5.7.0', () => {
     const through = [0, 1, 2].find((i) => i !== leaderIndex)!;
     const cl = await newClient(through);
     const al = await cl.getCPSubsystem().getAtomicLong('kill-counter');
+    // Four callers at once, so that calls are in flight at the leader when it dies.
     let acked = 1;
     const failures: string[] = [];
-    let killed = false;
+    let kill: Promise<void> | undefined;
     const deadline = Date.now() + 60_000;
-    while ((!killed || acked < 120) && Date.now() < deadline) {
-      if (acked === 40 && !killed) {
-        killed = true;
-        await c.kill(leaderIndex);
+    const worker = async (): Promise<void> => {
+      while ((kill === undefined || acked < 160) && Date.now() < deadline) {
+        if (acked >= 40 && kill === undefined) kill = c.kill(leaderIndex);
+        try {
+          await al.incrementAndGet();
+          acked++;
+        } catch (e) {
+          failures.push((e as Error).message);
+        }
       }
-      try {
-        await al.incrementAndGet();
-        acked++;
-      } catch (e) {
-        failures.push((e as Error).message);
-      }
-    }
-    expect(killed).toBe(true);
+    };
+    await Promise.all([worker(), worker(), worker(), worker()]);
+    expect(kill).toBeDefined();
+    await kill;
     expect(failures).toEqual([]);
     expect((await al.get()).toNumber()).toBe(acked);
   }, 90_000);
