@@ -1,6 +1,6 @@
 // One connection of a Hazelcast client (after its `CP2` header): decodes messages inside the
 // connection's error boundary, authenticates, answers the client-service messages, and runs
-// map and queue requests through the same facades REST uses, so each runs on its key's owner
+// map, queue and CP atomic long requests through the same facades REST uses, so each runs on its key's owner
 // whatever member the client sent it to. Every request gets an answer (a result or Hazelcast's
 // error frame); a malformed frame closes this connection only.
 
@@ -12,17 +12,18 @@ import { AuthStatus, decodeAuthRequest, encodeAuthResponse, type AuthStatusCode 
 import { decideClientAuth } from './client-auth.js';
 import { MessageBuilder, requestHeader, writeUuid, type RequestHeader } from './codec.js';
 import { encodeMembersView, encodePartitionsView } from './cluster-view-codec.js';
-import { dataOfStored, keyOf, storedFormOf } from './data.js';
+import { dataOfStored, keyOf } from './data.js';
 import { decodeMapRequest } from './map-codecs.js';
 import { serveMapRequest } from './map-requests.js';
 import { encodeError, ErrorCode, holder, holderOf } from './error-codec.js';
 import { encodeMessage, FrameReader, type ClientMessage } from './frame.js';
 import { HAZELCAST_COMPAT_VERSION, MessageId } from './message-ids.js';
 import { boolResponse, decodeDataRequest, emptyResponse, intResponse, nullableDataResponse, uuidResponse, type DataRequest } from './request-codecs.js';
+import { decodeQueueRequest } from './queue-codecs.js';
+import { serveQueue, type ClientChannel } from './queue-requests.js';
+import { decodeAtomicLongRequest } from './atomic-long-codecs.js';
+import { serveAtomicLong } from './atomic-long-requests.js';
 import type { ClientDeps } from './client-deps.js';
-
-/** The longest a client's poll waits here: a client poll with no deadline (-1) is answered empty after this and polled again by the app. */
-const MAX_POLL_WAIT_MS = 2 ** 31 - 1;
 
 /**
  * Answers waiting in the socket's write buffer beyond which this connection stops reading
@@ -47,6 +48,16 @@ export class ClientConnection {
   private lastReadAt: number;
   /** Waiting polls told when this connection closes (one socket listener for all of them). */
   private readonly onClose = new Set<() => void>();
+  /** What the queue requests use of this connection (queue-requests.ts). */
+  private readonly channel: ClientChannel = {
+    alive: () => !this.closed && !this.socket.destroyed,
+    onClose: (fn) => {
+      this.onClose.add(fn);
+      return () => this.onClose.delete(fn);
+    },
+    sendWritten: (b, written) => this.send(b, written),
+    sent: SENT,
+  };
 
   constructor(
     private readonly socket: net.Socket,
@@ -188,6 +199,10 @@ export class ClientConnection {
     }
     const mapReq = decodeMapRequest(h.type, m);
     if (mapReq !== undefined) return serveMapRequest(this.deps.maps, h.type, h.correlationId, mapReq);
+    const q = decodeQueueRequest(h.type, m);
+    if (q !== undefined) return serveQueue(h, q, this.deps.queues, this.channel);
+    const al = decodeAtomicLongRequest(h.type, m);
+    if (al !== undefined) return serveAtomicLong(h, al, this.deps.cp);
     const req = decodeDataRequest(h.type, m);
     if (req === undefined) {
       throw new GridError('UNSUPPORTED', `client message type 0x${h.type.toString(16).padStart(6, '0')} is not supported by Grid yet`);
@@ -257,7 +272,7 @@ export class ClientConnection {
 
   private serve(h: RequestHeader, r: DataRequest): MaybePromise<MessageBuilder> {
     const { type, correlationId: corr } = h;
-    const { maps, queues } = this.deps;
+    const { maps } = this.deps;
     switch (r.kind) {
       case 'map.get':
         return then(maps.get(r.name, keyOf(r.key)), (v) => nullableDataResponse(type, corr, v === undefined ? undefined : dataOfStored(v.value, v.contentType)));
@@ -271,54 +286,7 @@ export class ClientConnection {
         return maps.size(r.name).then((n) => boolResponse(type, corr, n === 0));
       case 'map.clear':
         return maps.clear(r.name).then(() => emptyResponse(type, corr));
-      case 'queue.offer': {
-        const stored = storedFormOf(r.value);
-        return then(queues.offer(r.name, { value: stored.value, contentType: stored.contentType }), (ok) => boolResponse(type, corr, ok));
-      }
-      case 'queue.poll':
-        return this.poll(h, r.name, r.timeoutMs);
-      case 'queue.peek':
-        return then(queues.peek(r.name), (it) => nullableDataResponse(type, corr, it === undefined ? undefined : dataOfStored(it.value, it.contentType)));
-      case 'queue.size':
-        return then(queues.size(r.name), (n) => intResponse(type, corr, n));
-      case 'queue.isEmpty':
-        return then(queues.size(r.name), (n) => boolResponse(type, corr, n === 0));
     }
-  }
-
-  /**
-   * A poll answers when an item comes or the timeout passes. The item stays reserved at its
-   * owner until the answer was handed to the socket (as for REST polls): a client gone before
-   * that gives it back to the queue.
-   */
-  private poll(h: RequestHeader, name: string, timeoutMs: bigint): MaybePromise<MessageBuilder> {
-    const waitMs = timeoutMs < 0n ? MAX_POLL_WAIT_MS : Number(timeoutMs > BigInt(MAX_POLL_WAIT_MS) ? BigInt(MAX_POLL_WAIT_MS) : timeoutMs);
-    const answered: ((written: boolean) => void)[] = [];
-    let gone: (() => void) | undefined;
-    const item = this.deps.queues.poll(name, waitMs, {
-      alive: () => !this.closed && !this.socket.destroyed,
-      onGone: (fn) => {
-        gone = fn;
-        this.onClose.add(fn);
-      },
-      onAnswered: (fn) => answered.push(fn),
-    });
-    // A long-lived connection runs many polls: each forgets its close callback once it is over.
-    const forget = (): void => {
-      if (gone !== undefined) this.onClose.delete(gone);
-    };
-    if (item instanceof Promise) item.then(forget, forget);
-    else forget();
-    const reply = (it: { value: string; contentType: string | undefined } | undefined): MessageBuilder => {
-      const b = nullableDataResponse(h.type, h.correlationId, it === undefined ? undefined : dataOfStored(it.value, it.contentType));
-      if (answered.length === 0) return b;
-      // Written here so the reservation follows the write; the caller's send is skipped.
-      this.send(b, (ok) => {
-        for (const fn of answered.splice(0)) fn(ok);
-      });
-      return SENT;
-    };
-    return then(item, reply);
   }
 }
 

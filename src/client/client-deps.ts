@@ -1,6 +1,7 @@
 // What the client protocol may use: narrow facades of the services below it, built by member/.
 
 import type { CredentialChecker } from '../security/credentials.js';
+import type { CpFacade } from '../cp/cp-api.js';
 import type { MapFacade } from '../map/map-service.js';
 import type { QueueFacade } from '../queue/queue-service.js';
 import type { ViewMember } from './cluster-view-codec.js';
@@ -23,6 +24,7 @@ export interface ClientDeps {
   readonly credentials: CredentialChecker;
   /** True the first time an authentication from `address` is refused (it is warned about once). */
   firstRefusalFrom(address: string): boolean;
+  readonly cp: CpFacade;
   /** Told when a connection closed (the server forgets it). */
   onClosed(connection: { readonly isClosed: boolean }): void;
 }

@@ -1,22 +1,19 @@
-// Map and queue requests as Grid serves them (research note §5.2, §5.3), decoded into plain
-// objects, and the three response shapes they answer with (nullable Data, boolean, int). The
-// puts, removes and the other map writes are in map-codecs.ts.
+// Map reads as Grid serves them (research note §5.2), decoded into plain objects, and the
+// response shapes the data requests answer with (nullable Data, boolean, int). The puts,
+// removes and the other map writes are in map-codecs.ts, queue requests in queue-codecs.ts,
+// atomic longs in atomic-long-codecs.ts.
 
-import { MessageBuilder, MessageCursor, readInt64, REQUEST_FIXED_OFFSET, RESPONSE_FIXED_OFFSET, responseInitial } from './codec.js';
+import { MessageBuilder, MessageCursor, RESPONSE_FIXED_OFFSET, responseInitial } from './codec.js';
 import type { ClientMessage } from './frame.js';
 import { MessageId, responseType } from './message-ids.js';
 
 export type DataRequest =
   | { readonly kind: 'map.get' | 'map.delete' | 'map.containsKey'; readonly name: string; readonly key: Buffer }
-  | { readonly kind: 'map.size' | 'map.isEmpty' | 'map.clear'; readonly name: string }
-  | { readonly kind: 'queue.offer'; readonly name: string; readonly value: Buffer; readonly timeoutMs: bigint }
-  | { readonly kind: 'queue.poll'; readonly name: string; readonly timeoutMs: bigint }
-  | { readonly kind: 'queue.peek' | 'queue.size' | 'queue.isEmpty'; readonly name: string };
+  | { readonly kind: 'map.size' | 'map.isEmpty' | 'map.clear'; readonly name: string };
 
 /** The data request a message carries; undefined when its type is not one Grid serves. */
 export function decodeDataRequest(type: number, m: ClientMessage): DataRequest | undefined {
   const c = new MessageCursor(m);
-  const init = c.initial;
   switch (type) {
     case MessageId.MapGet:
     case MessageId.MapDelete:
@@ -31,21 +28,6 @@ export function decodeDataRequest(type: number, m: ClientMessage): DataRequest |
       return { kind: 'map.isEmpty', name: c.string('map name') };
     case MessageId.MapClear:
       return { kind: 'map.clear', name: c.string('map name') };
-    case MessageId.QueueOffer: {
-      const timeoutMs = readInt64(init, REQUEST_FIXED_OFFSET, 'timeout');
-      const name = c.string('queue name');
-      return { kind: 'queue.offer', name, value: c.data('value'), timeoutMs };
-    }
-    case MessageId.QueuePoll: {
-      const timeoutMs = readInt64(init, REQUEST_FIXED_OFFSET, 'timeout');
-      return { kind: 'queue.poll', name: c.string('queue name'), timeoutMs };
-    }
-    case MessageId.QueuePeek:
-      return { kind: 'queue.peek', name: c.string('queue name') };
-    case MessageId.QueueSize:
-      return { kind: 'queue.size', name: c.string('queue name') };
-    case MessageId.QueueIsEmpty:
-      return { kind: 'queue.isEmpty', name: c.string('queue name') };
     default:
       return undefined;
   }

@@ -15,6 +15,13 @@ export interface CpGroupView {
   readonly members: readonly CpMemberView[];
 }
 
+/** A CP group as Hazelcast's clients name it (RaftGroupId): the subsystem's seed, the group's id and name. */
+export interface CpGroupId {
+  readonly seed: number;
+  readonly id: number;
+  readonly name: string;
+}
+
 export interface CpLockResult {
   readonly acquired: boolean;
   readonly fence: number;
@@ -40,6 +47,12 @@ export interface CpFacade {
   setAtomicLong(name: string, value: string): Promise<string>;
   addAndGet(name: string, delta: string): Promise<string>;
   compareAndSet(name: string, expect: string, update: string): Promise<boolean>;
+  /** Sets the value; answers the one it replaced. */
+  getAndSet(name: string, value: string): Promise<string>;
+  /** Adds the delta; answers the value before. */
+  getAndAdd(name: string, delta: string): Promise<string>;
+  /** The group of `name@group` (created on first use): the RaftGroupId Hazelcast's clients send with each call. */
+  groupIdOf(name: string): Promise<CpGroupId>;
   lock(name: string, opts: { sessionId: number; timeoutMs: number; endpoint: string; endpointName: string; onGone?: (fn: () => void) => void }): Promise<CpLockResult>;
   unlock(name: string, sessionId: number): Promise<number>;
   lockInfo(name: string): Promise<CpLockInfo & { group: string }>;

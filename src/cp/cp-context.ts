@@ -105,7 +105,7 @@ export class CpContext {
   readonly enabled: boolean;
   readonly raftConfig: Partial<RaftConfig>;
   readonly random: () => number;
-  cpUuid = randomUUID();
+  cpUuid: string = randomUUID();
   seed: number | undefined;
   /** A reset named the next seed: only views and bootstraps of that seed are taken. */
   pendingSeed: number | undefined;

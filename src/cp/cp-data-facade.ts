@@ -8,7 +8,7 @@ import * as f from '../protocol/fields.js';
 import type { CpLockInfo } from './cp-data-state.js';
 import { DEFAULT_GROUP } from './cp-metadata-state.js';
 import { ATTEMPT_TIMEOUT_MS, type CpContext } from './cp-context.js';
-import type { CpLockResult } from './cp-api.js';
+import type { CpGroupId, CpLockResult } from './cp-api.js';
 
 export class CpDataFacade {
   constructor(private readonly ctx: CpContext) {}
@@ -24,6 +24,23 @@ export class CpDataFacade {
 
   async addAndGet(name: string, delta: string): Promise<string> {
     return String((await this.command(name, (o, k) => ['add', k, o, delta])).value);
+  }
+
+  async getAndSet(name: string, value: string): Promise<string> {
+    return String((await this.command(name, (o, k) => ['getAndSet', k, o, value])).value);
+  }
+
+  /** One `add` command: the old value is the new one minus the delta, wrapped as a Java long. */
+  async getAndAdd(name: string, delta: string): Promise<string> {
+    const now = BigInt(await this.addAndGet(name, delta));
+    return BigInt.asIntN(64, now - BigInt(delta)).toString();
+  }
+
+  /** The id of the group a `name@group` object lives in (created on first use), as Hazelcast's clients address it. */
+  async groupIdOf(name: string): Promise<CpGroupId> {
+    const { group } = splitName(name);
+    const g = await this.ctx.calls.dataGroup(group);
+    return { seed: this.ctx.seed ?? 0, id: g.id, name: g.name };
   }
 
   async compareAndSet(name: string, expect: string, update: string): Promise<boolean> {

@@ -19,7 +19,8 @@
 //   `fromSnapshot` for Raft snapshots (a plain WireValue of arrays, strings and numbers).
 //
 // The rules:
-// - Atomic longs are Java longs: BigInt wrapped to 64 bits, carried as decimal strings.
+// - Atomic longs are Java longs: BigInt wrapped to 64 bits, carried as decimal strings. `set`
+//   and `add` answer the new value, `getAndSet` the old one, `cas` whether it was swapped.
 // - Sessions get ids 1, 2, 3, … in apply order; a lock command with session 0 creates one, a
 //   lock command or a heartbeat refreshes one (expirationTime = now + sessionTtlMs, version+1).
 //   A `tick` closes every session whose expirationTime <= now.
@@ -288,6 +289,15 @@ export class CpDataState {
         const value = op === 'set' ? n : BigInt.asIntN(64, (this.longs.get(name) ?? 0n) + n);
         this.longs.set(name, value);
         return ok(value.toString());
+      }
+      case 'getAndSet': {
+        // [getAndSet, key, name, value]: answers the value it replaced (Hazelcast's getAndSet; the clients' set too).
+        a.length(4);
+        const name = a.name(2, 'name');
+        const value = a.long(3, 'value');
+        const old = this.longs.get(name) ?? 0n;
+        this.longs.set(name, value);
+        return ok(old.toString());
       }
       case 'cas': {
         a.length(5);

@@ -32,7 +32,6 @@ export class CpForming implements FormingPort {
     try {
       const chosen = data.slice(0, need);
       const found = await Promise.all(chosen.map((m) => this.ctx.deps.net.request(m.address, Msg.CpDiscover, encodeEmpty(), MEMBER_CALL_TIMEOUT_MS)));
-      const ids: string[] = [];
       for (const [i, a] of found.entries()) {
         const d = decodeCpDiscoverAnswer(a);
         if (d.seed !== 0) {
@@ -40,19 +39,17 @@ export class CpForming implements FormingPort {
           await this.fetchView(chosen[i]!.address);
           return;
         }
-        ids.push(d.cpUuid);
       }
       if (this.ctx.seed !== undefined) return;
       const seed = this.ctx.pendingSeed ?? 1 + Math.floor(this.ctx.random() * 0x7ffffffe);
-      const members = chosen.map((m, i) => ({ cpUuid: ids[i]!, memberUuid: m.uuid, address: m.address }));
+      // As in Hazelcast, the first CP members are CP members under their member uuids (so the
+      // CP and cluster REST views name them alike); members promoted later get fresh ones.
+      const members = chosen.map((m) => ({ cpUuid: m.uuid, memberUuid: m.uuid, address: m.address }));
       const groupSize = this.ctx.deps.config.cpSubsystem.groupSize;
       await Promise.all(chosen.map((m) => this.ctx.deps.net.request(m.address, Msg.CpBootstrap, encodeCpBootstrap({ seed, groupSize, members }), MEMBER_CALL_TIMEOUT_MS)));
       this.ctx.deps.logger.info({ seed, cpMembers: chosen.map((m) => m.address) }, `CP subsystem formed by the master: ${need} CP members, group size ${groupSize}`);
       // Every member learns it now (AP members too), not only once METADATA has elected its leader.
-      const v = CpMetadataState.initial(
-        chosen.map((m, i) => ({ cpUuid: ids[i]!, memberUuid: m.uuid, address: m.address })),
-        groupSize,
-      ).view(seed, 0);
+      const v = CpMetadataState.initial(members, groupSize).view(seed, 0);
       this.takeView(v);
       const payload = encodeCpView({ view: v });
       for (const m of cluster.members()) if (m.uuid !== this.ctx.local.uuid) this.ctx.deps.net.oneWay(m.address, Msg.CpView, payload);
@@ -67,7 +64,14 @@ export class CpForming implements FormingPort {
     // The decoder checks the group size too: 1 to the number of members.
     const { seed, groupSize, members } = decodeCpBootstrap(p);
     if (this.ctx.seed !== undefined || (this.ctx.pendingSeed !== undefined && this.ctx.pendingSeed !== seed)) return false;
-    if (!members.some((m) => m.cpUuid === this.ctx.cpUuid)) return false;
+    // A first CP member takes its member uuid as its CP uuid. Safe: this process has been in no
+    // formed subsystem under this seed (it has none), and a member restarted with a persisted
+    // uuid is never bootstrapped (it finds the subsystem formed, gives up its old seat and is
+    // promoted under a fresh uuid: cp-housekeeping.ts).
+    const local = this.ctx.local.uuid;
+    const mine = members.find((m) => m.memberUuid === local && (m.cpUuid === local || m.cpUuid === this.ctx.cpUuid));
+    if (mine === undefined) return false;
+    this.ctx.cpUuid = mine.cpUuid;
     this.ctx.seed = seed;
     this.ctx.pendingSeed = undefined;
     const initial = CpMetadataState.initial(members, groupSize);

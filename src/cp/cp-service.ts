@@ -6,8 +6,10 @@
 // of a structure; it only does the I/O and the timing around them.
 //
 // Identities: a CP member is a process, not a member uuid (a member restarted from persisted
-// data keeps its member uuid but has lost its Raft state, so it must not vote as before):
-// `cpUuid` is fresh per process and per reset. Group ids are numbers under a `seed` — the
+// data keeps its member uuid but has lost its Raft state, so it must not vote as before). The
+// first CP members (bootstrap, and again after a reset) take their member uuid as `cpUuid`, as
+// Hazelcast's do; a member promoted later, or restarted, gets a fresh one (a restarted member
+// gives up the seat of its old process first). Group ids are numbers under a `seed` — the
 // subsystem's incarnation — so messages from before a reset are ignored.
 //
 // Calls are exactly-once while the group's deduplication table holds their key: the member
@@ -34,10 +36,10 @@ import { CpHousekeeping } from './cp-housekeeping.js';
 import { CpCalls } from './cp-calls.js';
 import { CpDataFacade } from './cp-data-facade.js';
 import { CpManagement } from './cp-management.js';
-import type { CpFacade, CpGroupView, CpLocalStatus, CpLockResult, CpMemberView } from './cp-api.js';
+import type { CpFacade, CpGroupId, CpGroupView, CpLocalStatus, CpLockResult, CpMemberView } from './cp-api.js';
 
 export type { CpDeps, CpNet } from './cp-context.js';
-export type { CpFacade, CpGroupView, CpLocalStatus, CpLockResult, CpMemberView } from './cp-api.js';
+export type { CpFacade, CpGroupId, CpGroupView, CpLocalStatus, CpLockResult, CpMemberView } from './cp-api.js';
 export { splitName } from './cp-data-facade.js';
 export { noMajority } from './cp-calls.js';
 
@@ -136,6 +138,18 @@ export class CpService implements CpFacade {
 
   compareAndSet(name: string, expect: string, update: string): Promise<boolean> {
     return this.data.compareAndSet(name, expect, update);
+  }
+
+  getAndSet(name: string, value: string): Promise<string> {
+    return this.data.getAndSet(name, value);
+  }
+
+  getAndAdd(name: string, delta: string): Promise<string> {
+    return this.data.getAndAdd(name, delta);
+  }
+
+  groupIdOf(name: string): Promise<CpGroupId> {
+    return this.data.groupIdOf(name);
   }
 
   lock(name: string, opts: { sessionId: number; timeoutMs: number; endpoint: string; endpointName: string; onGone?: (fn: () => void) => void }): Promise<CpLockResult> {

@@ -29,6 +29,16 @@ export function protectionRefusal(
   );
 }
 
+/** `ref` names a split-brain-protection that the config does not define (a disabled one is defined). */
+function isMissing(config: GridConfig, ref: string | undefined): boolean {
+  return ref !== undefined && !config.splitBrainProtections.some((x) => x.name === ref);
+}
+
+/** Every operation of a structure whose split-brain-protection-ref names no rule: refused as a protection failure, saying why. */
+export function missingProtection(ref: string, subject: string): GridError {
+  return new GridError('SPLIT_BRAIN_PROTECTION', `split-brain protection '${ref}' for ${subject} is not defined in the configuration: its operations are refused until it is`);
+}
+
 /** A data service's view of the protections: which one guards a structure, and the check. */
 export class SplitBrainGuard {
   private constructor(
@@ -45,14 +55,21 @@ export class SplitBrainGuard {
     entries: readonly { readonly splitBrainProtectionRef: string | undefined }[],
     clusterSize: () => number,
   ): SplitBrainGuard | undefined {
-    const used = entries.some((e) => findSplitBrainProtection(config, e.splitBrainProtectionRef) !== undefined);
+    const used = entries.some((e) => findSplitBrainProtection(config, e.splitBrainProtectionRef) !== undefined || isMissing(config, e.splitBrainProtectionRef));
     return used ? new SplitBrainGuard(config, clusterSize) : undefined;
   }
 
-  /** Throws the refusal when the protection `ref` guards `access` and the member sees too few members. */
+  /**
+   * Throws the refusal when the protection `ref` guards `access` and the member sees too few
+   * members, or when no protection named `ref` is defined at all (Hazelcast starts with such a
+   * config and fails the structure's operations; the config loader warned at start).
+   */
   check(ref: string | undefined, access: ProtectedAccess, subject: string, who: string): void {
     const p = findSplitBrainProtection(this.config, ref);
-    if (p === undefined) return;
+    if (p === undefined) {
+      if (isMissing(this.config, ref)) throw missingProtection(ref!, subject);
+      return;
+    }
     const refusal = protectionRefusal(p, access, this.clusterSize(), subject, who);
     if (refusal !== undefined) throw refusal;
   }

@@ -588,6 +588,7 @@ export class Member {
         maps: this.maps,
         queues: this.queues,
         credentials,
+        cp: this.cp,
       },
       this.clock,
       this.logger.child({ component: 'client' }),

@@ -1,7 +1,3 @@
-// One queue: FIFO items, a bound, and the polls waiting for an item, served first come first
-// served. Pure: no timers, no sockets. A waiter says at hand-over time whether its client is
-// still there; if not, the item goes to the next waiter or stays in the queue.
-
 // One queue: FIFO items, a bound, the polls waiting for an item (served first come first
 // served), and the items reserved by polls whose answer is not known to be written yet. Pure:
 // no timers, no sockets. A waiter says at hand-over time whether its client is still there; if
@@ -65,6 +61,14 @@ export interface ContainerState {
   /** Outstanding reservations, by take order. */
   readonly reservations: readonly Reservation[];
   readonly nextOrder: number;
+}
+
+/** Java's Integer.MAX_VALUE: what Hazelcast counts an unbounded queue's capacity as. */
+const JAVA_INT_MAX = 2 ** 31 - 1;
+
+/** Two items are the same when their bytes and content types are (Hazelcast compares serialized forms). */
+export function sameItem(a: QueueItem, b: QueueItem): boolean {
+  return a.value === b.value && a.contentType === b.contentType;
 }
 
 function byOrder(a: { order: number }, b: { order: number }): number {
@@ -269,6 +273,66 @@ export class QueueContainer {
 
   peek(): QueueItem | undefined {
     return this.returned[0]?.item ?? this.items[this.head];
+  }
+
+  /** Room left under max-size (Hazelcast's remainingCapacity: an unbounded queue counts as Integer.MAX_VALUE). */
+  remainingCapacity(): number {
+    return (this.maxSize > 0 ? this.maxSize : JAVA_INT_MAX) - this.size;
+  }
+
+  /**
+   * Take up to `max` head items for a drain, reserved for `member` under the poll ids
+   * `firstId`, `firstId + 1`, ... (one id per item, so each is confirmed or released like a
+   * poll's). A drain sent again (its first id already holds a reservation) gets the same items.
+   */
+  drain(member: string, firstId: number, max: number): Reservation[] {
+    const out: Reservation[] = [];
+    for (let r = this.reservation({ member, id: firstId }); r !== undefined; r = this.reservation({ member, id: firstId + out.length })) out.push(r);
+    if (out.length > 0) return out;
+    while (out.length < max) {
+      const r = this.take({ member, id: firstId + out.length });
+      if (r === undefined) break;
+      out.push(r);
+    }
+    return out;
+  }
+
+  /** A backup replaying its owner's drain: the head items, with the owner's take orders. */
+  drainAs(member: string, firstId: number, orders: readonly number[]): void {
+    for (const [i, order] of orders.entries()) this.takeAs({ member, id: firstId + i }, order);
+  }
+
+  /** Remove every item in the queue (reserved ones stay reserved); returns them in queue order. */
+  clear(): QueueItem[] {
+    const out = this.snapshot() as QueueItem[];
+    this.returned = [];
+    this.items = [];
+    this.head = 0;
+    return out;
+  }
+
+  /** Remove the first item `matches` accepts (reserved ones are not in the queue); undefined when none. */
+  removeFirst(matches: (item: QueueItem) => boolean): QueueItem | undefined {
+    const ri = this.returned.findIndex((r) => matches(r.item));
+    if (ri >= 0) return this.returned.splice(ri, 1)[0]!.item;
+    for (let i = this.head; i < this.items.length; i++) {
+      const item = this.items[i]!;
+      if (!matches(item)) continue;
+      this.items.splice(i, 1);
+      if (this.head === this.items.length) {
+        this.items = [];
+        this.head = 0;
+      }
+      return item;
+    }
+    return undefined;
+  }
+
+  /** Whether some item in the queue (not a reserved one) is one `matches` accepts. */
+  contains(matches: (item: QueueItem) => boolean): boolean {
+    if (this.returned.some((r) => matches(r.item))) return true;
+    for (let i = this.head; i < this.items.length; i++) if (matches(this.items[i]!)) return true;
+    return false;
   }
 
   /** Queue a poll that waits for the next item. Only call when the queue is empty. */

@@ -21,11 +21,13 @@ export interface Entry {
   readonly waiting: Set<(e: GridError) => void>;
   /** The queue's counters (metrics), looked up by name once, at its first offer or poll here. */
   counters: QueueCounters | undefined;
+  /** Offers waiting at the owner for room in a full queue, oldest first; each tries again when room frees. */
+  readonly offerWaiters: (() => void)[];
 }
 
 /** Empty, nobody waiting, nothing reserved: empty-queue-ttl may destroy it. */
 export function isIdle(e: Entry): boolean {
-  return e.queue.size === 0 && e.queue.waiting === 0 && e.queue.reserved === 0;
+  return e.queue.size === 0 && e.queue.waiting === 0 && e.queue.reserved === 0 && e.offerWaiters.length === 0;
 }
 
 export function encodeItem(item: QueueItem): WireValue[] {

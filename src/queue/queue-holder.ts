@@ -5,6 +5,7 @@
 import type { MaybePromise } from '../core/maybe-promise.js';
 import { queuePartitionIdOf } from '../partition/partitioning.js';
 import type { Holder, QueueItem } from './queue-container.js';
+import type { QueueCollectionOps } from './queue-collection-ops.js';
 import type { QueueOperations } from './queue-operations.js';
 import type { QueueRegistry } from './queue-registry.js';
 
@@ -12,6 +13,10 @@ import type { QueueRegistry } from './queue-registry.js';
 const SETTLE_RETRY_MS = [100, 500, 1_000, 2_000, 5_000];
 /** Attempts at releasing what a failed poll may have reserved (it usually reserved nothing). */
 const FAILED_POLL_RELEASE_ATTEMPTS = 6;
+/** Poll ids wrap here (a drain takes one per item it may take): far below 2^53, where numbers stop being exact. */
+const MAX_POLL_ID = 2 ** 52;
+/** A drain with no limit: Java's Integer.MAX_VALUE items at most. */
+const JAVA_INT_MAX = 2 ** 31 - 1;
 
 /** What a waiting poll knows about the client that asked. */
 export interface PollClient {
@@ -42,11 +47,19 @@ export class QueueHolder {
     private readonly ops: QueueOperations,
   ) {}
 
+  /** `n` consecutive poll ids (a drain takes one per item); wrapping long before ids stop being exact integers. */
+  private ids(n: number): number {
+    if (this.nextPollId + n > MAX_POLL_ID) this.nextPollId = 1;
+    const first = this.nextPollId;
+    this.nextPollId += n;
+    return first;
+  }
+
   /** A poll served by this member: whatever it reserved is confirmed once the answer is written, else released. */
   poll(queueName: string, timeoutMs: number, client: PollClient): MaybePromise<QueueItem | undefined> {
     const pid = queuePartitionIdOf(queueName);
     const deadline = this.reg.deps.clock.now() + Math.max(0, timeoutMs);
-    const holder: Holder = { member: this.reg.deps.membership.localUuid(), id: this.nextPollId++ };
+    const holder: Holder = { member: this.reg.deps.membership.localUuid(), id: this.ids(1) };
     const arrived = (item: QueueItem | undefined): QueueItem | undefined => {
       if (item === undefined) return undefined;
       if (!client.alive()) {
@@ -54,7 +67,7 @@ export class QueueHolder {
         return undefined;
       }
       if (client.onAnswered === undefined) this.settle(pid, queueName, holder, true);
-      else client.onAnswered((written) => (written ? this.confirmLater(pid, queueName, holder) : this.settle(pid, queueName, holder, false)));
+      else client.onAnswered((written) => (written ? this.confirmLater(pid, queueName, holder.member, [holder.id]) : this.settle(pid, queueName, holder, false)));
       return item;
     };
     // A synchronous throw is a refusal before anything ran (shutting down, PASSIVE): nothing reserved.
@@ -68,6 +81,35 @@ export class QueueHolder {
   }
 
   /**
+   * A drain served by this member (up to `max` items, all when negative): its items stay
+   * reserved, one poll id each, until the answer is written (confirmed) or not (released), as
+   * a poll's item does.
+   */
+  drain(queueName: string, max: number, client: PollClient, collection: QueueCollectionOps): MaybePromise<QueueItem[]> {
+    const pid = queuePartitionIdOf(queueName);
+    const member = this.reg.deps.membership.localUuid();
+    const first = this.ids(max >= 0 ? Math.max(1, Math.min(max, JAVA_INT_MAX)) : JAVA_INT_MAX);
+    const arrived = (items: QueueItem[]): QueueItem[] => {
+      if (items.length === 0) return items;
+      const ids = items.map((_, i) => first + i);
+      if (!client.alive()) {
+        this.settleIds(pid, queueName, member, ids, false);
+        return [];
+      }
+      if (client.onAnswered === undefined) this.settleIds(pid, queueName, member, ids, true);
+      else client.onAnswered((written) => (written ? this.confirmLater(pid, queueName, member, ids) : this.settleIds(pid, queueName, member, ids, false)));
+      return items;
+    };
+    const found = this.reg.deps.invoker.invoke(pid, collection.drainOp(pid, queueName, max, member, first, client), client);
+    if (!(found instanceof Promise)) return arrived(found);
+    return found.then(arrived, (e: unknown) => {
+      // The owner may have reserved items whose answer was lost on the way: give back the run from `first`.
+      this.settleIds(pid, queueName, member, { from: first }, false, 0, FAILED_POLL_RELEASE_ATTEMPTS);
+      throw e;
+    });
+  }
+
+  /**
    * Tell the owner the answer of a poll was written (confirm) or not (release); tried until it
    * gets there or this member stops (or `maxAttempts`): a reservation left behind while its
    * holder lives would keep its item out of the queue.
@@ -76,10 +118,10 @@ export class QueueHolder {
     this.settleIds(pid, queueName, holder.member, [holder.id], written, attempt, maxAttempts);
   }
 
-  /** A written answer's reservation, confirmed with the others of this turn and queue. */
-  private confirmLater(pid: number, queueName: string, holder: Holder): void {
+  /** A written answer's reservations, confirmed with the others of this turn and queue. */
+  private confirmLater(pid: number, queueName: string, member: string, ids: readonly number[]): void {
     if (this.reg.stopped) {
-      this.settleIds(pid, queueName, holder.member, [holder.id], true);
+      this.settleIds(pid, queueName, member, ids, true);
       return;
     }
     let confirms = this.confirms;
@@ -88,10 +130,10 @@ export class QueueHolder {
       setImmediate(this.sendConfirms);
     }
     const batch = confirms.get(queueName);
-    if (batch === undefined) confirms.set(queueName, { pid, member: holder.member, ids: [holder.id] });
-    else if (batch.member === holder.member) batch.ids.push(holder.id);
+    if (batch === undefined) confirms.set(queueName, { pid, member, ids: [...ids] });
+    else if (batch.member === member) batch.ids.push(...ids);
     // Held under another identity (this member's uuid changed meanwhile): on its own.
-    else this.settleIds(pid, queueName, holder.member, [holder.id], true);
+    else this.settleIds(pid, queueName, member, ids, true);
   }
 
   /** Confirm the written answers of this turn (also at stop: a confirm may run during shutdown). */
@@ -102,7 +144,7 @@ export class QueueHolder {
     for (const [queueName, b] of confirms) this.settleIds(b.pid, queueName, b.member, b.ids, true);
   };
 
-  private settleIds(pid: number, queueName: string, member: string, ids: readonly number[], written: boolean, attempt = 0, maxAttempts = Infinity): void {
+  private settleIds(pid: number, queueName: string, member: string, ids: readonly number[] | { from: number }, written: boolean, attempt = 0, maxAttempts = Infinity): void {
     const { clock, invoker, logger } = this.reg.deps;
     const retry = (e: unknown): void => {
       if (attempt + 1 >= maxAttempts) {
@@ -120,7 +162,7 @@ export class QueueHolder {
       clock.setTimeout(() => this.settleIds(pid, queueName, member, ids, written, attempt + 1, maxAttempts), delay);
     };
     try {
-      const op = written ? this.ops.confirmOp(pid, queueName, member, ids) : this.ops.releaseOp(pid, queueName, member, ids);
+      const op = written && Array.isArray(ids) ? this.ops.confirmOp(pid, queueName, member, ids) : this.ops.releaseOp(pid, queueName, member, ids);
       const done = invoker.invoke(pid, op);
       if (done instanceof Promise) done.catch(retry);
     } catch (e) {

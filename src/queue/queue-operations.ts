@@ -7,7 +7,7 @@ import type { MaybePromise } from '../core/maybe-promise.js';
 import type { BackupSpec, Caller, Operation } from '../invocation/invoker.js';
 import type { WireValue } from '../protocol/codec.js';
 import type { Holder, QueueItem, Released, Reservation } from './queue-container.js';
-import { encodeItem } from './queue-entry.js';
+import { encodeItem, type Entry } from './queue-entry.js';
 import type { StructureProtection } from '../invocation/split-brain-protection.js';
 import { QueueOp, type QueueRegistry } from './queue-registry.js';
 
@@ -29,30 +29,47 @@ class QueueOffer implements Operation<boolean> {
   /** Set by run(): what the offer did (stored, or reserved for a waiting poll). */
   outcome: 'stored' | 'full' | 'handed' | Reservation = 'full';
   private wire: WireValue[] | undefined;
+  /** How long it may wait at the owner for room (the invoker's deadline grows by it); 0 for an offer that does not wait. */
+  readonly waitMs: number;
   constructor(
     private readonly ops: QueueOperations,
     readonly pid: number,
     readonly queueName: string,
     readonly item: QueueItem,
-  ) {}
+    /** Epoch ms until which a full queue is waited on (0: not at all). */
+    readonly deadline = 0,
+    readonly client: Caller = NO_CLIENT,
+  ) {
+    this.waitMs = deadline > 0 ? Math.max(0, deadline - ops.reg.deps.clock.now()) : 0;
+  }
 
+  /** What the owner needs to run it: a waiting offer carries its deadline. */
   get args(): WireValue[] {
+    return this.deadline > 0 ? [...this.itemArgs, this.deadline] : this.itemArgs;
+  }
+
+  /** The queue and the item: what the backups apply. */
+  private get itemArgs(): WireValue[] {
     return (this.wire ??= [this.queueName, ...encodeItem(this.item)]);
   }
 
-  run(): boolean {
+  run(): MaybePromise<boolean> {
     this.ops.protection.guardOwner(this.queueName, 'WRITE');
-    return this.ops.runOffer(this);
+    if (this.ops.runOffer(this) || this.deadline <= this.ops.reg.deps.clock.now()) return this.outcome !== 'full';
+    return this.ops.waitForRoom(this);
   }
 
   backup(): BackupSpec | undefined {
     const o = this.outcome;
-    if (o === 'stored') return this.ops.reg.backupOf(this.queueName, 'offer', this.args);
+    if (o === 'stored') return this.ops.reg.backupOf(this.queueName, 'offer', this.itemArgs);
     // Handed straight to a waiting poll: the backups hold the item reserved for that poll.
-    if (typeof o === 'object') return this.ops.reg.backupOf(this.queueName, 'offerReserved', [...this.args, o.holder.member, o.holder.id, o.order]);
+    if (typeof o === 'object') return this.ops.reg.backupOf(this.queueName, 'offerReserved', [...this.itemArgs, o.holder.member, o.holder.id, o.order]);
     return undefined;
   }
 }
+
+/** The client of an offer that does not wait: always there. */
+const NO_CLIENT: Caller = { alive: () => true, onGone: () => undefined };
 
 class QueuePoll implements Operation<QueueItem | undefined> {
   readonly name = 'queue.poll';
@@ -94,8 +111,76 @@ export class QueueOperations {
     readonly protection: StructureProtection,
   ) {}
 
-  offerOp(pid: number, queueName: string, item: QueueItem): Operation<boolean> {
-    return new QueueOffer(this, pid, queueName, item);
+  /** An offer; with a `deadline` (epoch ms) it waits at the owner until then for room in a full queue. */
+  offerOp(pid: number, queueName: string, item: QueueItem, deadline = 0, client?: Caller): Operation<boolean> {
+    return new QueueOffer(this, pid, queueName, item, deadline, client);
+  }
+
+  /**
+   * A full queue: the offer waits (oldest first) until an operation frees room (wakeOffers),
+   * its deadline passes (false), its client goes (false: nothing added) or the queue moves
+   * (the invoker sends it again to the new owner for the time left).
+   */
+  waitForRoom(op: QueueOffer): Promise<boolean> {
+    const reg = this.reg;
+    if (reg.stopped) return Promise.reject(new GridError('MEMBER_SHUTTING_DOWN', 'member is shutting down'));
+    return new Promise<boolean>((resolve, reject) => {
+      const e = reg.entry(op.queueName, op.pid);
+      let done = false;
+      const finish = (): boolean => {
+        if (done) return false;
+        done = true;
+        timer.cancel();
+        e.waiting.delete(fail);
+        const at = e.offerWaiters.indexOf(retry);
+        if (at >= 0) e.offerWaiters.splice(at, 1);
+        return true;
+      };
+      const fail = (err: GridError): void => {
+        if (finish()) reject(err);
+      };
+      // Called by wakeOffers when the queue has room: runs the offer now (its backup follows the answer).
+      const retry = (): void => {
+        if (done) return;
+        if (!op.client.alive()) {
+          if (finish()) resolve(false);
+          return;
+        }
+        try {
+          if (!this.runOffer(op)) return;
+        } catch (err) {
+          if (finish()) reject(err);
+          return;
+        }
+        if (finish()) resolve(true);
+      };
+      e.offerWaiters.push(retry);
+      e.destroyTimer?.cancel();
+      e.destroyTimer = undefined;
+      e.waiting.add(fail);
+      const timer = reg.deps.clock.setTimeout(() => {
+        if (!finish()) return;
+        (e.counters ??= reg.counters.of(op.queueName, true)).rejectedOffers++;
+        resolve(false);
+      }, Math.max(0, op.deadline - reg.deps.clock.now()));
+      op.client.onGone(() => {
+        if (finish()) resolve(false);
+      });
+    });
+  }
+
+  /**
+   * Room freed in the queue (a poll, drain, clear or remove): the waiting offers, oldest first,
+   * run while there is room. Each answers (and replicates) after the operation that freed the
+   * room, so the backups apply them in the same order.
+   */
+  wakeOffers(e: Entry): void {
+    while (e.offerWaiters.length > 0 && !e.queue.isFull()) {
+      const before = e.offerWaiters.length;
+      e.offerWaiters[0]!();
+      // A waiter that did not leave the list (refused again) stops the loop: nothing else fits.
+      if (e.offerWaiters.length === before) break;
+    }
   }
 
   runOffer(op: QueueOffer): boolean {
@@ -105,8 +190,10 @@ export class QueueOperations {
     const outcome = e.queue.offerItem(op.item);
     op.outcome = outcome;
     const counters = (e.counters ??= reg.counters.of(op.queueName, true));
-    if (outcome === 'full') counters.rejectedOffers++;
-    else counters.offers++;
+    // A full queue refuses an offer that does not wait; a waiting one counts if its wait runs out.
+    if (outcome === 'full') {
+      if (op.deadline <= reg.deps.clock.now()) counters.rejectedOffers++;
+    } else counters.offers++;
     // Stored, or reserved for a waiting poll: the item is in the queue until confirmed.
     if (outcome !== 'full' && outcome !== 'handed') reg.log.put(op.queueName, e, op.item);
     if (typeof outcome === 'object') reg.counts.reserved++;
@@ -133,6 +220,7 @@ export class QueueOperations {
     if (r !== undefined) {
       op.took = r;
       reg.counts.reserved++;
+      this.wakeOffers(e!);
       reg.scheduleDestroyIfEmpty(op.queueName, e!);
       return r.item;
     }
@@ -163,6 +251,7 @@ export class QueueOperations {
       if (ready !== undefined) {
         tookStored(ready);
         reg.counts.reserved++;
+        this.wakeOffers(e);
         reg.scheduleDestroyIfEmpty(queueName, e);
         resolve(ready.item);
         return;
@@ -256,9 +345,11 @@ export class QueueOperations {
    * polls `ids` whose answers were not written, or with `left` every reservation of a member
    * that is no longer in the list (refused while it still is).
    */
-  releaseOp(pid: number, queueName: string, member: string, ids: readonly number[] | 'left'): Operation<number> {
+  releaseOp(pid: number, queueName: string, member: string, ids: readonly number[] | 'left' | { readonly from: number }): Operation<number> {
     const left = ids === 'left';
-    const args = [queueName, member, left, ...(left ? [] : ids)];
+    // A run of ids from `from` while reserved (a drain that failed on the way: how many it took is unknown here).
+    const run = typeof ids === 'object' && !Array.isArray(ids) ? (ids as { readonly from: number }).from : undefined;
+    const args = run !== undefined ? [queueName, member, 'run', run] : [queueName, member, left, ...(left ? [] : (ids as readonly number[]))];
     let done: Released[] = [];
     const reg = this.reg;
     return new QueueOp('queue.release', 'release', true, args, () => {
@@ -275,8 +366,15 @@ export class QueueOperations {
             'queue items reserved by a member that left are back at the head of the queue (answers it wrote before dying are delivered again)',
           );
         }
+      } else if (run !== undefined) {
+        for (let id = run; ; id++) {
+          const r = e.queue.release({ member, id });
+          if (r === undefined) break;
+          done.push(r);
+        }
+        reg.counts.released += done.length;
       } else {
-        for (const id of ids) {
+        for (const id of ids as readonly number[]) {
           const r = e.queue.release({ member, id });
           if (r !== undefined) done.push(r);
         }

@@ -71,7 +71,7 @@ export class QueueRegistry {
     let e = this.queues.get(queueName);
     if (e === undefined) {
       const config = findQueueConfig(this.deps.config, queueName);
-      e = { config, queue: new QueueContainer(config.maxSize), partitionId: pid, nextPersistId: 1, destroyTimer: undefined, waiting: new Set(), counters: undefined };
+      e = { config, queue: new QueueContainer(config.maxSize), partitionId: pid, nextPersistId: 1, destroyTimer: undefined, waiting: new Set(), counters: undefined, offerWaiters: [] };
       this.queues.set(queueName, e);
     }
     return e;

@@ -25,7 +25,8 @@ export function queueHandler(reg: QueueRegistry, ops: QueueOperations): Operatio
       if (queuePartitionIdOf(name) !== pid) throw new GridError('BAD_REQUEST', `queue ${name} is not in partition ${pid}`);
       switch (type) {
         case 'offer':
-          return ops.offerOp(pid, name, decodeItem(args, 1));
+          // [name, value, content type, deadline?]: a waiting offer carries its deadline.
+          return ops.offerOp(pid, name, decodeItem(args, 1), args.length > 3 ? f.num(args, 3, 'deadline') : 0, caller);
         case 'poll': {
           const deadline = f.num(args, 1, 'deadline');
           const holder = { member: f.str(args, 2, 'holder'), id: f.int(args, 3, 'poll id') };
@@ -35,6 +36,7 @@ export function queueHandler(reg: QueueRegistry, ops: QueueOperations): Operatio
           return ops.confirmOp(pid, name, f.str(args, 1, 'holder'), ids(args, 2));
         case 'release': {
           const member = f.str(args, 1, 'holder');
+          if (args[2] === 'run') return ops.releaseOp(pid, name, member, { from: f.int(args, 3, 'poll id') });
           return ops.releaseOp(pid, name, member, f.bool(args, 2, 'left') ? 'left' : ids(args, 3));
         }
         case 'size':

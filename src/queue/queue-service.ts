@@ -11,7 +11,8 @@
 // twice when the holder dies after writing the answer and before its confirm arrived.
 //
 // This file is the facade; one module per concern does the work: queue-operations (owner),
-// queue-holder (reservations of the holder), queue-departed (reservations of members that
+// queue-holder (reservations of the holder), queue-collection-ops (clear, addAll, drain,
+// remove, contains, items: what Hazelcast's clients call beyond offer and poll), queue-departed (reservations of members that
 // left), queue-remote (member messages, backups), queue-persistence, queue-replicas
 // (migration), queue-merge and queue-metrics; queue-registry holds the queues. The checks
 // before a change (split-brain protection, a full log) are invocation/split-brain-protection.ts'
@@ -19,13 +20,14 @@
 
 import { GridError } from '../core/errors.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
-import type { DataServiceDeps, OperationHandler } from '../invocation/invoker.js';
+import type { Caller, DataServiceDeps, OperationHandler } from '../invocation/invoker.js';
 import { ALONE_SIZE, StructureProtection } from '../invocation/split-brain-protection.js';
 import { queuePartitionIdOf } from '../partition/partitioning.js';
 import type { ReplicaData } from '../partition/partition-service.js';
 import type { LogRecord } from '../persistence/log-format.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
 import type { QueueItem } from './queue-container.js';
+import { QueueCollectionOps, withCollectionOps } from './queue-collection-ops.js';
 import { QueueDeparted } from './queue-departed.js';
 import { QueueHolder, type PollClient } from './queue-holder.js';
 import { collectQueuesForMerge, mergeQueuesInto, type QueueMergeBatch } from './queue-merge.js';
@@ -53,9 +55,15 @@ const ALONE: QueueMembership = {
   onMembersRemoved: () => () => undefined,
 };
 
+/** How an offer may wait for room in a full queue: up to `timeoutMs`, while its client is there. */
+export interface OfferWait {
+  readonly timeoutMs: number;
+  readonly client: Caller;
+}
+
 export interface QueueFacade {
-  /** False when the queue is full. */
-  offer(queueName: string, item: QueueItem): MaybePromise<boolean>;
+  /** False when the queue is full (after waiting up to `wait.timeoutMs` for room, when given). */
+  offer(queueName: string, item: QueueItem, wait?: OfferWait): MaybePromise<boolean>;
   /** Wait up to `timeoutMs` (0 = don't wait) for an item; undefined when none came. */
   poll(queueName: string, timeoutMs: number, client: PollClient): MaybePromise<QueueItem | undefined>;
   size(queueName: string): MaybePromise<number>;
@@ -65,6 +73,20 @@ export interface QueueFacade {
   stats(queueName: string): MaybePromise<QueueStats>;
   /** The max-size of the queue's config (0 = unbounded), for error messages. */
   maxSizeOf(queueName: string): number;
+  /** Remove every item; answers how many went. */
+  clear(queueName: string): MaybePromise<number>;
+  /** All of `items` or none (false: they do not all fit under max-size). */
+  addAll(queueName: string, items: readonly QueueItem[]): MaybePromise<boolean>;
+  /** Take up to `max` items (all when negative), reserved until the answer is written as a poll's are. */
+  drain(queueName: string, max: number, client: PollClient): MaybePromise<QueueItem[]>;
+  /** Remove the first item equal to `item`; false when there is none. */
+  remove(queueName: string, item: QueueItem): MaybePromise<boolean>;
+  /** Whether every one of `items` is in the queue. */
+  containsAll(queueName: string, items: readonly QueueItem[]): MaybePromise<boolean>;
+  /** The items in queue order. */
+  items(queueName: string): MaybePromise<QueueItem[]>;
+  /** Room left under max-size (an unbounded queue counts as Java's Integer.MAX_VALUE). */
+  remainingCapacity(queueName: string): MaybePromise<number>;
 }
 
 export class QueueService implements QueueFacade {
@@ -75,6 +97,7 @@ export class QueueService implements QueueFacade {
   private readonly ops: QueueOperations;
   private readonly holder: QueueHolder;
   private readonly departed: QueueDeparted;
+  private readonly collection: QueueCollectionOps;
   /** The owner's side of remote calls, and the backups' side of queue changes. */
   readonly handler: OperationHandler;
   /** How the partition layer moves this service's data. */
@@ -102,14 +125,59 @@ export class QueueService implements QueueFacade {
     this.ops = new QueueOperations(this.reg, this.protection);
     this.holder = new QueueHolder(this.reg, this.ops);
     this.departed = new QueueDeparted(this.reg, this.ops, deps.membership !== undefined);
-    this.handler = queueHandler(this.reg, this.ops);
+    this.collection = new QueueCollectionOps(this.reg, this.ops);
+    this.handler = withCollectionOps(queueHandler(this.reg, this.ops), this.collection);
     this.replicaData = queueReplicaData(this.reg);
   }
 
-  offer(queueName: string, item: QueueItem): MaybePromise<boolean> {
+  offer(queueName: string, item: QueueItem, wait?: OfferWait): MaybePromise<boolean> {
     this.protection.guardHere(queueName, 'WRITE');
     const pid = queuePartitionIdOf(queueName);
-    return this.reg.deps.invoker.invoke(pid, this.ops.offerOp(pid, queueName, item));
+    if (wait === undefined || wait.timeoutMs <= 0) return this.reg.deps.invoker.invoke(pid, this.ops.offerOp(pid, queueName, item));
+    const deadline = this.reg.deps.clock.now() + wait.timeoutMs;
+    return this.reg.deps.invoker.invoke(pid, this.ops.offerOp(pid, queueName, item, deadline, wait.client), wait.client);
+  }
+
+  clear(queueName: string): MaybePromise<number> {
+    this.protection.guardHere(queueName, 'WRITE');
+    const pid = queuePartitionIdOf(queueName);
+    return this.reg.deps.invoker.invoke(pid, this.collection.clearOp(pid, queueName));
+  }
+
+  addAll(queueName: string, items: readonly QueueItem[]): MaybePromise<boolean> {
+    this.protection.guardHere(queueName, 'WRITE');
+    const pid = queuePartitionIdOf(queueName);
+    return this.reg.deps.invoker.invoke(pid, this.collection.addAllOp(pid, queueName, items));
+  }
+
+  drain(queueName: string, max: number, client: PollClient): MaybePromise<QueueItem[]> {
+    this.protection.guardHere(queueName, 'WRITE');
+    return this.holder.drain(queueName, max, client, this.collection);
+  }
+
+  remove(queueName: string, item: QueueItem): MaybePromise<boolean> {
+    this.protection.guardHere(queueName, 'WRITE');
+    const pid = queuePartitionIdOf(queueName);
+    return this.reg.deps.invoker.invoke(pid, this.collection.removeOp(pid, queueName, item));
+  }
+
+  containsAll(queueName: string, items: readonly QueueItem[]): MaybePromise<boolean> {
+    this.protection.guardHere(queueName, 'READ');
+    const pid = queuePartitionIdOf(queueName);
+    return this.reg.deps.invoker.invoke(pid, this.collection.containsOp(queueName, items));
+  }
+
+  items(queueName: string): MaybePromise<QueueItem[]> {
+    this.protection.guardHere(queueName, 'READ');
+    const pid = queuePartitionIdOf(queueName);
+    return this.reg.deps.invoker.invoke(pid, this.collection.itemsOp(queueName));
+  }
+
+  remainingCapacity(queueName: string): MaybePromise<number> {
+    const max = this.reg.configOf(queueName).maxSize;
+    const size = this.size(queueName);
+    const left = (n: number): number => (max > 0 ? max : 2 ** 31 - 1) - n;
+    return size instanceof Promise ? size.then(left) : left(size);
   }
 
   poll(queueName: string, timeoutMs: number, client: PollClient): MaybePromise<QueueItem | undefined> {

@@ -190,8 +190,9 @@ describe('CP REST on a 3-member CP cluster', () => {
       const leader = all.find((s) => s.groups.find((x) => x.name === g)?.role === 'leader')!;
       expect(all[0]!.groups.find((x) => x.name === g)?.leader, g).toBe(leader.cpMemberUuid);
     }
-    // Three distinct CP members.
+    // Three distinct CP members: the first CP members, under their member uuids (as Hazelcast's).
     expect(new Set(all.map((s) => s.cpMemberUuid)).size).toBe(3);
+    expect(all.map((s) => s.cpMemberUuid)).toEqual([0, 1, 2].map((i) => c.member(i).uuid));
   });
 
   // ------------------------------------------------------------ groups
@@ -585,6 +586,8 @@ describe('CP REST on a 3-member CP cluster', () => {
     expect(local.address).toBe(addressOf(ap.index));
     expect(four).toContainEqual(local);
     expect((await status(ap.index)).cpMemberUuid).toBe(local.uuid);
+    // Promoted later: a fresh CP uuid, not its member uuid.
+    expect(local.uuid).not.toBe(c.member(ap.index).uuid);
     // Promoting it again changes nothing.
     expect((await mgmt(ap.index, 'members', `${c.clusterName}&`, MGMT_GRID)).status).toBe(200);
     expect(await cpMembers(2)).toHaveLength(4);
@@ -638,10 +641,13 @@ describe('CP REST on a 3-member CP cluster', () => {
     }
     // The old session is gone with the rest.
     expectError(await post(0, `${CP}/sessions/default/${held.sessionId}/heartbeat`), 404);
-    // New CP identities: the first three members again (the promoted one is not among them).
+    // The first three members again, formed anew: as first CP members they take their member
+    // uuids again (Hazelcast's rule); the promoted member's fresh CP uuid is gone with its seat.
     const membersAfter = await cpMembers(1);
     expect(membersAfter.map((m) => m.address).sort()).toEqual([0, 1, 2].map(addressOf).sort());
-    expect(membersAfter.map((m) => m.uuid).filter((u) => membersBefore.some((m) => m.uuid === u))).toEqual([]);
+    expect(membersAfter.map((m) => m.uuid).sort()).toEqual([0, 1, 2].map((i) => c.member(i).uuid).sort());
+    // Whatever else had a seat before (a promoted member) has none now.
+    for (const m of membersBefore) if (!membersAfter.some((a) => a.uuid === m.uuid)) expect([0, 1, 2].map(addressOf)).not.toContain(m.address);
     expect(await addAndGet(2, 'rs', '5')).toBe('5');
   }, 45_000);
 });

@@ -14,6 +14,7 @@ import { decodeAuthRequest } from '../../src/client/auth-codec.js';
 import { keyOf, storedFormOf } from '../../src/client/data.js';
 import { FrameReader, type ClientMessage } from '../../src/client/frame.js';
 import { MessageId } from '../../src/client/message-ids.js';
+import { decodeMapRequest, type MapRequest } from '../../src/client/map-codecs.js';
 import { decodeDataRequest, type DataRequest } from '../../src/client/request-codecs.js';
 import { GridError } from '../../src/core/errors.js';
 import { startCluster, type Cluster } from '../support/cluster.js';
@@ -89,7 +90,7 @@ function decodeEverything(m: ClientMessage, what: string): void {
   outcome(() => {
     const h = requestHeader(m);
     if (h.type === MessageId.ClientAuthentication) return decodeAuthRequest(m);
-    const r: DataRequest | undefined = decodeDataRequest(h.type, m);
+    const r: DataRequest | MapRequest | undefined = decodeDataRequest(h.type, m) ?? decodeMapRequest(h.type, m);
     if (r !== undefined && 'key' in r) outcome(() => keyOf(r.key), `${what} key`);
     if (r !== undefined && 'value' in r) outcome(() => storedFormOf(r.value), `${what} value`);
     return r;

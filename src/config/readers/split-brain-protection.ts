@@ -32,7 +32,11 @@ export function readSplitBrainProtections(problems: Problems, s: Section): Split
   return out;
 }
 
-/** Every `split-brain-protection-ref` names a declared `split-brain-protection`. */
+/**
+ * A `split-brain-protection-ref` that names no declared `split-brain-protection` is a warning,
+ * not an error: Hazelcast starts with it (its own full example config has one) and fails that
+ * structure's operations, and so does Grid (invocation/split-brain-protection.ts).
+ */
 export function checkProtectionRefs(
   problems: Problems,
   protections: readonly SplitBrainProtectionConfig[],
@@ -42,7 +46,10 @@ export function checkProtectionRefs(
   for (const e of entries) {
     const ref = e.splitBrainProtectionRef;
     if (ref !== undefined && !protections.some((p) => p.name === ref)) {
-      problems.error(`hazelcast.${kind}.${e.name}.split-brain-protection-ref`, `split-brain-protection "${ref}" is not defined`);
+      problems.warn(
+        `hazelcast.${kind}.${e.name}.split-brain-protection-ref`,
+        `${kind} "${e.name}" refers to split-brain-protection "${ref}", which is not defined: the member starts, and the operations of ${kind} "${e.name}" fail with a split-brain protection error until it is defined`,
+      );
     }
   }
 }

@@ -35,14 +35,6 @@ describe('map and queue requests as the client encodes them', () => {
     }
   });
 
-  it('queue messages', () => {
-    expect(decode(hz.queueOffer.encodeRequest!('q', hzData(value), Long.fromNumber(0))).req).toEqual({ kind: 'queue.offer', name: 'q', value, timeoutMs: 0n });
-    expect(decode(hz.queuePoll.encodeRequest!('q', Long.fromNumber(2500))).req).toEqual({ kind: 'queue.poll', name: 'q', timeoutMs: 2500n });
-    expect(decode(hz.queuePeek.encodeRequest!('q')).req).toEqual({ kind: 'queue.peek', name: 'q' });
-    expect(decode(hz.queueSize.encodeRequest!('q')).req).toEqual({ kind: 'queue.size', name: 'q' });
-    expect(decode(hz.queueIsEmpty.encodeRequest!('q')).req).toEqual({ kind: 'queue.isEmpty', name: 'q' });
-  });
-
   it('other message types are not data requests; malformed ones are refused', () => {
     const [ping] = new FrameReader().push(Buffer.from('1600000000e0' + '000b0000' + '0100000000000000' + 'ffffffff', 'hex'));
     expect(decodeDataRequest(0x000b00, ping!)).toBeUndefined();

@@ -113,13 +113,18 @@ describe('split-brain-protection', () => {
     ).toBe('grid.xml: hazelcast.split-brain-protection.p: duplicate split-brain-protection name "p"');
   });
 
-  it('a ref to an undefined protection is an error naming the map or queue', () => {
-    expect(configErrorOf(() => xml('<map name="m"><split-brain-protection-ref>nope</split-brain-protection-ref></map>')).message).toBe(
-      'grid.xml: hazelcast.map.m.split-brain-protection-ref: split-brain-protection "nope" is not defined',
+  it('a ref to an undefined protection is a warning naming the map or queue and the rule (Hazelcast starts with it)', () => {
+    const m = xml('<map name="m"><split-brain-protection-ref>nope</split-brain-protection-ref></map>');
+    expect(m.config.maps.find((x) => x.name === 'm')?.splitBrainProtectionRef).toBe('nope');
+    expect(m.warnings).toContain(
+      'grid.xml: hazelcast.map.m.split-brain-protection-ref: map "m" refers to split-brain-protection "nope", which is not defined: the member starts, and the operations of map "m" fail with a split-brain protection error until it is defined',
     );
-    expect(configErrorOf(() => yaml('  queue:\n    q:\n      split-brain-protection-ref: nope\n')).message).toBe(
-      'grid.yaml: hazelcast.queue.q.split-brain-protection-ref: split-brain-protection "nope" is not defined',
-    );
+    const q = yaml('  queue:\n    q:\n      split-brain-protection-ref: nope\n');
+    expect(q.warnings.filter((w) => w.includes('split-brain-protection-ref'))).toEqual([
+      'grid.yaml: hazelcast.queue.q.split-brain-protection-ref: queue "q" refers to split-brain-protection "nope", which is not defined: the member starts, and the operations of queue "q" fail with a split-brain protection error until it is defined',
+    ]);
+    // A defined but disabled rule is no warning (and no protection).
+    expect(xml('<split-brain-protection name="off" enabled="false"/><map name="m"><split-brain-protection-ref>off</split-brain-protection-ref></map>').warnings.filter((w) => w.includes('split-brain'))).toEqual([]);
   });
 
   it('the function-based variants are warned about by name and fall back to member counting', () => {

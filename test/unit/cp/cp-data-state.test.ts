@@ -64,6 +64,19 @@ describe('CpDataState atomic longs', () => {
     expect([r.st.atomicLong('b'), r.st.atomicLong('c'), r.st.atomicLong('d')]).toEqual(['3', '1', '0']);
   });
 
+  it('getAndSet answers the value it replaced; a repeated key is not applied twice', () => {
+    const r = Replica.create();
+    expect(r.value('getAndSet', '', 'g', '4')).toBe('0');
+    expect(r.value('getAndSet', 'k1', 'g', MAX)).toBe('4');
+    r.value('add', '', 'g', '1');
+    // The same key again (a retry after a lost answer): the first answer, nothing applied.
+    expect(r.value('getAndSet', 'k1', 'g', MAX)).toBe('4');
+    expect(r.st.atomicLong('g')).toBe(MIN);
+    expect(r.ask('getAndSet', '', 'g', '1.5')).toEqual(err('BAD_REQUEST'));
+    expect(r.ask('getAndSet', '', 'g')).toEqual(err('BAD_REQUEST'));
+    expect(r.st.atomicLong('g')).toBe(MIN);
+  });
+
   it('wraps like a Java long and accepts every decimal form of one', () => {
     const r = Replica.create();
     r.value('set', '', 'a', MAX);

@@ -141,6 +141,25 @@ describe('maps and queues under split-brain protection', () => {
   });
 });
 
+describe('a split-brain-protection-ref that names no rule', () => {
+  it('refuses every operation of that structure, here and at the owner, saying which rule is missing; others run', () => {
+    const config = configFromObject({ map: { orphan: { 'split-brain-protection-ref': 'no-such-rule' } } }).config;
+    const configOf = (name: string): { splitBrainProtectionRef: string | undefined; dataPersistence: { enabled: boolean } } => ({
+      splitBrainProtectionRef: name === 'orphan' ? 'no-such-rule' : undefined,
+      dataPersistence: { enabled: false },
+    });
+    expect(SplitBrainGuard.of(config, config.maps, () => 3)).toBeDefined();
+    const sp = new StructureProtection({ kind: 'map', config, entries: config.maps, clusterSize: () => 3, configOf, persistence: () => undefined });
+    for (const access of ['READ', 'WRITE'] as const) {
+      expect(refusal(() => sp.guardHere('orphan', access))).toBe(
+        "split-brain protection 'no-such-rule' for map 'orphan' is not defined in the configuration: its operations are refused until it is",
+      );
+      expect(refusal(() => sp.guardOwner('orphan', access))).toMatch(/^split-brain protection 'no-such-rule' for map 'orphan' is not defined/);
+      expect(refusal(() => sp.guardHere('other', access))).toBe('allowed');
+    }
+  });
+});
+
 describe('StructureProtection (the checks both data services run)', () => {
   const config = configFromObject(RAW).config;
   const configOf = (name: string): { splitBrainProtectionRef: string | undefined; dataPersistence: { enabled: boolean } } => ({

@@ -485,3 +485,92 @@ describe('QueueContainer: reservations', () => {
     expect(n.take(h('x', 1))!.order).toBeGreaterThan(q.state().reservations.at(-1)!.order);
   });
 });
+
+describe('QueueContainer: collection operations (clear, drain, remove, contains, capacity)', () => {
+  const h = (member: string, id: number): Holder => ({ member, id });
+
+  it('drain reserves up to max head items under consecutive ids; the same drain again gets the same items', () => {
+    const q = new QueueContainer(0);
+    for (const v of ['a', 'b', 'c', 'd']) q.offer(item(v));
+    const first = q.drain('m1', 10, 3);
+    expect(first.map((r) => [r.item.value, r.holder.id])).toEqual([['a', 10], ['b', 11], ['c', 12]]);
+    expect(q.size).toBe(1);
+    expect(q.reserved).toBe(3);
+    // Sent again (its answer was lost): nothing more is taken.
+    expect(q.drain('m1', 10, 3).map((r) => r.item.value)).toEqual(['a', 'b', 'c']);
+    expect(q.size).toBe(1);
+    // Each item is confirmed or released like a poll's.
+    expect(q.confirm(h('m1', 10))?.item.value).toBe('a');
+    expect(q.release(h('m1', 11))?.from.item.value).toBe('b');
+    expect(q.release(h('m1', 12))?.from.item.value).toBe('c');
+    expect(q.snapshot().map((i) => i.value)).toEqual(['b', 'c', 'd']);
+    expect(q.drain('m1', 20, Infinity).map((r) => r.item.value)).toEqual(['b', 'c', 'd']);
+    expect(q.drain('m1', 30, 5)).toEqual([]);
+  });
+
+  it('drainAs replays the owner drain on a backup with the same take orders', () => {
+    const owner = new QueueContainer(0);
+    const backup = new QueueContainer(0);
+    for (const v of ['a', 'b', 'c']) {
+      owner.offer(item(v));
+      backup.append(item(v));
+    }
+    const taken = owner.drain('m', 1, 2);
+    backup.drainAs('m', 1, taken.map((r) => r.order));
+    expect(backup.state()).toEqual(owner.state());
+  });
+
+  it('clear removes the items, keeps the reservations, and makes room', () => {
+    const q = new QueueContainer(3);
+    for (const v of ['a', 'b', 'c']) q.offer(item(v));
+    q.take(h('m', 1));
+    q.offer(item('d'));
+    expect(q.isFull()).toBe(true);
+    expect(q.clear().map((i) => i.value)).toEqual(['b', 'c', 'd']);
+    expect(q.size).toBe(0);
+    expect(q.reserved).toBe(1);
+    expect(q.remainingCapacity()).toBe(3);
+    // The reservation still goes back on release.
+    q.release(h('m', 1));
+    expect(q.peek()?.value).toBe('a');
+  });
+
+  it('removeFirst takes the first equal item, among returned and stored ones alike', () => {
+    const q = new QueueContainer(0);
+    for (const v of ['x', 'y', 'x', 'z']) q.offer(item(v));
+    q.take(h('m', 1)); // x reserved
+    q.release(h('m', 1)); // x back at the head (returned)
+    const isX = (i: QueueItem): boolean => i.value === 'x';
+    expect(q.removeFirst(isX)?.value).toBe('x');
+    expect(q.snapshot().map((i) => i.value)).toEqual(['y', 'x', 'z']);
+    expect(q.removeFirst(isX)?.value).toBe('x');
+    expect(q.removeFirst(isX)).toBeUndefined();
+    expect(q.snapshot().map((i) => i.value)).toEqual(['y', 'z']);
+    expect(q.removeFirst((i) => i.value === 'z')?.value).toBe('z');
+    expect(q.removeFirst((i) => i.value === 'y')?.value).toBe('y');
+    expect(q.size).toBe(0);
+    q.offer(item('after'));
+    expect(q.poll()?.value).toBe('after');
+  });
+
+  it('contains sees queued items only (not reserved ones), comparing content types too', () => {
+    const q = new QueueContainer(0);
+    q.offer(item('a', 'text/plain'));
+    q.offer(item('b'));
+    const same = (want: QueueItem) => (i: QueueItem): boolean => i.value === want.value && i.contentType === want.contentType;
+    expect(q.contains(same(item('a', 'text/plain')))).toBe(true);
+    expect(q.contains(same(item('a')))).toBe(false);
+    q.take(h('m', 1));
+    expect(q.contains(same(item('a', 'text/plain')))).toBe(false);
+    expect(q.contains(same(item('b')))).toBe(true);
+  });
+
+  it('remainingCapacity counts an unbounded queue as Integer.MAX_VALUE, as Hazelcast does', () => {
+    const q = new QueueContainer(0);
+    q.offer(item('a'));
+    expect(q.remainingCapacity()).toBe(2 ** 31 - 2);
+    const b = new QueueContainer(2);
+    b.offer(item('a'));
+    expect(b.remainingCapacity()).toBe(1);
+  });
+});
