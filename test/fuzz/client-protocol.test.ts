@@ -6,6 +6,7 @@
 // after authentication and then half-closed: each connection answers what it can and closes; the member
 // never crashes, and a real client and REST keep working (canaries). FUZZ_CASES scales both.
 
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from 'hazelcast-client';
@@ -16,6 +17,8 @@ import { FrameReader, type ClientMessage } from '../../src/client/frame.js';
 import { MessageId } from '../../src/client/message-ids.js';
 import { decodeMapRequest, type MapRequest } from '../../src/client/map-codecs.js';
 import { decodeDataRequest, type DataRequest } from '../../src/client/request-codecs.js';
+import { decodeQueueRequest } from '../../src/client/queue-codecs.js';
+import { decodeAtomicLongRequest } from '../../src/client/atomic-long-codecs.js';
 import { GridError } from '../../src/core/errors.js';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { within } from '../support/process.js';
@@ -26,6 +29,11 @@ import { DEFAULT_SEED, Rng, caseSeed, chunkBytes, mutateMany } from './engine.js
 const DECODER_CASES = Number(process.env.FUZZ_DECODER_CASES ?? 3000);
 const LIVE_CASES = Math.min(Number(process.env.FUZZ_CASES ?? 60), 100_000);
 const SEED = Number(process.env.FUZZ_SEED ?? DEFAULT_SEED);
+
+const require = createRequire(import.meta.url);
+type ClientCodec = Record<string, (...args: unknown[]) => unknown>;
+const clientCodec = (name: string): ClientCodec => (require(`hazelcast-client/lib/codec/${name}.js`) as Record<string, ClientCodec>)[name]!;
+const { RaftGroupId } = require('hazelcast-client/lib/proxy/cpsubsystem/RaftGroupId.js') as { RaftGroupId: new (name: string, seed: unknown, id: unknown) => unknown };
 
 const ser = hzSerializer();
 const d = (v: unknown) => hzData(ser.toData(v).toBuffer());
@@ -46,6 +54,12 @@ const SEEDS: Buffer[] = [
   hzBytes(hz.queuePeek.encodeRequest!('q') as never, 11),
   hzBytes(hz.clusterView.encodeRequest!() as never, 12),
   hzBytes(hz.backupListener.encodeRequest!() as never, 13),
+  hzBytes(clientCodec('QueueAddAllCodec').encodeRequest!('q', [d('a'), d(Buffer.from([9]))]) as never, 14),
+  hzBytes(clientCodec('QueueDrainToMaxSizeCodec').encodeRequest!('q', 3) as never, 15),
+  hzBytes(clientCodec('QueueTakeCodec').encodeRequest!('q') as never, 16),
+  hzBytes(clientCodec('QueueContainsAllCodec').encodeRequest!('q', [d('a')]) as never, 17),
+  hzBytes(clientCodec('CPGroupCreateCPGroupCodec').encodeRequest!('c@g') as never, 18),
+  hzBytes(clientCodec('AtomicLongCompareAndSetCodec').encodeRequest!(new RaftGroupId('g', Long.fromNumber(7), Long.fromNumber(2)), 'c', Long.fromNumber(1), Long.fromNumber(2)) as never, 19),
 ];
 
 function fuzzStream(rng: Rng, withAuth: boolean): Buffer {
@@ -90,6 +104,15 @@ function decodeEverything(m: ClientMessage, what: string): void {
   outcome(() => {
     const h = requestHeader(m);
     if (h.type === MessageId.ClientAuthentication) return decodeAuthRequest(m);
+    // The queue and atomic long decoders, as the connection tries them (queue-codecs.ts, atomic-long-codecs.ts).
+    const q = decodeQueueRequest(h.type, m);
+    if (q !== undefined) {
+      if ('value' in q) outcome(() => storedFormOf(q.value), `${what} queue item`);
+      if ('values' in q) for (const v of q.values) outcome(() => storedFormOf(v), `${what} queue items`);
+      return q;
+    }
+    const al = decodeAtomicLongRequest(h.type, m);
+    if (al !== undefined) return al;
     const r: DataRequest | MapRequest | undefined = decodeDataRequest(h.type, m) ?? decodeMapRequest(h.type, m);
     if (r !== undefined && 'key' in r) outcome(() => keyOf(r.key), `${what} key`);
     if (r !== undefined && 'value' in r) outcome(() => storedFormOf(r.value), `${what} value`);
