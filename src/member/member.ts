@@ -317,10 +317,11 @@ export class Member {
     const groups = plan.restGroups;
 
     const credentials = createCredentialChecker(cfg);
-    if (credentials.securityEnabled && credentials.userCount === 0 && groups.size > 0) {
+    // Hazelcast clients are checked against the same users, and the client protocol is always on: warned without REST too.
+    if (credentials.securityEnabled && credentials.userCount === 0) {
       this.logger.warn(
         'security is enabled but the client-authentication realm has no simple-authentication users (or no client-authentication realm is set): ' +
-          'every REST call that takes credentials will be refused (403)',
+          `${groups.size > 0 ? 'every REST call that takes credentials will be refused (403), and ' : ''}every Hazelcast client will be refused (CREDENTIALS_FAILED)`,
       );
     }
     // REST server first (it does no I/O until connections are handed to it).

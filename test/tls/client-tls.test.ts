@@ -67,7 +67,7 @@ function options(o: { username?: string; password?: string; key?: string; cert?:
       // A connection closed before its authentication is answered fails only after this (the
       // client's heartbeat timeout, 60 s by default): TLSv1.3 counts the handshake done before
       // the member refused the certificate, so the client sees a close, not a handshake error.
-      ...(o.connectTimeoutMs !== undefined ? { 'hazelcast.client.heartbeat.timeout': 3_000 } : {}),
+      ...(o.connectTimeoutMs !== undefined ? { 'hazelcast.client.heartbeat.timeout': 1_000 } : {}),
     },
   };
 }
@@ -75,7 +75,7 @@ function options(o: { username?: string; password?: string; key?: string; cert?:
 /** Starting a client that must be refused: the client gives up after its connect timeout. */
 async function refused(o: Parameters<typeof options>[0]): Promise<unknown> {
   try {
-    const c = await Client.newHazelcastClient(options({ connectTimeoutMs: 1_500, ...o }));
+    const c = await Client.newHazelcastClient(options({ connectTimeoutMs: 500, ...o }));
     await c.shutdown();
   } catch (e) {
     return e;
