@@ -2,7 +2,8 @@
 // beside a real Hazelcast member, in one run (issue 24; `npm run bench -- --only client`):
 //   - one Grid member: client map.get / map.set / queue.offer / queue.poll, then REST GET / POST
 //     of the same keys on the same member;
-//   - 3 Grid members (backup-count 1) with the client's default smart routing: the same client phases;
+//   - 3 Grid members (backup-count 1) with the client's default smart routing, then unisocket
+//     through one member (smartRouting: false): the same client phases;
 //   - one Hazelcast member (scripts/hazelcast-reference.mjs): the same client phases and REST GET.
 // Every phase keeps --outstanding calls (default 50) in flight for --duration seconds and reports
 // operations per second and member CPU µs per operation: utime+stime from /proc of every member
@@ -134,10 +135,10 @@ async function restLoop(pids, port, opts, request) {
 }
 
 /** The client phases against members `pids`, through a client connected to `addresses`. */
-async function clientPhases(label, pids, addresses, clusterName, opts) {
+async function clientPhases(label, pids, addresses, clusterName, opts, { smartRouting = true } = {}) {
   const client = await Client.newHazelcastClient({
     clusterName,
-    network: { clusterMembers: addresses },
+    network: { clusterMembers: addresses, smartRouting },
     properties: { 'hazelcast.logging.level': 'OFF' },
   });
   const out = {};
@@ -195,7 +196,9 @@ async function runThreeMembers(opts) {
   const c = await BenchCluster.create('client-bench', { gridBin: opts.gridBin });
   try {
     await c.start();
-    return await clientPhases('grid x3 smart', c.pids(), c.live().map((m) => m.address), 'bench-cluster', opts);
+    const smart = await clientPhases('grid x3 smart', c.pids(), c.live().map((m) => m.address), 'bench-cluster', opts);
+    const uni = await clientPhases('grid x3 unisocket', c.pids(), [c.live()[0].address], 'bench-cluster', opts, { smartRouting: false });
+    return { smart, uni };
   } finally {
     await c.destroy();
   }
@@ -247,7 +250,7 @@ export async function runClient(opts, report) {
     }
   }
   const one = out.one;
-  const three = out.three;
+  const three = out.three?.smart;
   const hz = out.hazelcast;
   out.goals = {
     getVsRest: one ? one['map.get'].cpuUsPerOp / one['REST GET'].cpuUsPerOp : null,
@@ -263,12 +266,12 @@ export function renderClientReport(report) {
   const lines = [
     '',
     `Official Node.js client (issue 24): ${t.outstanding} calls outstanding, ${t.durationMs / 1000} s per phase; ops/s and member CPU µs/op (all members summed)`,
-    `  ${'operation'.padEnd(14)} ${'grid x1'.padStart(16)} ${'grid x3 smart'.padStart(16)} ${`hazelcast ${t.hazelcast?.version ?? ''}`.padStart(16)}`,
-    `  ${''.padEnd(14)} ${'ops/s   µs/op'.padStart(16)} ${'ops/s   µs/op'.padStart(16)} ${'ops/s   µs/op'.padStart(16)}`,
+    `  ${'operation'.padEnd(14)} ${'grid x1'.padStart(16)} ${'grid x3 smart'.padStart(16)} ${'grid x3 uni'.padStart(16)} ${`hazelcast ${t.hazelcast?.version ?? ''}`.padStart(16)}`,
+    `  ${''.padEnd(14)} ${'ops/s   µs/op'.padStart(16)} ${'ops/s   µs/op'.padStart(16)} ${'ops/s   µs/op'.padStart(16)} ${'ops/s   µs/op'.padStart(16)}`,
   ];
   for (const op of [...CLIENT_OPS, 'REST GET', 'REST POST']) {
     const name = CLIENT_OPS.includes(op) ? `client ${op}` : op;
-    lines.push(`  ${name.padEnd(20).slice(0, 20)}${cell(t.one?.[op])} ${cell(t.three?.[op])} ${cell(t.hazelcast?.[op])}`);
+    lines.push(`  ${name.padEnd(20).slice(0, 20)}${cell(t.one?.[op])} ${cell(t.three?.smart?.[op])} ${cell(t.three?.uni?.[op])} ${cell(t.hazelcast?.[op])}`);
   }
   if (t.hazelcast?.skipped) lines.push(`  Hazelcast skipped: ${t.hazelcast.skipped}`);
   const g = t.goals ?? {};
@@ -288,7 +291,7 @@ export function renderClientReport(report) {
 export function clientProblems(report) {
   const t = report.client;
   if (!t) return false;
-  const phases = [t.one, t.three, t.hazelcast].filter(Boolean).flatMap((p) => Object.values(p).filter((r) => typeof r === 'object' && r !== null && 'errors' in r));
+  const phases = [t.one, t.three?.smart, t.three?.uni, t.hazelcast].filter(Boolean).flatMap((p) => Object.values(p).filter((r) => typeof r === 'object' && r !== null && 'errors' in r));
   return t.errors.length > 0 || phases.some((r) => r.errors > 0);
 }
 

@@ -114,7 +114,7 @@ describe.skipIf(unavailable !== undefined)(`the official clients on Grid and on 
 
     it('values it wrote read over REST as Hazelcast serves them', async () => {
       for (const [t, address] of Object.entries(rest)) {
-        const target = { address } as ScenarioTarget;
+        const target = { address };
         const s = await restGet(target, '/hazelcast/rest/maps/jm1/rest-s');
         expect([t, s.status, s.contentType, s.bytes.toString('utf8')]).toEqual([t, 200, 'text/plain', 'from-java']);
         // An Integer: its whole serialized Data (type -7, big-endian 42).

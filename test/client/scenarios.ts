@@ -21,12 +21,12 @@ export interface RestAnswer {
   readonly bytes: Buffer;
 }
 
-export async function restGet(t: ScenarioTarget, path: string): Promise<RestAnswer> {
+export async function restGet(t: { readonly address: string }, path: string): Promise<RestAnswer> {
   const res = await fetch(`http://${t.address}${path}`);
   return { status: res.status, contentType: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
-export async function restPost(t: ScenarioTarget, path: string, body: string, contentType: string): Promise<number> {
+export async function restPost(t: { readonly address: string }, path: string, body: string, contentType: string): Promise<number> {
   const res = await fetch(`http://${t.address}${path}`, { method: 'POST', body, headers: { 'content-type': contentType } });
   await res.arrayBuffer();
   return res.status;
