@@ -42,7 +42,13 @@ public final class ClientScenarios {
                 continue;
             }
             try {
-                emit("connect", client.getCluster().getMembers().size(), null);
+                // The members view comes in an event after the connection (on Hazelcast too):
+                // newHazelcastClient may return before it.
+                step("connect", () -> {
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    while (client.getCluster().getMembers().isEmpty() && System.nanoTime() < deadline) Thread.sleep(20);
+                    return client.getCluster().getMembers().size();
+                });
                 step("connections", () -> connections(client));
                 map(client);
                 values(client);
