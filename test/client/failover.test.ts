@@ -5,7 +5,8 @@
 // (over REST and over a client), the queue keeps the at-least-once rule (client-load.ts), the
 // clients follow the member view, reconnect to the restarted member and go on without the
 // paused one, which fences itself when it resumes. One cluster and one set of clients serve the
-// phases in order.
+// phases in order. With CLIENT_FAILOVER_JAVA=1 the official Java client writes through the
+// kill -9 as well.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from 'hazelcast-client';
@@ -13,8 +14,9 @@ import { partitionIdOf } from '../../src/partition/partitioning.js';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { connectClients, drainQueue, judgeQueue, startClientLoad, type ClientLoad } from '../support/client-load.js';
 import { waitFor } from '../support/process.js';
+import { compileJava, javaUnavailable, startJava, type JavaProcess } from '../support/java.js';
 
-/** Acknowledged calls before a fault and after it: a few seconds of load on a loaded machine. */
+/** Acknowledged calls before a fault and after it: a few seconds of load on a loaded machine (CLIENT_FAILOVER_ACKS: longer). */
 const ACKS = Number(process.env.CLIENT_FAILOVER_ACKS ?? 400);
 
 /** The clients' heartbeat timeout (Hazelcast's default: 60 s). */
@@ -22,6 +24,14 @@ const HEARTBEAT_TIMEOUT_MS = 8_000;
 
 let c: Cluster;
 let clients: Client[];
+/** The Java client's load: started with the Node clients (its JVM's start overlaps theirs), ended after the kill -9. */
+let java: JavaProcess | undefined;
+/**
+ * CLIENT_FAILOVER_JAVA=1 adds the Java client's load program to the kill -9 phase (ClientLoad.java).
+ * Off in npm test: its JVM and client take 10-15 s to start on a loaded 2-core machine.
+ */
+const withJava = process.env.CLIENT_FAILOVER_JAVA === '1' && javaUnavailable() === undefined;
+const javaClasspath = withJava ? compileJava('ClientLoad') : undefined;
 
 beforeAll(async () => {
   c = await startCluster({
@@ -34,10 +44,14 @@ beforeAll(async () => {
   // member is the one paused, only the client's heartbeat timeout (60 s by default, as in
   // Hazelcast's clients) closes the connection and moves the listener: shortened here so the
   // pause phase fits in npm test (docs/clients.md).
+  // The Java client writes beside the Node clients (ClientLoad.java), to its own map.
+  java = javaClasspath === undefined ? undefined : startJava(javaClasspath, 'ClientLoad', ['dev', c.members.map((m) => m.address).join(','), 'fm-java']);
   clients = await connectClients(c.members.map((m) => m.address), 4, { properties: { 'hazelcast.client.heartbeat.timeout': HEARTBEAT_TIMEOUT_MS } });
 }, 90_000);
 
 afterAll(async () => {
+  java?.endInput();
+  await java?.exited(30_000);
   await Promise.all((clients ?? []).map((cl) => cl.shutdown()));
   await c?.destroy();
 });
@@ -79,6 +93,24 @@ async function missingAcked(load: ClientLoad, map: string, through: readonly num
   return { rest, client: viaClient };
 }
 
+/** The Java client's load ended: it saw the survivors only, and each write it acknowledged reads back over REST. */
+async function checkJava(java: JavaProcess, survivors: readonly number[]): Promise<void> {
+  expect(await java.exited(60_000), java.log().slice(-3000)).toBe(0);
+  const members = java.lines.find((l) => l.startsWith('M'))?.split(' ').slice(1).sort();
+  expect(members).toEqual(survivors.map((i) => c.member(i).uuid).sort());
+  const acked = java.lines.filter((l) => l.startsWith('A ')).map((l) => l.slice(2));
+  const missing: string[] = [];
+  for (let j = 0; j < acked.length; j += 64) {
+    const batch = acked.slice(j, j + 64);
+    const got = await Promise.all(batch.map((k, n) => c.http(survivors[n % survivors.length]!, 'GET', `/hazelcast/rest/maps/fm-java/${k}`)));
+    batch.forEach((k, n) => {
+      if (got[n]!.body !== `v${k.slice(k.indexOf('-k') + 2)}`) missing.push(`${k}=${got[n]!.status}`);
+    });
+  }
+  const failed = java.lines.filter((l) => l.startsWith('F ')).length;
+  expect(missing.slice(0, 10), `${missing.length} of ${acked.length} Java writes missing (${failed} failed)`).toEqual([]);
+}
+
 function summary(load: ClientLoad, judged?: ReturnType<typeof judgeQueue>): string {
   const shown = judged === undefined ? '' : `; queue: ${JSON.stringify({ lost: judged.lost.length, invented: judged.invented.length, duplicated: judged.duplicated.length, some: [...judged.lost, ...judged.invented, ...judged.duplicated].slice(0, 12) })}`;
   return `${load.acked.size} sets and ${load.offered.size} offers acknowledged, ${load.failed.size} sets and ${load.offerFailed.size} offers failed; errors ${JSON.stringify([...load.errors])}${shown}`;
@@ -92,21 +124,33 @@ describe('official Node.js clients under load on 3 members (backup-count 1)', ()
     killed = await ownerOf('fq-a', 0);
     const survivors = [0, 1, 2].filter((i) => i !== killed);
     const fault = { from: Infinity, to: -Infinity };
+    const javaAcks = (): number => java?.lines.filter((l) => l.startsWith('A ')).length ?? 0;
     const load = await startClientLoad(clients, { map: 'fm-a', queue: 'fq-a', prefix: 'a' });
     try {
       await load.waitForAcks(ACKS);
+      if (java !== undefined) {
+        const j = java;
+        await waitFor('the Java client to connect', () => j.lines.includes('R'), 60_000);
+        j.send('go');
+        await waitFor(`the Java client's first ${ACKS / 4} writes`, () => javaAcks() >= ACKS / 4, 30_000);
+      }
       fault.from = Date.now();
       await c.kill(killed);
       await clientsSee(survivors);
       fault.to = Date.now();
       // The clients go on with the survivors.
+      const javaBefore = javaAcks();
       await load.waitForAcks(ACKS);
+      if (java !== undefined) await waitFor('the Java client to go on writing', () => javaAcks() >= javaBefore + ACKS / 4, 30_000);
     } finally {
       await load.stop();
+      java?.endInput();
     }
     await c.waitSafe(30_000);
     const missing = await missingAcked(load, 'fm-a', survivors);
     expect(missing, summary(load)).toEqual({ rest: [], client: [] });
+    if (java !== undefined) await checkJava(java, survivors);
+    java = undefined;
     const judged = judgeQueue(load, await drainQueue(clients[1]!, 'fq-a'), [fault]);
     expect(judged, summary(load, judged)).toEqual({ lost: [], invented: [], duplicated: [] });
   }, 120_000);

@@ -88,3 +88,60 @@ export function runJava(classpath: string, main: string, args: readonly string[]
     });
   });
 }
+
+export interface JavaProcess {
+  /** stdout lines so far. */
+  readonly lines: string[];
+  /** Writes a line to the program's stdin. */
+  send(line: string): void;
+  /** Closes the program's stdin (the load programs stop on it). */
+  endInput(): void;
+  /** Resolves with the exit code; SIGKILL after `timeoutMs`. */
+  exited(timeoutMs?: number): Promise<number | null>;
+  /** stderr so far (the client's log), for failure messages. */
+  log(): string;
+}
+
+const started = new Set<ReturnType<typeof spawn>>();
+process.once('exit', () => {
+  // A JVM must not outlive the test worker.
+  for (const child of started) child.kill('SIGKILL');
+});
+
+/** Starts `main` and returns at once; its stdout is collected line by line. */
+export function startJava(classpath: string, main: string, args: readonly string[]): JavaProcess {
+  const child = spawn('java', [...JVM_OPTIONS, '-cp', classpath, main, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  started.add(child);
+  const lines: string[] = [];
+  let partial = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => {
+    const parts = (partial + d.toString('utf8')).split('\n');
+    partial = parts.pop() ?? '';
+    lines.push(...parts);
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString('utf8');
+    if (stderr.length > 400_000) stderr = stderr.slice(-200_000);
+  });
+  const exit = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      started.delete(child);
+      resolve(code);
+    }),
+  );
+  return {
+    lines,
+    send: (line) => void child.stdin.write(`${line}\n`),
+    endInput: () => child.stdin.end(),
+    exited: async (timeoutMs = 60_000) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      try {
+        return await exit;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    log: () => stderr,
+  };
+}
