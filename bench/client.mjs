@@ -1,18 +1,25 @@
-// Hazelcast's Node.js client against one Grid member, beside REST on the same member
-// (docs/clients.md, issue 24's first step). Every phase keeps 50 calls outstanding for
-// --duration seconds and reports operations per second and the member's CPU µs per operation
-// (utime+stime of the member process from /proc, so the load generator's own CPU is not counted).
+// Hazelcast's official Node.js client (hazelcast-client 5.7.0) against Grid, beside REST and
+// beside a real Hazelcast member, in one run (issue 24; `npm run bench -- --only client`):
+//   - one Grid member: client map.get / map.set / queue.offer / queue.poll, then REST GET / POST
+//     of the same keys on the same member;
+//   - 3 Grid members (backup-count 1) with the client's default smart routing, then unisocket
+//     through one member (smartRouting: false): the same client phases;
+//   - one Hazelcast member (scripts/hazelcast-reference.mjs): the same client phases and REST GET.
+// Every phase keeps --outstanding calls (default 50) in flight for --duration seconds and reports
+// operations per second and member CPU µs per operation: utime+stime from /proc of every member
+// process (all of a JVM's threads), summed, so the load generator's own CPU is not counted.
+// The figures are one run on whatever machine runs it: compare phases of the same run only.
 //
-//   npm run build && node bench/client.mjs [--duration 5] [--outstanding 50]
-//
-// The client runs unisocket (one connection), like the REST phases' 50 keep-alive sockets; on
-// one member smart routing would change nothing. The figures are one run on whatever machine
-// runs it: compare phases of the same run only.
+//   npm run bench -- --only client [--duration 6]
+//   npm run build && node bench/client.mjs [--duration 5] [--outstanding 50] [--hazelcast off]
+
 import net from 'node:net';
 import path from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import { Client } from 'hazelcast-client';
+import { BenchCluster } from './cluster.mjs';
 import {
   BODY,
   HOST,
@@ -29,44 +36,61 @@ import {
   readCpuMs,
   startChild,
   stopChild,
-  waitReady,
   writeBenchConfig,
+  waitReady,
 } from './lib.mjs';
 
+export const CLIENT_PHASES = ['client'];
+/** Issue 24's goals: member CPU per client map.get <= this x a REST GET's (and below Hazelcast's). */
+export const CLIENT_GET_VS_REST_TARGET = 0.6;
+/** 3 members' CPU per client operation (smart routing) <= this x one member's. */
+export const CLIENT_CLUSTER_CPU_TARGET = 1.3;
+
 const KEYS = 10_000;
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '5' }, outstanding: { type: 'string', default: '50' } } });
-const DURATION_MS = intOption(values, 'duration', 1) * 1000;
-const OUTSTANDING = intOption(values, 'outstanding', 1);
+const WARMUP_MS = 1_000;
+const CLIENT_OPS = ['map.get', 'map.set', 'queue.offer', 'queue.poll'];
 
 const key = () => `key-${Math.floor(Math.random() * KEYS)}`;
+const cpuOf = (pids) => pids.reduce((sum, pid) => sum + readCpuMs(pid), 0);
 
-/** Runs `call(lane)` in `OUTSTANDING` lanes, one call in flight each, until the deadline; the member's CPU over that window. */
-async function closedLoop(pid, call) {
-  const cpu0 = readCpuMs(pid);
+/**
+ * Runs `call(lane)` in `outstanding` lanes, one call in flight each, for `durationMs` (after a
+ * warm-up); the members' summed CPU over that window. A call may answer `false`: counted as
+ * `empty` (a poll of an empty queue), not as an operation.
+ */
+async function closedLoop(pids, { durationMs, outstanding }, call) {
+  const warmEnd = performance.now() + WARMUP_MS;
+  await Promise.all(Array.from({ length: outstanding }, async (_, lane) => {
+    while (performance.now() < warmEnd) await call(lane).catch(() => undefined);
+  }));
+  const cpu0 = cpuOf(pids);
   const t0 = performance.now();
-  const deadline = t0 + DURATION_MS;
+  const deadline = t0 + durationMs;
   let ops = 0;
   let errors = 0;
+  let empty = 0;
+  let firstError;
   const lane = async (_, laneIndex) => {
     while (performance.now() < deadline) {
       try {
-        await call(laneIndex);
-        ops++;
-      } catch {
+        if ((await call(laneIndex)) === false) empty++;
+        else ops++;
+      } catch (e) {
         errors++;
+        firstError ??= e.message;
       }
     }
   };
-  await Promise.all(Array.from({ length: OUTSTANDING }, lane));
+  await Promise.all(Array.from({ length: outstanding }, lane));
   const seconds = (performance.now() - t0) / 1000;
-  const cpuMs = readCpuMs(pid) - cpu0;
-  return { opsPerSec: ops / seconds, cpuUsPerOp: (cpuMs * 1000) / Math.max(1, ops), ops, errors };
+  const cpuMs = cpuOf(pids) - cpu0;
+  return { opsPerSec: ops / seconds, cpuUsPerOp: (cpuMs * 1000) / Math.max(1, ops), ops, errors, empty, ...(firstError ? { firstError } : {}) };
 }
 
-/** One keep-alive socket per lane, one request at a time on each (the same shape as the client's 50 outstanding calls). */
-async function restLoop(pid, port, request) {
+/** One keep-alive socket per lane, one request at a time on each (the shape of the client's outstanding calls). */
+async function restLoop(pids, port, opts, request) {
   const sockets = await Promise.all(
-    Array.from({ length: OUTSTANDING }, () => new Promise((resolve, reject) => {
+    Array.from({ length: opts.outstanding }, () => new Promise((resolve, reject) => {
       const s = net.connect({ host: HOST, port }, () => resolve(s));
       s.once('error', reject);
       s.setNoDelay(true);
@@ -82,59 +106,186 @@ async function restLoop(pid, port, request) {
     s.write(request());
   }));
   try {
-    return await closedLoop(pid, (lane) => calls[lane]());
+    return await closedLoop(pids, opts, (lane) => calls[lane]());
   } finally {
     for (const s of sockets) s.destroy();
   }
 }
 
-async function main() {
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const port = await freePort();
-  const child = startChild('grid member', [path.join(ROOT, 'bin', 'grid.js'), 'start', '--config', writeBenchConfig(port, { dirPrefix: 'grid-bench-client-' })], 'client-member.log');
-  await waitReady(child, port);
-  log(`member pid ${child.pid} on port ${port}; ${OUTSTANDING} outstanding calls, ${DURATION_MS / 1000} s per phase`);
+/** The client phases against members `pids`, through a client connected to `addresses`. */
+async function clientPhases(label, pids, addresses, clusterName, opts, { smartRouting = true } = {}) {
   const client = await Client.newHazelcastClient({
-    clusterName: 'bench',
-    network: { clusterMembers: [`${HOST}:${port}`], smartRouting: false },
+    clusterName,
+    network: { clusterMembers: addresses, smartRouting },
     properties: { 'hazelcast.logging.level': 'OFF' },
   });
-  const results = {};
+  const out = {};
   try {
     const map = await client.getMap('bench');
     const queue = await client.getQueue('benchq');
     for (let i = 0; i < KEYS; i += 500) await Promise.all(Array.from({ length: 500 }, (_, j) => map.set(`key-${i + j}`, BODY)));
-    const phases = [
-      ['client map.get', () => closedLoop(child.pid, () => map.get(key()))],
-      ['REST GET', () => restLoop(child.pid, port, () => `GET ${PREFIX}/rest/maps/bench/${key()} HTTP/1.1\r\nHost: ${HOST}\r\n\r\n`)],
-      ['client map.set', () => closedLoop(child.pid, () => map.set(key(), BODY))],
-      [
-        'REST POST',
-        () => restLoop(child.pid, port, () => `POST ${PREFIX}/rest/maps/bench/${key()} HTTP/1.1\r\nHost: ${HOST}\r\nContent-Type: text/plain\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}`),
-      ],
-      ['client queue.offer+poll', () => closedLoop(child.pid, async () => {
-        await queue.offer(BODY);
-        await queue.poll();
-      })],
-    ];
-    for (const [name, run] of phases) {
-      const r = await run();
-      results[name] = r;
-      log(`${name.padEnd(24)} ${fmtInt(r.opsPerSec).padStart(8)} ops/s   member CPU ${fmtUs(r.cpuUsPerOp).padStart(6)} µs/op   errors ${r.errors}`);
+    const calls = {
+      'map.get': () => map.get(key()),
+      'map.set': () => map.set(key(), BODY),
+      'queue.offer': () => queue.offer(BODY),
+      // The offers just before leave items to poll; an empty answer is counted apart.
+      'queue.poll': async () => (await queue.poll()) !== null,
+    };
+    for (const op of CLIENT_OPS) {
+      out[op] = await closedLoop(pids, opts, calls[op]);
+      logPhase(`${label} client ${op}`, out[op]);
     }
-    const ratio = results['client map.get'].cpuUsPerOp / results['REST GET'].cpuUsPerOp;
-    log(`member CPU per client map.get / per REST GET: ${ratio.toFixed(2)} (issue 24's goal: <= 0.6)`);
-    results.getCpuRatio = ratio;
   } finally {
     await client.shutdown();
-    await stopChild(child);
-    await cleanup();
   }
-  writeFileSync(path.join(RESULTS_DIR, 'client.json'), JSON.stringify({ date: new Date().toISOString(), outstanding: OUTSTANDING, durationMs: DURATION_MS, results }, null, 2));
+  return out;
 }
 
-main().catch(async (e) => {
-  console.error(e);
-  await cleanup();
-  process.exit(1);
-});
+async function restPhases(label, pids, port, opts, { post = true } = {}) {
+  const out = {};
+  out['REST GET'] = await restLoop(pids, port, opts, () => `GET ${PREFIX}/rest/maps/bench/${key()} HTTP/1.1\r\nHost: ${HOST}\r\n\r\n`);
+  logPhase(`${label} REST GET`, out['REST GET']);
+  if (post) {
+    out['REST POST'] = await restLoop(pids, port, opts, () => `POST ${PREFIX}/rest/maps/bench/${key()} HTTP/1.1\r\nHost: ${HOST}\r\nContent-Type: text/plain\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}`);
+    logPhase(`${label} REST POST`, out['REST POST']);
+  }
+  return out;
+}
+
+function logPhase(name, r) {
+  log(`${name.padEnd(28)} ${fmtInt(r.opsPerSec).padStart(8)} ops/s   member CPU ${fmtUs(r.cpuUsPerOp).padStart(6)} µs/op   errors ${r.errors}${r.empty ? `   empty ${r.empty}` : ''}`);
+}
+
+async function runOneMember(opts) {
+  const port = await freePort();
+  const child = startChild('client bench member', [opts.gridBin ?? path.join(ROOT, 'bin', 'grid.js'), 'start', '--config', writeBenchConfig(port, { dirPrefix: 'grid-bench-client-' })], 'client-member.log');
+  try {
+    await waitReady(child, port);
+    log(`client: 1 Grid member, pid ${child.pid} on port ${port}`);
+    const client = await clientPhases('grid x1', [child.pid], [`${HOST}:${port}`], 'bench', opts);
+    const rest = await restPhases('grid x1', [child.pid], port, opts);
+    return { ...client, ...rest };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+async function runThreeMembers(opts) {
+  const c = await BenchCluster.create('client-bench', { gridBin: opts.gridBin });
+  try {
+    await c.start();
+    const smart = await clientPhases('grid x3 smart', c.pids(), c.live().map((m) => m.address), 'bench-cluster', opts);
+    const uni = await clientPhases('grid x3 unisocket', c.pids(), [c.live()[0].address], 'bench-cluster', opts, { smartRouting: false });
+    return { smart, uni };
+  } finally {
+    await c.destroy();
+  }
+}
+
+/** The same client phases (and REST GET) on a Hazelcast member, or the reason it could not run. */
+async function runHazelcast(opts) {
+  if (opts.hazelcast === 'off') return { skipped: '--hazelcast off' };
+  const ref = await import('../scripts/hazelcast-reference.mjs');
+  let member;
+  try {
+    ref.requireJava();
+    ref.ensureJar(ref.HAZELCAST_REST_VERSION);
+    member = await ref.startHazelcast({
+      clusterName: 'bench',
+      groups: ['DATA', 'HEALTH_CHECK', 'CLUSTER_READ'],
+      readyPath: '/hazelcast/health/ready',
+      // A server JVM for throughput (C2 on), as bench/run.mjs's Hazelcast peer.
+      jvmOptions: ['-Xms512m', '-Xmx2g', '-XX:+UseSerialGC', '-Djava.net.preferIPv4Stack=true'],
+    });
+  } catch (e) {
+    if (!(e instanceof ref.ReferenceUnavailable)) throw e;
+    log(`client: Hazelcast skipped: ${e.message}`);
+    return { skipped: e.message };
+  }
+  try {
+    log(`client: Hazelcast ${member.version}, pid ${member.pid} on port ${member.port}`);
+    const client = await clientPhases('hazelcast', [member.pid], [`${HOST}:${member.port}`], 'bench', opts);
+    const rest = await restPhases('hazelcast', [member.pid], member.port, opts, { post: false });
+    return { version: member.version, ...client, ...rest };
+  } finally {
+    await member.stop();
+  }
+}
+
+/** Runs the client part into `report.client` (bench/run.mjs, `--only client`). */
+export async function runClient(opts, report) {
+  if (!opts.only.includes('client')) return;
+  const o = { durationMs: intOption(opts, 'duration', 1) * 1000, outstanding: intOption({ outstanding: opts.outstanding ?? opts.connections ?? 50 }, 'outstanding', 1), hazelcast: opts.hazelcast, gridBin: opts.gridBin };
+  const out = { durationMs: o.durationMs, outstanding: o.outstanding, errors: [] };
+  report.client = out;
+  log(`client: ${o.outstanding} outstanding calls, ${o.durationMs / 1000} s per phase after a ${WARMUP_MS / 1000} s warm-up`);
+  for (const [name, run] of [['one', runOneMember], ['three', runThreeMembers], ['hazelcast', runHazelcast]]) {
+    try {
+      out[name] = await run(o);
+    } catch (e) {
+      out.errors.push(`${name}: ${e.message}`);
+      log(`client part ${name} FAILED: ${e.stack ?? e}`);
+    }
+  }
+  const one = out.one;
+  const three = out.three?.smart;
+  const hz = out.hazelcast;
+  out.goals = {
+    getVsRest: one ? one['map.get'].cpuUsPerOp / one['REST GET'].cpuUsPerOp : null,
+    getVsHazelcast: one && hz?.['map.get'] ? one['map.get'].cpuUsPerOp / hz['map.get'].cpuUsPerOp : null,
+    threeVsOne: one && three ? Object.fromEntries(CLIENT_OPS.map((op) => [op, three[op].cpuUsPerOp / one[op].cpuUsPerOp])) : null,
+  };
+}
+
+export function renderClientReport(report) {
+  const t = report.client;
+  if (!t) return '';
+  const cell = (r) => (r ? `${fmtInt(r.opsPerSec).padStart(8)} ${fmtUs(r.cpuUsPerOp).padStart(7)}` : `${'-'.padStart(8)} ${'-'.padStart(7)}`);
+  const lines = [
+    '',
+    `Official Node.js client (issue 24): ${t.outstanding} calls outstanding, ${t.durationMs / 1000} s per phase; ops/s and member CPU µs/op (all members summed)`,
+    `  ${'operation'.padEnd(14)} ${'grid x1'.padStart(16)} ${'grid x3 smart'.padStart(16)} ${'grid x3 uni'.padStart(16)} ${`hazelcast ${t.hazelcast?.version ?? ''}`.padStart(16)}`,
+    `  ${''.padEnd(14)} ${'ops/s   µs/op'.padStart(16)} ${'ops/s   µs/op'.padStart(16)} ${'ops/s   µs/op'.padStart(16)} ${'ops/s   µs/op'.padStart(16)}`,
+  ];
+  for (const op of [...CLIENT_OPS, 'REST GET', 'REST POST']) {
+    const name = CLIENT_OPS.includes(op) ? `client ${op}` : op;
+    lines.push(`  ${name.padEnd(20).slice(0, 20)}${cell(t.one?.[op])} ${cell(t.three?.smart?.[op])} ${cell(t.three?.uni?.[op])} ${cell(t.hazelcast?.[op])}`);
+  }
+  if (t.hazelcast?.skipped) lines.push(`  Hazelcast skipped: ${t.hazelcast.skipped}`);
+  const g = t.goals ?? {};
+  const pf = (ok) => (ok ? 'PASS' : 'MISS');
+  if (g.getVsRest != null) lines.push(`  member CPU client map.get / REST GET (1 member): ${g.getVsRest.toFixed(2)}  goal <= ${CLIENT_GET_VS_REST_TARGET}  ${pf(g.getVsRest <= CLIENT_GET_VS_REST_TARGET)}`);
+  if (g.getVsHazelcast != null) lines.push(`  member CPU client map.get Grid / Hazelcast: ${g.getVsHazelcast.toFixed(2)}  goal < 1  ${pf(g.getVsHazelcast < 1)}`);
+  if (g.threeVsOne) {
+    lines.push(
+      `  3 members (smart routing) / 1 member, CPU per op: ${CLIENT_OPS.map((op) => `${op} ${g.threeVsOne[op].toFixed(2)}`).join(', ')}  goal <= ${CLIENT_CLUSTER_CPU_TARGET}  ` +
+        `${pf(CLIENT_OPS.every((op) => g.threeVsOne[op] <= CLIENT_CLUSTER_CPU_TARGET))}`,
+    );
+  }
+  for (const e of t.errors) lines.push(`  ERROR: ${e}`);
+  return lines.join('\n');
+}
+
+export function clientProblems(report) {
+  const t = report.client;
+  if (!t) return false;
+  const phases = [t.one, t.three?.smart, t.three?.uni, t.hazelcast].filter(Boolean).flatMap((p) => Object.values(p).filter((r) => typeof r === 'object' && r !== null && 'errors' in r));
+  return t.errors.length > 0 || phases.some((r) => r.errors > 0);
+}
+
+// `node bench/client.mjs`: this part alone.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({
+    options: { duration: { type: 'string', default: '5' }, outstanding: { type: 'string', default: '50' }, hazelcast: { type: 'string', default: 'auto' } },
+  });
+  const report = {};
+  try {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    await runClient({ ...values, only: ['client'] }, report);
+    process.stdout.write(`${renderClientReport(report)}\n`);
+    writeFileSync(path.join(RESULTS_DIR, 'client.json'), JSON.stringify({ date: new Date().toISOString(), ...report.client }, null, 2));
+    if (clientProblems(report)) process.exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+}

@@ -47,12 +47,13 @@ import { DEFAULT_GRID_BIN, PERSISTENCE_PHASES, persistenceProblems, renderPersis
 import { METRICS_PHASES, metricsProblems, renderMetricsReport, runMetrics } from './metrics.mjs';
 import { EVICTION_PHASES, renderEvictionReport, runEviction } from './eviction.mjs';
 import { TLS_PHASES, renderTlsReport, runTls, tlsProblems } from './tls.mjs';
+import { CLIENT_PHASES, clientProblems, renderClientReport, runClient } from './client.mjs';
 
 // Issue 12's targets: Grid's req/s over the bare node:http server's, per workload; p99 at 50 connections;
 // RSS per 100-byte entry; the 3-member cluster's CPU µs/request over the single member's (cluster.mjs).
 const TARGETS = { ratio: { get: 1.5, post: 1.4, queue: 1.3 }, p99Ms: 2, bytesPerEntry: 200, clusterCpuRatio: CLUSTER_CPU_RATIO_TARGET };
 const passFail = (ok) => (ok ? 'PASS' : 'FAIL');
-const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...METRICS_PHASES, ...EVICTION_PHASES, ...CLUSTER_PHASES, ...WAN_PHASES, ...CP_PHASES, ...PERSISTENCE_PHASES, ...TLS_PHASES];
+const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...METRICS_PHASES, ...EVICTION_PHASES, ...CLUSTER_PHASES, ...WAN_PHASES, ...CP_PHASES, ...PERSISTENCE_PHASES, ...TLS_PHASES, ...CLIENT_PHASES];
 const PERSISTENCE_PARTS = ['throughput', 'single', 'cluster'];
 
 // ---------------------------------------------------------------- options
@@ -117,6 +118,8 @@ function parseOptions() {
         '                    bytes on disk per entry)',
         '                    tls (map GET/POST over HTTPS vs bare node:https and vs plain HTTP; handshakes/s with and without',
         '                    resumption; 3-member cluster CPU per request with member TLS vs without)',
+        '                    client (the official Node.js client: map get/set, queue offer/poll, --connections calls outstanding,',
+        '                    on 1 member, on 3 with smart routing and on a Hazelcast member, beside REST GET/POST; bench/client.mjs)',
         '                    (default all)',
         '  --target T        grid (node bin/grid.js start) | fake (bench/fake-member.mjs)',
         '  --keygen K        pool (pre-built random-key requests, default) | setup (autocannon setupRequest per request)',
@@ -658,6 +661,7 @@ async function main() {
     await runCp(opts, report);
     await runPersistence(opts, report);
     await runTls(opts, report);
+    await runClient(opts, report);
   } finally {
     // Whatever was measured before a failure is still reported and saved.
     finish(opts, report);
@@ -672,7 +676,7 @@ function finish(opts, report) {
     `grid: ${opts.gridBin}, http path ${opts.httpPath ? `${opts.httpPath} (grid.rest.http-path)` : 'member default (grid)'}; ` +
       `load average (1/5/15 min) at the start ${la(report.loadAvgStart)}, at the end ${la(report.loadAvgEnd)}`,
   ].join('\n');
-  const parts = [renderReport(report), renderMetricsReport(report), renderEvictionReport(report), renderClusterReport(report), renderWanReport(report), renderCpReport(report), renderPersistenceReport(report), renderTlsReport(report)];
+  const parts = [renderReport(report), renderMetricsReport(report), renderEvictionReport(report), renderClusterReport(report), renderWanReport(report), renderCpReport(report), renderPersistenceReport(report), renderTlsReport(report), renderClientReport(report)];
   const summary = report.targetSummary?.length ? `\nIssue 12 targets:\n${report.targetSummary.map((t) => `  ${t}`).join('\n')}` : '';
   const text = [header, ...parts].filter(Boolean).join('\n') + summary;
   process.stdout.write(`\nGrid benchmark (target ${opts.target}, ${report.cpus} CPUs, node ${process.version})\n${text}\n`);
@@ -707,6 +711,10 @@ function finish(opts, report) {
   }
   if (tlsProblems(report)) {
     process.stdout.write('WARNING: the TLS part found a problem (see above and results/latest.json)\n');
+    process.exitCode = 1;
+  }
+  if (clientProblems(report)) {
+    process.stdout.write('WARNING: the client part found a problem (see above and results/latest.json)\n');
     process.exitCode = 1;
   }
   report.text = text;

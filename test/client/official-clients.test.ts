@@ -1,0 +1,152 @@
+// The official clients against Grid and against a real Hazelcast member, the same scenarios on
+// both so every expectation is Hazelcast's own (issue 24):
+// - the Java client (test/support/java/ClientScenarios.java, compiled at test time against the
+//   com.hazelcast:hazelcast jar the reference member runs), one JVM for the three targets: one
+//   Grid member, 3 Grid members (smart routing, the client's default) and one Hazelcast member;
+// - the Node.js client's scenarios (scenarios.ts, run against Grid in map-queue.test.ts) against
+//   the Hazelcast member.
+// Skips, saying why, where there is no JDK or no jar.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from 'hazelcast-client';
+import { startCluster, type Cluster } from '../support/cluster.js';
+import { ALL_GROUPS, REFERENCE_VERSION, startReference, type HazelcastMember } from '../support/hazelcast.js';
+import { compileJava, javaUnavailable, runJava, type JavaRun } from '../support/java.js';
+import { clientOptions, restGet, SCENARIOS, type ScenarioTarget } from './scenarios.js';
+
+const unavailable = javaUnavailable();
+
+/**
+ * What each step of ClientScenarios.java answers on a Hazelcast member (checked against the
+ * Hazelcast member below, so this table is Hazelcast's behaviour, not Grid's). Values: JSON,
+ * `{long: n}` for a Long, `{bytes: hex}` for a byte[].
+ */
+const JAVA_EXPECTED: Record<string, unknown> = {
+  'map.put k1 v1': null,
+  'map.get k1': 'v1',
+  'map.put k1 v2': 'v1',
+  'map.set k2': null,
+  'map.get k2': 'héllo ☃',
+  'map.containsKey k1': true,
+  'map.containsKey nope': false,
+  'map.get nope': null,
+  'map.size 2': 2,
+  'map.isEmpty 2': false,
+  'map.remove k1': 'v2',
+  'map.remove k1 again': null,
+  'map.delete k2': null,
+  'map.size 0': 0,
+  'map.set a': null,
+  'map.set b': null,
+  'map.clear': null,
+  'map.size after clear': 0,
+  'map.isEmpty after clear': true,
+  'map.set rest-s': null,
+  'map.set bytes': null,
+  'map.get bytes': { bytes: '000102ff' },
+  'map.set int': null,
+  'map.get int': 42,
+  'map.set long': null,
+  'map.get long': { long: -7 },
+  'map.set bool': null,
+  'map.get bool': true,
+  'map.put int over bytes': { bytes: '000102ff' },
+  'map.set 200 keys': null,
+  'map.get 200 keys: wrong': 0,
+  'map.size 200': 200,
+  'queue.offer a': true,
+  'queue.offer b': true,
+  'queue.size 2': 2,
+  'queue.peek': 'a',
+  'queue.poll a': 'a',
+  'queue.poll b': 'b',
+  'queue.poll empty': null,
+  'queue.peek empty': null,
+  'queue.isEmpty': true,
+  'queue.poll 100 ms empty': null,
+  'queue.poll waits for an offer': 'late/true',
+  'queue.size 0': 0,
+  'queue.offer rest-item': true,
+  done: true,
+};
+
+describe.skipIf(unavailable !== undefined)(`the official clients on Grid and on Hazelcast ${REFERENCE_VERSION}`, () => {
+  let hz: HazelcastMember;
+  let one: Cluster;
+  let three: Cluster;
+  let java: JavaRun;
+  /** Per target, the address its REST is read at. */
+  const rest: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const classpath = compileJava('ClientScenarios');
+    [hz, one, three] = await Promise.all([
+      startReference({ clusterName: 'dev', groups: ALL_GROUPS }),
+      startCluster({ size: 1, spare: 0, scope: 'file' }),
+      startCluster({ size: 3, spare: 0, scope: 'file' }),
+    ]);
+    rest.hazelcast = `127.0.0.1:${hz.port}`;
+    rest.grid1 = one.member(0).address;
+    rest.grid3 = three.member(0).address;
+    // The 3-member client knows only member 0 at first: the members view takes it to the others.
+    java = await runJava(classpath, 'ClientScenarios', Object.entries(rest).map(([t, a]) => `${t}=dev@${a}`), 150_000);
+  }, 240_000);
+
+  afterAll(async () => {
+    await Promise.all([hz?.stop(), one?.destroy(), three?.destroy()]);
+  });
+
+  function steps(target: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const l of java.lines) if (l.target === target) out[l.step as string] = 'error' in l ? { error: l.error } : l.value;
+    return out;
+  }
+
+  describe('the Java client', () => {
+    it('runs every step as on Hazelcast: on Hazelcast itself, on one Grid member and on 3 Grid members', () => {
+      const got = { hazelcast: steps('hazelcast'), grid1: steps('grid1'), grid3: steps('grid3') };
+      const connected = { hazelcast: 1, grid1: 1, grid3: 3 };
+      for (const [t, n] of Object.entries(connected)) {
+        expect(got[t as keyof typeof got], `${t}:\n${java.log.slice(-4000)}`).toEqual({ connect: n, connections: n, ...JAVA_EXPECTED });
+      }
+      expect(java.code).toBe(0);
+    });
+
+    it('values it wrote read over REST as Hazelcast serves them', async () => {
+      for (const [t, address] of Object.entries(rest)) {
+        const target = { address };
+        const s = await restGet(target, '/hazelcast/rest/maps/jm1/rest-s');
+        expect([t, s.status, s.contentType, s.bytes.toString('utf8')]).toEqual([t, 200, 'text/plain', 'from-java']);
+        // An Integer: its whole serialized Data (type -7, big-endian 42).
+        const n = await restGet(target, '/hazelcast/rest/maps/jm2/int');
+        expect([t, n.contentType, n.bytes.toString('hex')]).toEqual([t, 'application/binary', '00000000fffffff90000002a']);
+        const q = await restGet(target, '/hazelcast/rest/queues/jq1/1');
+        expect([t, q.status, q.contentType, q.bytes.toString('utf8')]).toEqual([t, 200, 'text/plain', 'to-rest']);
+      }
+    });
+
+    it('connected to every Grid member of the 3 (smart routing), and no member logged a client request it failed', () => {
+      for (const i of [0, 1, 2]) expect(three.member(i).logMessages(), `member ${i}`).toContain('client authenticated');
+      for (const m of [one.member(0), ...three.members]) {
+        expect(m.logMessages().filter((l) => l.startsWith('client ')).filter((l) => !l.startsWith('client authenticated'))).toEqual([]);
+      }
+    });
+  });
+
+  describe('the Node.js client\'s scenarios on Hazelcast', () => {
+    let client: Client;
+    let target: ScenarioTarget;
+
+    beforeAll(async () => {
+      const address = `127.0.0.1:${hz.port}`;
+      client = await Client.newHazelcastClient(clientOptions(address, 'dev'));
+      target = { client, address, clusterName: 'dev' };
+    }, 60_000);
+
+    afterAll(async () => {
+      await client?.shutdown();
+    });
+
+    for (const s of SCENARIOS) it(s.name, () => s.run(target), 30_000);
+  });
+});

@@ -1,0 +1,216 @@
+// The official Java client (com.hazelcast:hazelcast, unchanged, default options except the
+// cluster name and the member addresses) running one scenario of map and queue operations per
+// target, in one JVM for all targets of a test file (the JVM's start is paid once). Each step
+// prints one JSON line on stdout: {"target":…,"step":…,"value":…} or {…,"error":"<class>: <msg>"};
+// test/client/java-client.test.ts holds what each step must answer (Hazelcast's own answers).
+// The client's log goes to stderr (java.util.logging's console handler).
+//
+//   java -cp <hazelcast.jar>:<classes> ClientScenarios <target>=<cluster>@<host:port>[,<host:port>…] …
+//
+// A new operation is one more step() line here and one more row in the test's table.
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.client.impl.clientside.HazelcastClientProxy;
+import com.hazelcast.client.impl.connection.ClientConnectionManager;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import com.hazelcast.collection.IQueue;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+public final class ClientScenarios {
+    private static String target = "";
+
+    public static void main(String[] args) throws Exception {
+        int failures = 0;
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            int at = arg.indexOf('@');
+            target = arg.substring(0, eq);
+            ClientConfig config = new ClientConfig();
+            config.setClusterName(arg.substring(eq + 1, at));
+            for (String address : arg.substring(at + 1).split(",")) config.getNetworkConfig().addAddress(address);
+            HazelcastInstance client;
+            try {
+                client = HazelcastClient.newHazelcastClient(config);
+            } catch (Exception e) {
+                emit("connect", null, e);
+                failures++;
+                continue;
+            }
+            try {
+                // The members view comes in an event after the connection (on Hazelcast too):
+                // newHazelcastClient may return before it.
+                step("connect", () -> {
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    while (client.getCluster().getMembers().isEmpty() && System.nanoTime() < deadline) Thread.sleep(20);
+                    return client.getCluster().getMembers().size();
+                });
+                step("connections", () -> connections(client));
+                map(client);
+                values(client);
+                manyKeys(client);
+                queue(client);
+            } finally {
+                client.shutdown();
+            }
+            emit("done", true, null);
+        }
+        System.out.flush();
+        System.exit(failures == 0 ? 0 : 1);
+    }
+
+    /**
+     * A smart client opens its connections to the other members in the background: wait (at
+     * most 30 s) until it has one per member, so the steps after this reach every member.
+     */
+    private static int connections(HazelcastInstance client) throws InterruptedException {
+        ClientConnectionManager connections = ((HazelcastClientProxy) client).client.getConnectionManager();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (connections.getActiveConnections().size() < client.getCluster().getMembers().size() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        return connections.getActiveConnections().size();
+    }
+
+    private static void map(HazelcastInstance client) {
+        IMap<String, String> m = client.getMap("jm1");
+        step("map.put k1 v1", () -> m.put("k1", "v1"));
+        step("map.get k1", () -> m.get("k1"));
+        step("map.put k1 v2", () -> m.put("k1", "v2"));
+        step("map.set k2", () -> { m.set("k2", "h\u00e9llo \u2603"); return null; });
+        step("map.get k2", () -> m.get("k2"));
+        step("map.containsKey k1", () -> m.containsKey("k1"));
+        step("map.containsKey nope", () -> m.containsKey("nope"));
+        step("map.get nope", () -> m.get("nope"));
+        step("map.size 2", m::size);
+        step("map.isEmpty 2", m::isEmpty);
+        step("map.remove k1", () -> m.remove("k1"));
+        step("map.remove k1 again", () -> m.remove("k1"));
+        step("map.delete k2", () -> { m.delete("k2"); return null; });
+        step("map.size 0", m::size);
+        step("map.set a", () -> { m.set("a", "1"); return null; });
+        step("map.set b", () -> { m.set("b", "2"); return null; });
+        step("map.clear", () -> { m.clear(); return null; });
+        step("map.size after clear", m::size);
+        step("map.isEmpty after clear", m::isEmpty);
+        // Left for the test to read over REST: a string, as Hazelcast serves it (text/plain).
+        step("map.set rest-s", () -> { m.set("rest-s", "from-java"); return null; });
+    }
+
+    /** Java types other than String: kept byte-exact for binary readers. */
+    private static void values(HazelcastInstance client) {
+        IMap<String, Object> m = client.getMap("jm2");
+        step("map.set bytes", () -> { m.set("bytes", new byte[] {0, 1, 2, (byte) 255}); return null; });
+        step("map.get bytes", () -> m.get("bytes"));
+        step("map.set int", () -> { m.set("int", 42); return null; });
+        step("map.get int", () -> m.get("int"));
+        step("map.set long", () -> { m.set("long", -7L); return null; });
+        step("map.get long", () -> m.get("long"));
+        step("map.set bool", () -> { m.set("bool", Boolean.TRUE); return null; });
+        step("map.get bool", () -> m.get("bool"));
+        step("map.put int over bytes", () -> m.put("bytes", 7));
+    }
+
+    /** Enough keys that a smart client sends them to every member of a cluster. */
+    private static void manyKeys(HazelcastInstance client) {
+        IMap<String, String> m = client.getMap("jm3");
+        step("map.set 200 keys", () -> {
+            for (int i = 0; i < 200; i++) m.set("k" + i, "v" + i);
+            return null;
+        });
+        step("map.get 200 keys: wrong", () -> {
+            int wrong = 0;
+            for (int i = 0; i < 200; i++) if (!("v" + i).equals(m.get("k" + i))) wrong++;
+            return wrong;
+        });
+        step("map.size 200", m::size);
+    }
+
+    private static void queue(HazelcastInstance client) {
+        IQueue<String> q = client.getQueue("jq1");
+        step("queue.offer a", () -> q.offer("a"));
+        step("queue.offer b", () -> q.offer("b"));
+        step("queue.size 2", q::size);
+        step("queue.peek", q::peek);
+        step("queue.poll a", q::poll);
+        step("queue.poll b", q::poll);
+        step("queue.poll empty", q::poll);
+        step("queue.peek empty", q::peek);
+        step("queue.isEmpty", q::isEmpty);
+        step("queue.poll 100 ms empty", () -> q.poll(100, TimeUnit.MILLISECONDS));
+        // A poll that waits at the member, answered by an offer from another thread.
+        step("queue.poll waits for an offer", () -> {
+            CompletableFuture<Boolean> offered = CompletableFuture.supplyAsync(() -> {
+                try {
+                    Thread.sleep(300);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return q.offer("late");
+            });
+            String got = q.poll(20, TimeUnit.SECONDS);
+            return got + "/" + offered.get(20, TimeUnit.SECONDS);
+        });
+        step("queue.size 0", q::size);
+        // Left for the test to poll over REST.
+        step("queue.offer rest-item", () -> q.offer("to-rest"));
+    }
+
+    private static void step(String name, Callable<Object> op) {
+        try {
+            emit(name, op.call(), null);
+        } catch (Throwable e) {
+            emit(name, null, e);
+        }
+    }
+
+    private static void emit(String step, Object value, Throwable error) {
+        StringBuilder b = new StringBuilder("{\"target\":");
+        quote(b, target);
+        b.append(",\"step\":");
+        quote(b, step);
+        if (error != null) {
+            b.append(",\"error\":");
+            quote(b, error.getClass().getName() + ": " + error.getMessage());
+        } else {
+            b.append(",\"value\":");
+            json(b, value);
+        }
+        System.out.println(b.append('}'));
+        System.out.flush();
+    }
+
+    /** Values as JSON, their Java type kept where JSON would lose it. */
+    private static void json(StringBuilder b, Object v) {
+        if (v == null) b.append("null");
+        else if (v instanceof String) quote(b, (String) v);
+        else if (v instanceof Boolean) b.append(v);
+        else if (v instanceof Integer) b.append(v);
+        else if (v instanceof Long) b.append("{\"long\":").append(v).append('}');
+        else if (v instanceof byte[]) {
+            b.append("{\"bytes\":\"");
+            for (byte x : (byte[]) v) b.append(String.format("%02x", x & 0xff));
+            b.append("\"}");
+        } else {
+            b.append("{\"class\":");
+            quote(b, v.getClass().getName());
+            b.append(",\"text\":");
+            quote(b, String.valueOf(v));
+            b.append('}');
+        }
+    }
+
+    private static void quote(StringBuilder b, String s) {
+        b.append('"');
+        for (char ch : s.toCharArray()) {
+            if (ch == '"' || ch == '\\') b.append('\\').append(ch);
+            else if (ch < 0x20 || ch > 0x7e) b.append(String.format("\\u%04x", (int) ch));
+            else b.append(ch);
+        }
+        b.append('"');
+    }
+}
