@@ -11,7 +11,8 @@ import type { MaybePromise } from '../core/maybe-promise.js';
 import { AuthStatus, decodeAuthRequest, encodeAuthResponse, SERIALIZATION_VERSION, type AuthStatusCode } from './auth-codec.js';
 import { MessageBuilder, requestHeader, writeUuid, type RequestHeader } from './codec.js';
 import { encodeMembersView, encodePartitionsView } from './cluster-view-codec.js';
-import { dataOfStored, keyOf, storedFormOf } from './data.js';
+import { dataOfStored, keyOf, storedFormOf, stringData } from './data.js';
+import { dataListResponse, decodeMapViewRequest, entryListResponse, type MapViewRequest } from './map-view-codecs.js';
 import { encodeError, ErrorCode, holder, holderOf } from './error-codec.js';
 import { encodeMessage, FrameReader, type ClientMessage } from './frame.js';
 import { HAZELCAST_COMPAT_VERSION, MessageId } from './message-ids.js';
@@ -183,6 +184,8 @@ export class ClientConnection {
         queueMicrotask(() => this.pushViews());
         return emptyResponse(h.type, h.correlationId);
     }
+    const view = decodeMapViewRequest(h.type, m);
+    if (view !== undefined) return this.serveView(h, view);
     const req = decodeDataRequest(h.type, m);
     if (req === undefined) {
       throw new GridError('UNSUPPORTED', `client message type 0x${h.type.toString(16).padStart(6, '0')} is not supported by Grid yet`);
@@ -297,6 +300,16 @@ export class ClientConnection {
       case 'queue.isEmpty':
         return then(queues.size(r.name), (n) => boolResponse(type, corr, n === 0));
     }
+  }
+
+  /** keySet, values, entrySet: the whole map by scan pages (docs/data-api.md), values mapped as for get. */
+  private serveView(h: RequestHeader, r: MapViewRequest): Promise<MessageBuilder> {
+    const { type, correlationId: corr } = h;
+    return this.deps.maps.scanAll(r.name, r.kind !== 'map.keySet').then((entries) => {
+      if (r.kind === 'map.keySet') return dataListResponse(type, corr, entries.map((e) => stringData(e.key)));
+      if (r.kind === 'map.values') return dataListResponse(type, corr, entries.map((e) => dataOfStored(e.value ?? '', e.contentType)));
+      return entryListResponse(type, corr, entries.map((e) => [stringData(e.key), dataOfStored(e.value ?? '', e.contentType)] as const));
+    });
   }
 
   /**
