@@ -1,0 +1,106 @@
+// Data API phase (`--only data-api`): a full scan of a map of `--entries` keys (default
+// 1,000,000, 100-byte values) in pages over REST against one real member, as keys and as
+// entries: keys (or entries) per second, the member's CPU per key and busy share while it
+// scans, its peak RSS, and page latency (p50, p99, max: a page is what a client waits for).
+// Every key must come back exactly once.
+import { fmtInt, httpRequest, log, pipelinedLoad, readCpuMs, readRss } from './lib.mjs';
+
+export const DATA_API_PHASES = ['data-api'];
+const LIMIT = 1000;
+
+async function scan(port, map, mode, expected) {
+  const pid = port.pid;
+  const seen = new Set();
+  const pageMs = [];
+  let cursor = null;
+  let pages = 0;
+  let bytes = 0;
+  const cpu0 = readCpuMs(pid);
+  const t0 = performance.now();
+  do {
+    const url = `/grid/rest/maps/${map}?${mode}&limit=${LIMIT}${cursor === null ? '' : `&cursor=${cursor}`}`;
+    const p0 = performance.now();
+    const res = await httpRequest(port.port, 'GET', url);
+    pageMs.push(performance.now() - p0);
+    if (res.status !== 200) throw new Error(`GET ${url}: HTTP ${res.status}`);
+    bytes += res.body.length;
+    const page = JSON.parse(res.body);
+    const items = mode === 'keys' ? page.keys : page.entries.map((e) => e.key);
+    for (const k of items) {
+      if (seen.has(k)) throw new Error(`${mode} scan: ${k} twice`);
+      seen.add(k);
+    }
+    cursor = page.cursor;
+    pages++;
+  } while (cursor !== null);
+  const seconds = (performance.now() - t0) / 1000;
+  const cpuMs = readCpuMs(pid) - cpu0;
+  if (seen.size !== expected) throw new Error(`${mode} scan: ${seen.size} keys, expected ${expected}`);
+  pageMs.sort((a, b) => a - b);
+  const q = (f) => pageMs[Math.min(pageMs.length - 1, Math.floor(f * pageMs.length))];
+  return {
+    mode,
+    keys: seen.size,
+    pages,
+    seconds,
+    keysPerSecond: seen.size / seconds,
+    memberCpuMs: cpuMs,
+    memberCpuUsPerKey: (cpuMs * 1000) / seen.size,
+    memberBusyPct: (100 * cpuMs) / (seconds * 1000),
+    responseBytes: bytes,
+    pageP50Ms: q(0.5),
+    pageP99Ms: q(0.99),
+    pageMaxMs: pageMs[pageMs.length - 1],
+  };
+}
+
+/** `startMember(opts, logName, { pin })` is run.mjs's: a real member process. */
+export async function runDataApi(opts, report, startMember, stopChild) {
+  if (!opts.only.includes('data-api')) return;
+  const member = await startMember(opts, 'member-data-api.log', { pin: false });
+  try {
+    const n = opts.entries;
+    log(`data-api: loading ${fmtInt(n)} entries`);
+    const load = await pipelinedLoad({ port: member.port, map: 'scan', count: n, keyOf: (i) => `k${i}` });
+    if (load.ok !== n) throw new Error(`data-api load: only ${load.ok}/${n} answered 200 (${JSON.stringify(load.statuses)})`);
+    const rssLoaded = readRss(member.child.pid);
+    log(`data-api: loaded in ${load.seconds.toFixed(1)} s; RSS ${(rssLoaded.rss / 1e6).toFixed(0)} MB; scanning`);
+    const target = { port: member.port, pid: member.child.pid };
+    const keys = await scan(target, 'scan', 'keys', n);
+    log(`data-api: keys ${fmtInt(keys.keysPerSecond)}/s`);
+    const entries = await scan(target, 'scan', 'entries', n);
+    log(`data-api: entries ${fmtInt(entries.keysPerSecond)}/s`);
+    const rssAfter = readRss(member.child.pid);
+    report.dataApi = { entries: n, limit: LIMIT, rssLoaded: rssLoaded.rss, rssAfter: rssAfter.rss, rssPeak: rssAfter.hwm, scans: [keys, entries] };
+  } finally {
+    await stopChild(member.child);
+  }
+}
+
+export function renderDataApiReport(report) {
+  const d = report.dataApi;
+  if (!d) return '';
+  const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;
+  const row = (cells) => `| ${cells.join(' | ')} |`;
+  return [
+    '',
+    `Data API: full scan of ${fmtInt(d.entries)} keys (100-byte values) in pages of ${d.limit} over REST, one member:`,
+    row(['scan', 'pages', 'seconds', 'keys/s', 'member CPU µs/key', 'member busy', 'page p50', 'page p99', 'page max', 'response MB']),
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+    ...d.scans.map((s) =>
+      row([
+        s.mode,
+        fmtInt(s.pages),
+        s.seconds.toFixed(1),
+        fmtInt(s.keysPerSecond),
+        s.memberCpuUsPerKey.toFixed(2),
+        `${s.memberBusyPct.toFixed(0)}%`,
+        `${s.pageP50Ms.toFixed(1)} ms`,
+        `${s.pageP99Ms.toFixed(1)} ms`,
+        `${s.pageMaxMs.toFixed(1)} ms`,
+        (s.responseBytes / 1e6).toFixed(0),
+      ]),
+    ),
+    `  member RSS: ${mb(d.rssLoaded)} loaded, ${mb(d.rssAfter)} after both scans, peak ${mb(d.rssPeak)}`,
+  ].join('\n');
+}
