@@ -129,14 +129,23 @@ export async function scanMap(r: Request, d: RestDeps, [mapName]: readonly strin
 
 /** GET /grid/rest/maps: the maps that hold entries, with their sizes. */
 export async function listMaps(r: Request, d: RestDeps): Promise<void> {
+  // `rest/maps/` keeps its meaning of the map paths (as under /hazelcast/): a map path without a name.
+  if (endsWithSlash(r)) throw new GridError('BAD_REQUEST', 'missing map name');
   noQuery(r);
   sendJson(r.res, { maps: await d.maps.mapNames() });
 }
 
 /** GET /grid/rest/queues: the queues, with their sizes. */
 export async function listQueues(r: Request, d: RestDeps): Promise<void> {
+  if (endsWithSlash(r)) throw new GridError('BAD_REQUEST', 'missing queue name');
   noQuery(r);
   sendJson(r.res, { queues: await d.queues.queueNames() });
+}
+
+function endsWithSlash(r: Request): boolean {
+  const url = r.req.url ?? '';
+  const q = url.indexOf('?');
+  return (q === -1 ? url : url.slice(0, q)).endsWith('/');
 }
 
 function noQuery(r: Request): void {
