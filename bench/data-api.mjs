@@ -3,7 +3,13 @@
 // entries: keys (or entries) per second, the member's CPU per key and busy share while it
 // scans, its peak RSS, and page latency (p50, p99, max: a page is what a client waits for).
 // Every key must come back exactly once.
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fmtInt, httpRequest, log, pipelinedLoad, readCpuMs, readRss } from './lib.mjs';
+
+const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist');
+/** Records in the one big partition of the step measurement (a map of ~27M entries has this many per partition). */
+const STEP_RECORDS = 100_000;
 
 export const DATA_API_PHASES = ['data-api'];
 const LIMIT = 1000;
@@ -54,6 +60,39 @@ async function scan(port, map, mode, expected) {
   };
 }
 
+/**
+ * The longest event-loop turn a page's walk takes: ScanWalk.step with the member's budget
+ * (SCAN_STEP_RECORDS) over one partition of STEP_RECORDS entries, in this process (no HTTP).
+ */
+async function stepTimes() {
+  const { EntrySlab } = await import(pathToFileURL(path.join(DIST, 'map/entry-slab.js')).href);
+  const { ScanWalk } = await import(pathToFileURL(path.join(DIST, 'map/scan-page.js')).href);
+  const { SCAN_STEP_RECORDS, SCAN_STEP_MS, stepDeadline } = await import(pathToFileURL(path.join(DIST, 'map/map-scan.js')).href);
+  const slab = new EntrySlab(0);
+  const value = 'v'.repeat(100);
+  for (let i = 0; i < STEP_RECORDS; i++) slab.put(`k${i}`, value, undefined);
+  const steps = [];
+  let after;
+  let pages = 0;
+  // The pages of the partition, in pages of 1000, each walk in steps as the member runs it.
+  for (;;) {
+    const walk = new ScanWalk(slab, 1000, after, undefined, () => true);
+    for (;;) {
+      // CPU time, not wall time: on a loaded machine a step's wall time includes time the process was not running.
+      const c0 = process.cpuUsage();
+      const done = walk.step(SCAN_STEP_RECORDS, stepDeadline());
+      const c = process.cpuUsage(c0);
+      steps.push((c.user + c.system) / 1000);
+      if (done) break;
+    }
+    pages++;
+    if (!walk.selector.full || pages >= 20) break;
+    after = walk.selector.max;
+  }
+  steps.sort((a, b) => a - b);
+  return { records: STEP_RECORDS, budget: SCAN_STEP_RECORDS, budgetMs: SCAN_STEP_MS, steps: steps.length, p50Ms: steps[Math.floor(steps.length / 2)], p99Ms: steps[Math.floor(steps.length * 0.99)], maxMs: steps[steps.length - 1] };
+}
+
 /** `startMember(opts, logName, { pin })` is run.mjs's: a real member process. */
 export async function runDataApi(opts, report, startMember, stopChild) {
   if (!opts.only.includes('data-api')) return;
@@ -71,7 +110,9 @@ export async function runDataApi(opts, report, startMember, stopChild) {
     const entries = await scan(target, 'scan', 'entries', n);
     log(`data-api: entries ${fmtInt(entries.keysPerSecond)}/s`);
     const rssAfter = readRss(member.child.pid);
-    report.dataApi = { entries: n, limit: LIMIT, rssLoaded: rssLoaded.rss, rssAfter: rssAfter.rss, rssPeak: rssAfter.hwm, scans: [keys, entries] };
+    const step = await stepTimes();
+    log(`data-api: walk steps: CPU p50 ${step.p50Ms.toFixed(2)} ms, max ${step.maxMs.toFixed(2)} ms`);
+    report.dataApi = { entries: n, limit: LIMIT, rssLoaded: rssLoaded.rss, rssAfter: rssAfter.rss, rssPeak: rssAfter.hwm, scans: [keys, entries], step };
   } finally {
     await stopChild(member.child);
   }
@@ -102,5 +143,6 @@ export function renderDataApiReport(report) {
       ]),
     ),
     `  member RSS: ${mb(d.rssLoaded)} loaded, ${mb(d.rssAfter)} after both scans, peak ${mb(d.rssPeak)}`,
+    `  one event-loop turn of a page's walk (at most ${fmtInt(d.step.budget)} records or ${d.step.budgetMs} ms, over a ${fmtInt(d.step.records)}-entry partition, in a fresh process, ${d.step.steps} steps), CPU time: p50 ${d.step.p50Ms.toFixed(2)} ms, p99 ${d.step.p99Ms.toFixed(2)} ms, max ${d.step.maxMs.toFixed(2)} ms`,
   ].join('\n');
 }

@@ -20,8 +20,16 @@ import type { RecordStore } from './record-store.js';
 import { ScanWalk } from './scan-page.js';
 import type { ScanPosition } from './scan-cursor.js';
 
-/** Records a page's walk visits per event-loop turn (~0.5 ms: byte compares, no strings). */
+/** Records a page's walk visits per event-loop turn at most (~0.5 ms once optimized: byte compares, no strings). */
 export const SCAN_STEP_RECORDS = 16_384;
+/** And a turn of the walk ends after this long anyway (a fresh process runs the walk unoptimized at first, ~10x slower). */
+export const SCAN_STEP_MS = 2;
+
+/** A step's clock: out of time SCAN_STEP_MS after it starts. */
+export function stepDeadline(): () => boolean {
+  const until = performance.now() + SCAN_STEP_MS;
+  return () => performance.now() > until;
+}
 /** Partitions read at once when the ones before came back short (a sparse map): 1, 2, 4, ... up to this. */
 const MAX_WINDOW = 16;
 
@@ -90,7 +98,7 @@ class MapScanOp implements Operation<PartitionPage> {
     if (c === undefined || store === undefined || store.size === 0) return { entries: [], more: false, last: undefined, values: this.values };
     const clock = this.maps.deps.clock;
     const walk = new ScanWalk(store.entries, this.limit, this.after, this.prefix, (h) => store.liveAt(h, clock.now()));
-    if (walk.step(SCAN_STEP_RECORDS)) return this.page(store, walk);
+    if (walk.step(SCAN_STEP_RECORDS, stepDeadline())) return this.page(store, walk);
     // A big partition: the rest of the walk in later turns, each bounded. The partition may
     // move away meanwhile: then the owner's copy is no longer the partition, and the caller
     // reads the page again at the new owner (nothing of this page was returned yet).
@@ -100,7 +108,7 @@ class MapScanOp implements Operation<PartitionPage> {
           if (c.stores[this.pid] !== store || !this.maps.deps.isOwner(this.pid)) {
             throw new GridError('WRONG_TARGET', `partition ${this.pid} moved while a scan of map "${this.mapName}" read it`);
           }
-          if (walk.step(SCAN_STEP_RECORDS)) resolve(this.page(store, walk));
+          if (walk.step(SCAN_STEP_RECORDS, stepDeadline())) resolve(this.page(store, walk));
           else setImmediate(turn);
         } catch (e) {
           reject(e);
@@ -191,7 +199,8 @@ export class MapScans {
       const n = Math.min(window, PARTITION_COUNT - pid);
       // Later partitions of the window are read from their start; the first from the cursor.
       const reads: Promise<PartitionPage>[] = [];
-      for (let i = 0; i < n; i++) reads.push(this.readPartition(pid + i, req, i === 0 ? after : undefined, left, leftBytes));
+      // Each read's first step runs in a turn of its own (a local owner walks synchronously).
+      for (let i = 0; i < n; i++) reads.push(this.readPartition(pid + i, req, i === 0 ? after : undefined, left, leftBytes, i > 0));
       const pages = await Promise.all(reads);
       for (let i = 0; i < pages.length; i++, pid++) {
         const p = pages[i]!;
@@ -240,7 +249,8 @@ export class MapScans {
    * the partition moved under it: the invoker retries remote calls itself, but a local
    * call's late failure reaches the caller, so it is tried again here (until the call timeout).
    */
-  private async readPartition(pid: number, req: ScanRequest, after: string | undefined, limit: number, maxBytes: number): Promise<PartitionPage> {
+  private async readPartition(pid: number, req: ScanRequest, after: string | undefined, limit: number, maxBytes: number, ownTurn: boolean): Promise<PartitionPage> {
+    if (ownTurn) await new Promise<void>((resolve) => setImmediate(resolve));
     const clock = this.maps.deps.clock;
     const deadline = clock.now() + this.maps.deps.config.tuning.operationCallTimeoutMillis;
     for (let attempt = 0; ; attempt++) {

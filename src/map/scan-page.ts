@@ -100,6 +100,9 @@ export class PageSelector {
   }
 }
 
+/** A step asks whether its time is up every this many records (a power of two). */
+export const CHECK_EVERY = 1024;
+
 /** After how many restarts (compactions under the walk) the walk finishes in one turn instead. */
 export const MAX_RESTARTS = 3;
 
@@ -125,8 +128,12 @@ export class ScanWalk {
     this.selector = new PageSelector(limit);
   }
 
-  /** Visit up to `budget` records (Infinity: all); true when the walk is complete. */
-  step(budget: number): boolean {
+  /**
+   * Visit up to `budget` records (Infinity: all), and stop early once `outOfTime()` says so
+   * (asked every CHECK_EVERY records: code not yet optimized, or a slow machine, takes longer
+   * per record than the budget assumes); true when the walk is complete.
+   */
+  step(budget: number, outOfTime?: () => boolean): boolean {
     const s = this.source;
     if (!(budget >= 1)) budget = 1;
     if (this.started && s.layoutVersion !== this.layout) {
@@ -151,7 +158,7 @@ export class ScanWalk {
     let n = 0;
     let last = -1;
     for (; h >= 0; last = h, h = s.next(h)) {
-      if (n >= budget) {
+      if (n >= budget || ((n & (CHECK_EVERY - 1)) === 0 && n > 0 && outOfTime !== undefined && outOfTime())) {
         this.visited += n;
         this.last = last;
         return false;

@@ -7,7 +7,7 @@ import { GridError } from '../../../src/core/errors.js';
 import { EntrySlab } from '../../../src/map/entry-slab.js';
 import { decodeScanResult, encodeScanResult, type PartitionPage } from '../../../src/map/map-scan.js';
 import { decodeScanCursor, encodeScanCursor, MAX_CURSOR_CHARS, scanScope } from '../../../src/map/scan-cursor.js';
-import { PageSelector, ScanWalk } from '../../../src/map/scan-page.js';
+import { CHECK_EVERY, PageSelector, ScanWalk } from '../../../src/map/scan-page.js';
 import { prng as mulberry32 } from '../../support/prng.js';
 
 function refusal(fn: () => unknown): string {
@@ -176,6 +176,16 @@ describe('ScanWalk over an EntrySlab', () => {
       for (const k of stable) expect(got.includes(k), k).toBe(true);
       expect(layouts, 'compactions happened under the walks').toBeGreaterThan(0);
     }
+  });
+
+  it('ends a step early when its time is up (asked every CHECK_EVERY records), and still completes', () => {
+    const { slab, keys } = fill(5000);
+    const walk = new ScanWalk(slab, 10, undefined, undefined, () => true);
+    let steps = 0;
+    while (!walk.step(1_000_000, () => true)) steps++;
+    expect(steps).toBe(Math.floor(5000 / CHECK_EVERY));
+    expect(walk.visited).toBe(5000);
+    expect(walk.selector.sorted()).toEqual([...keys].sort().slice(0, 10));
   });
 
   it('starts over after a compaction, and finishes in one go after too many', () => {
