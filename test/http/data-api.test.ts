@@ -1,8 +1,8 @@
 // Grid's data API through real members (docs/data-api.md): map listings in pages with a
 // cursor, prefixes, entries with text and base64 values, the lists of maps and queues, the
 // 400s of bad parameters and cursors, the /hazelcast/ contract left as it was, and the scan's
-// guarantee while partitions migrate: a member joins and another leaves mid-scan, and every key
-// that exists for the whole scan is returned exactly once. One cluster for the file; the
+// guarantee while partitions migrate: a member joins, another leaves and a third is killed
+// mid-scan, and every key that exists for the whole scan is returned exactly once. One cluster for the file; the
 // migration test runs last (it changes the members).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,7 +152,7 @@ describe('GET /grid/rest/maps and /grid/rest/queues', () => {
 });
 
 describe('a scan while partitions migrate', () => {
-  it('returns every key that exists for the whole scan exactly once while a member joins and another leaves', async () => {
+  it('returns every key that exists for the whole scan exactly once while a member joins, another leaves and one is killed', async () => {
     const before = (await c.partitions(0)).version;
     // Keys that come and go during the scan: they may or may not appear, never twice.
     let churning = true;
@@ -167,25 +167,36 @@ describe('a scan while partitions migrate', () => {
       }
     })();
     let joined = -1;
+    let killed = false;
     let stopping: Promise<unknown> | undefined;
     const { keys } = await scanAll(
       'stable',
       'limit=25',
-      // Through any live member but the one leaving.
-      (n) => (n % 2 === 0 || joined < 0 ? 0 : joined),
+      // Through member 0 and the one that joined (never the one leaving), then member 0 alone.
+      (n) => (n % 2 === 0 || joined < 0 || killed ? 0 : joined),
       async (page) => {
         if (page === 3) {
           joined = (await c.addMember()).index;
           // Go on once partitions started to move to the new member.
           await waitFor('partitions to migrate', async () => (await c.partitions(0)).version > before, 30_000);
         }
+        // A graceful leave while the join's migrations may still run.
         if (page === 20) stopping = c.stop(1);
+        if (page === 35) {
+          // Then a failure: once every partition has its backup again, the joined member is
+          // killed; its partitions' backups on member 0 are promoted under the scan.
+          await stopping;
+          await c.waitSafe(60_000, 2);
+          await c.kill(joined);
+          killed = true;
+        }
       },
     );
     churning = false;
     await churn;
     await stopping;
     expect(joined).toBeGreaterThan(0);
+    expect(killed, 'the scan outlived the kill').toBe(true);
     // Partitions moved during the scan: the table changed again after the member joined.
     expect((await c.partitions(0)).version).toBeGreaterThan(before);
     const seen = new Map<string, number>();
