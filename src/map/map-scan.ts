@@ -200,7 +200,8 @@ export class MapScans {
       // Later partitions of the window are read from their start; the first from the cursor.
       const reads: Promise<PartitionPage>[] = [];
       // Each read's first step runs in a turn of its own (a local owner walks synchronously).
-      for (let i = 0; i < n; i++) reads.push(this.readPartition(pid + i, req, i === 0 ? after : undefined, left, leftBytes, i > 0));
+      // The reads ahead share one more byte budget: a window holds at most twice the page's values.
+      for (let i = 0; i < n; i++) reads.push(this.readPartition(pid + i, req, i === 0 ? after : undefined, left, i === 0 ? leftBytes : Math.max(1, Math.floor(leftBytes / n)), i > 0));
       const pages = await Promise.all(reads);
       for (let i = 0; i < pages.length; i++, pid++) {
         const p = pages[i]!;
