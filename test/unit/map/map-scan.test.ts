@@ -3,7 +3,12 @@
 // between and during walks, compactions under a walk), and the partition-page wire form.
 
 import { describe, expect, it } from 'vitest';
+import { configFromObject } from '../../../src/config/index.js';
+import { ManualClock } from '../../../src/core/clock.js';
 import { GridError } from '../../../src/core/errors.js';
+import { MapService, type ScanPage, type ScanPosition } from '../../../src/map/map-service.js';
+import { partitionIdOf } from '../../../src/partition/partitioning.js';
+import { captureLogs, RecordingInvoker } from '../core/fakes.js';
 import { EntrySlab } from '../../../src/map/entry-slab.js';
 import { decodeScanResult, encodeScanResult, type PartitionPage } from '../../../src/map/map-scan.js';
 import { decodeScanCursor, encodeScanCursor, MAX_CURSOR_CHARS, scanScope } from '../../../src/map/scan-cursor.js';
@@ -210,5 +215,87 @@ describe('a partition page on the wire', () => {
     { entries: [{ key: 'a', value: '\u0000\u00ff', contentType: 'application/octet-stream' }, { key: 'b', value: '', contentType: undefined }], more: false, last: 'b', values: true },
   ])('round-trips %o', (p) => {
     expect(decodeScanResult(encodeScanResult(p), (t, i) => (t[i] === null ? undefined : (t[i] as string)))).toEqual(p);
+  });
+});
+
+describe('MapScans: pages over partitions (in-process map service, every partition local)', () => {
+  const setup = (): MapService => new MapService({ config: configFromObject({}).config, invoker: new RecordingInvoker(), clock: new ManualClock(), logger: captureLogs('ALL').control.logger });
+  const order = (a: string, b: string): number => (partitionIdOf(a) - partitionIdOf(b)) || (a < b ? -1 : a > b ? 1 : 0);
+
+  async function listing(svc: MapService, limit: number, opts: { prefix?: string; values?: boolean; maxBytes?: number; between?: () => Promise<void> } = {}): Promise<{ keys: string[]; pages: ScanPage[] }> {
+    const keys: string[] = [];
+    const pages: ScanPage[] = [];
+    let from: ScanPosition | undefined = { partitionId: 0, after: undefined };
+    while (from !== undefined) {
+      const p: ScanPage = await svc.scan({ mapName: 'm', from, limit, prefix: opts.prefix, values: opts.values ?? false, maxBytes: opts.maxBytes ?? 1 << 20 });
+      expect(p.entries.length).toBeLessThanOrEqual(limit);
+      pages.push(p);
+      keys.push(...p.entries.map((e) => e.key));
+      from = p.next;
+      await opts.between?.();
+      expect(pages.length).toBeLessThan(10_000);
+    }
+    return { keys, pages };
+  }
+
+  it('lists in partition order, then key order, with full pages but the last', async () => {
+    const svc = setup();
+    const all = Array.from({ length: 700 }, (_, i) => `key-${i}`);
+    for (const k of all) await svc.put('m', k, `v-${k}`, 'text/plain');
+    for (const limit of [1, 7, 100, 1000]) {
+      const { keys, pages } = await listing(svc, limit);
+      expect(keys).toEqual([...all].sort(order));
+      for (const p of pages.slice(0, -1)) expect(p.entries.length).toBe(limit);
+    }
+  });
+
+  it('an empty map is one empty page; a prefix lists only its keys', async () => {
+    const svc = setup();
+    expect((await listing(svc, 10)).pages).toEqual([{ entries: [], next: undefined }]);
+    for (let i = 0; i < 300; i++) await svc.put('m', `${i % 3 === 0 ? 'a' : 'b'}-${i}`, 'v', undefined);
+    const { keys } = await listing(svc, 9, { prefix: 'a-' });
+    expect(keys.length).toBe(100);
+    expect(keys.every((k) => k.startsWith('a-'))).toBe(true);
+  });
+
+  it('ends a page of entries at the byte budget (at least one entry), values and content types read', async () => {
+    const svc = setup();
+    for (let i = 0; i < 50; i++) await svc.put('m', `k${i}`, 'x'.repeat(100), i % 2 === 0 ? 'text/plain' : undefined);
+    const { keys, pages } = await listing(svc, 1000, { values: true, maxBytes: 250 });
+    expect(keys.sort()).toEqual(Array.from({ length: 50 }, (_, i) => `k${i}`).sort());
+    for (const p of pages) expect(p.entries.length).toBeLessThanOrEqual(2);
+    const e = pages[0]!.entries[0]!;
+    expect(e.value).toBe('x'.repeat(100));
+    expect(e.contentType).toBe(Number(e.key.slice(1)) % 2 === 0 ? 'text/plain' : undefined);
+    const huge = setup();
+    await huge.put('m', 'big', 'y'.repeat(1000), undefined);
+    expect((await listing(huge, 10, { values: true, maxBytes: 10 })).keys).toEqual(['big']);
+  });
+
+  it('a key that lives through the listing is listed once while others come and go between pages', async () => {
+    const svc = setup();
+    const rnd = mulberry32(11);
+    const stable = Array.from({ length: 400 }, (_, i) => `s-${i}`);
+    for (const k of stable) await svc.put('m', k, 'v', undefined);
+    const { keys } = await listing(svc, 13, {
+      between: async () => {
+        for (let i = 0; i < 10; i++) {
+          const k = `c-${Math.floor(rnd() * 500)}`;
+          if (rnd() < 0.5) await svc.remove('m', k);
+          else await svc.put('m', k, 'w', undefined);
+        }
+      },
+    });
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const k of stable) expect(keys.includes(k), k).toBe(true);
+  });
+
+  it('lists the maps with entries and their sizes, by name', async () => {
+    const svc = setup();
+    for (let i = 0; i < 30; i++) await svc.put('b', `k${i}`, 'v', undefined);
+    await svc.put('a', 'x', 'v', undefined);
+    await svc.put('gone', 'x', 'v', undefined);
+    await svc.remove('gone', 'x');
+    expect(await svc.mapNames()).toEqual([{ name: 'a', size: 1 }, { name: 'b', size: 30 }]);
   });
 });
