@@ -140,7 +140,10 @@ export class ScanWalk {
       // Handles moved: start over, keeping the candidates. Past MAX_RESTARTS, finish in one go.
       this.restarts++;
       this.started = false;
-      if (this.restarts > MAX_RESTARTS) budget = Infinity;
+      if (this.restarts > MAX_RESTARTS) {
+        budget = Infinity;
+        outOfTime = undefined;
+      }
     }
     let h: number;
     if (!this.started) {
