@@ -12,9 +12,10 @@ import { AuthStatus, decodeAuthRequest, encodeAuthResponse, type AuthStatusCode 
 import { decideClientAuth } from './client-auth.js';
 import { MessageBuilder, requestHeader, writeUuid, type RequestHeader } from './codec.js';
 import { encodeMembersView, encodePartitionsView } from './cluster-view-codec.js';
-import { dataOfStored, keyOf } from './data.js';
+import { dataOfStored, keyOf, stringData } from './data.js';
 import { decodeMapRequest } from './map-codecs.js';
 import { serveMapRequest } from './map-requests.js';
+import { dataListResponse, decodeMapViewRequest, entryListResponse, type MapViewRequest } from './map-view-codecs.js';
 import { encodeError, ErrorCode, holder, holderOf } from './error-codec.js';
 import { encodeMessage, FrameReader, type ClientMessage } from './frame.js';
 import { HAZELCAST_COMPAT_VERSION, MessageId } from './message-ids.js';
@@ -203,6 +204,8 @@ export class ClientConnection {
     if (q !== undefined) return serveQueue(h, q, this.deps.queues, this.channel);
     const al = decodeAtomicLongRequest(h.type, m);
     if (al !== undefined) return serveAtomicLong(h, al, this.deps.cp);
+    const view = decodeMapViewRequest(h.type, m);
+    if (view !== undefined) return this.serveView(h, view);
     const req = decodeDataRequest(h.type, m);
     if (req === undefined) {
       throw new GridError('UNSUPPORTED', `client message type 0x${h.type.toString(16).padStart(6, '0')} is not supported by Grid yet`);
@@ -287,6 +290,16 @@ export class ClientConnection {
       case 'map.clear':
         return maps.clear(r.name).then(() => emptyResponse(type, corr));
     }
+  }
+
+  /** keySet, values, entrySet: the whole map by scan pages (docs/data-api.md), values mapped as for get. */
+  private serveView(h: RequestHeader, r: MapViewRequest): Promise<MessageBuilder> {
+    const { type, correlationId: corr } = h;
+    return this.deps.maps.scanAll(r.name, r.kind !== 'map.keySet').then((entries) => {
+      if (r.kind === 'map.keySet') return dataListResponse(type, corr, entries.map((e) => stringData(e.key)));
+      if (r.kind === 'map.values') return dataListResponse(type, corr, entries.map((e) => dataOfStored(e.value ?? '', e.contentType)));
+      return entryListResponse(type, corr, entries.map((e) => [stringData(e.key), dataOfStored(e.value ?? '', e.contentType)] as const));
+    });
   }
 }
 

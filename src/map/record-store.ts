@@ -492,7 +492,17 @@ export class RecordStore {
     }
   }
 
-  /** The record at `o` as readers see it (all metadata zero in a store that keeps none). */
+  /** The entries themselves, for map-scan.ts's walk: read only (a scan never changes a store). */
+  get entries(): EntrySlab {
+    return this.slab;
+  }
+
+  /** Whether the record at `o` (a handle of `entries`) is live at `nowMs` (not expired). */
+  liveAt(o: number, nowMs: number): boolean {
+    return this.plain || !this.isExpired(o, nowMs);
+  }
+
+  /** The record at `o` as readers see it (all metadata zero in a map without expiry or statistics). */
   private entryAt(o: number): StoredValue {
     const s = this.slab;
     if (this.plain) return new StoredView(s.value(o), s.contentType(o), s.version(o));

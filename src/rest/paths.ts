@@ -28,6 +28,17 @@ export function stripPrefix(url: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether a request's path has the `/grid/` prefix (Grid's own endpoints live only there; the
+ * `/hazelcast/` paths keep Hazelcast's contract). `url` as sent, absolute form too.
+ */
+export function onGridPrefix(url: string): boolean {
+  if (url.startsWith(GRID_PREFIX)) return true;
+  if (url.charCodeAt(0) === 0x2f /* '/' */) return false;
+  const m = /^https?:\/\/[^/?#]*/i.exec(url);
+  return m !== null && url.startsWith(GRID_PREFIX, m[0].length);
+}
+
 /** Percent-decode one path piece; a malformed escape is a 400. */
 export function decodeSegment(raw: string, what: string): string {
   if (raw.indexOf('%') === -1) return raw;

@@ -12,6 +12,7 @@ import * as health from './health-routes.js';
 import * as management from './management-routes.js';
 import * as cp from './cp-routes.js';
 import * as wan from './wan-routes.js';
+import * as data from './data-api-routes.js';
 import { clusterInfo, instanceName, partitionsInfo } from './cluster-routes.js';
 import { persistenceCommand } from './persistence-routes.js';
 import { metrics } from './metrics-routes.js';
@@ -90,6 +91,28 @@ export const ENDPOINTS: readonly Endpoint[] = [
     credentials: false,
     routes: { 'rest/maps/<map>': maps.clearMap },
     examples: [['DELETE', 'rest/maps/m']],
+  },
+  {
+    method: 'GET',
+    path: '`/rest/maps/<map>?keys`, `?entries` (Grid\'s own, `/grid/` only; `limit`, `cursor`, `prefix`: [Data API](data-api.md))',
+    group: 'DATA',
+    params: '–',
+    answer: '200 JSON `{keys, cursor}` or `{entries, cursor}`, 400 bad parameter or cursor',
+    readsBody: false,
+    credentials: false,
+    routes: { 'rest/maps/<map>': data.scanMap },
+    examples: [['GET', 'rest/maps/m']],
+  },
+  {
+    method: 'GET',
+    path: '`/rest/maps`, `/rest/queues` (Grid\'s own, `/grid/` only)',
+    group: 'CLUSTER_READ',
+    params: '–',
+    answer: '200 JSON `{maps: [{name, size}]}` or `{queues: …}`',
+    readsBody: false,
+    credentials: false,
+    routes: { 'rest/maps': data.listMaps, 'rest/queues': data.listQueues },
+    examples: [['GET', 'rest/maps'], ['GET', 'rest/queues']],
   },
   {
     method: 'POST',
