@@ -168,7 +168,7 @@ export class EntrySlab {
   compareKeyAt(r: number, key: string): number {
     const kw = this.u32s[r >>> OFFSET_BITS]![((r & OFFSET_MASK) << 1) + 1]!;
     const buf = this.bufs[r >>> OFFSET_BITS]!;
-    const start = ((r & OFFSET_MASK) << 3) + HEADER_BYTES + this.metaBytes;
+    const start = ((r & OFFSET_MASK) << 3) + this.keyOffset;
     const wide = (kw & KEY_WIDE) !== 0;
     const n = wide ? (kw & KEY_BYTES_MASK) >>> 1 : kw & KEY_BYTES_MASK;
     const m = n < key.length ? n : key.length;
@@ -184,7 +184,7 @@ export class EntrySlab {
   keyStartsWith(r: number, prefix: string): boolean {
     const kw = this.u32s[r >>> OFFSET_BITS]![((r & OFFSET_MASK) << 1) + 1]!;
     const buf = this.bufs[r >>> OFFSET_BITS]!;
-    const start = ((r & OFFSET_MASK) << 3) + HEADER_BYTES + this.metaBytes;
+    const start = ((r & OFFSET_MASK) << 3) + this.keyOffset;
     const wide = (kw & KEY_WIDE) !== 0;
     const n = wide ? (kw & KEY_BYTES_MASK) >>> 1 : kw & KEY_BYTES_MASK;
     if (n < prefix.length) return false;
