@@ -17,6 +17,8 @@ import { encodeMessage, FrameReader, type ClientMessage } from './frame.js';
 import { HAZELCAST_COMPAT_VERSION, MessageId } from './message-ids.js';
 import { boolResponse, checkDefaultTtl, decodeDataRequest, emptyResponse, intResponse, nullableDataResponse, uuidResponse, type DataRequest } from './request-codecs.js';
 import type { ClientDeps } from './client-deps.js';
+import { ClientListeners } from './client-listeners.js';
+import { decodeAddEntryListener, decodeRemoveEntryListener, isListenerMessage, ListenerMessageId } from './listener-codecs.js';
 
 /** The longest a client's poll waits here: a client poll with no deadline (-1) is answered empty after this and polled again by the app. */
 const MAX_POLL_WAIT_MS = 2 ** 31 - 1;
@@ -44,6 +46,8 @@ export class ClientConnection {
   private lastReadAt: number;
   /** Waiting polls told when this connection closes (one socket listener for all of them). */
   private readonly onClose = new Set<() => void>();
+  /** Entry listeners registered on this connection (made at the first). */
+  private listeners: ClientListeners | undefined;
 
   constructor(
     private readonly socket: net.Socket,
@@ -71,6 +75,7 @@ export class ClientConnection {
       this.deps.onClosed(this);
       for (const fn of this.onClose) fn();
       this.onClose.clear();
+      this.listeners?.close();
     });
     this.socket.on('data', (chunk: Buffer) => this.feed(chunk));
     if (head.length > 3) this.feed(head.subarray(3));
@@ -183,6 +188,7 @@ export class ClientConnection {
         queueMicrotask(() => this.pushViews());
         return emptyResponse(h.type, h.correlationId);
     }
+    if (isListenerMessage(h.type)) return this.listenerRequest(h, m);
     const req = decodeDataRequest(h.type, m);
     if (req === undefined) {
       throw new GridError('UNSUPPORTED', `client message type 0x${h.type.toString(16).padStart(6, '0')} is not supported by Grid yet`);
@@ -227,6 +233,13 @@ export class ClientConnection {
       address: { host: local.host, port: local.port },
       serverVersion: HAZELCAST_COMPAT_VERSION,
     });
+  }
+
+  private listenerRequest(h: RequestHeader, m: ClientMessage): MaybePromise<MessageBuilder> {
+    const listeners = (this.listeners ??= new ClientListeners(this.deps.events, (b) => this.send(b), this.log));
+    if (h.type === ListenerMessageId.MapRemoveEntryListener) return boolResponse(h.type, h.correlationId, listeners.remove(decodeRemoveEntryListener(m).registrationId));
+    const req = decodeAddEntryListener(h.type, m);
+    return listeners.add(h.correlationId, req).then((id) => uuidResponse(h.type, h.correlationId, (buf, at) => writeUuid(buf, at, id)));
   }
 
   /** Push the members and partitions views to this connection's listener when they changed. */

@@ -2,6 +2,7 @@
 
 import type { MapFacade } from '../map/map-service.js';
 import type { QueueFacade } from '../queue/queue-service.js';
+import type { EventFacade } from '../events/event-service.js';
 import type { ViewMember } from './cluster-view-codec.js';
 
 export interface ClientDeps {
@@ -18,6 +19,8 @@ export interface ClientDeps {
   partitionOwners(): readonly (string | undefined)[];
   readonly maps: MapFacade;
   readonly queues: QueueFacade;
+  /** Entry listeners subscribe here (listener-codecs.ts, client-listeners.ts). */
+  readonly events: EventFacade;
   /** Told when a connection closed (the server forgets it). */
   onClosed(connection: { readonly isClosed: boolean }): void;
 }

@@ -30,6 +30,7 @@ import { MapRegistry } from './map-registry.js';
 import { mapHandler } from './map-remote.js';
 import { mapReplicaData } from './map-replicas.js';
 import { MapWanEvents, type MapWanIncoming, type MapWanSink } from './map-wan.js';
+import { MapEventSource } from './map-events.js';
 
 // The names other layers import from here.
 export type { MapWanEvent } from '../protocol/wan-payloads.js';
@@ -38,6 +39,7 @@ export { MapCounters } from './map-metrics.js';
 export { decodePersistedEntry, encodePersistedEntry, type MapPersistence } from './map-persistence.js';
 export { SWEEP_BUDGET } from './map-expiry.js';
 export type { MapWanIncoming, MapWanSink } from './map-wan.js';
+export type { MapChangeEvent, MapEventBus, MapEventSource, MapEventType } from './map-events.js';
 
 export interface MapFacade {
   get(mapName: string, key: string): MaybePromise<StoredValue | undefined>;
@@ -59,6 +61,8 @@ export class MapService implements MapFacade {
   readonly handler: OperationHandler;
   /** How the partition layer moves this service's data. */
   readonly replicaData: ReplicaData;
+  /** Change events at the partition owner (map-events.ts); the event service attaches to it. */
+  readonly events: MapEventSource;
 
   constructor(
     deps: DataServiceDeps & {
@@ -79,6 +83,7 @@ export class MapService implements MapFacade {
       gate: deps.writeGate,
     });
     const maps = this.maps;
+    this.events = new MapEventSource(maps, maps.deps.isOwner);
     this.protection = new StructureProtection({
       kind: 'map',
       config: deps.config,

@@ -62,9 +62,13 @@ export interface MergeEntry {
  * WAN layer keeps a Merkle tree of the entries this way. Only stores given one pay for it.
  */
 export interface StoreObserver {
-  changed(key: string, before: StoredValue | undefined, after: StoredValue | undefined): void;
-  cleared(): void;
+  /** `cause` says why an entry went away when it was not removed by a write: its expiry, or eviction. */
+  changed(key: string, before: StoredValue | undefined, after: StoredValue | undefined, cause?: RemovalCause): void;
+  /** `count`: the live and dead entries the clear dropped. */
+  cleared(count?: number): void;
 }
+
+export type RemovalCause = 'expired' | 'evicted';
 
 export interface ExpiryPolicy {
   /** 0 = no TTL. */
@@ -93,7 +97,13 @@ export class RecordStore {
   private readonly plain: boolean;
   /** Whether get() and put() read their `nowMs` (a plain store without observer does not: callers may skip the clock). */
   readonly usesClock: boolean;
+  /** The observer given at construction (a Merkle tree, persistence): what observer queries read. */
   readonly observer: StoreObserver | undefined;
+  /**
+   * What every change is told to: the observer, or while this map has listeners the change
+   * events' observer in front of it (setWatcher, map-events.ts). Unset, nothing pays for events.
+   */
+  private watcher: StoreObserver | undefined;
   private readonly expiredReads: { expirations: number } | undefined;
   /** Bytes the record evictOne removed last took. */
   lastEvictedBytes = 0;
@@ -102,6 +112,7 @@ export class RecordStore {
 
   constructor(policy: ExpiryPolicy) {
     this.observer = policy.observer;
+    this.watcher = policy.observer;
     this.expiredReads = policy.expiredReads;
     this.ttlMs = policy.ttlMs;
     this.maxIdleMs = policy.maxIdleMs;
@@ -116,6 +127,11 @@ export class RecordStore {
     return this.slab.size;
   }
 
+  /** Tell `watcher` of every change instead of the observer (it passes them on), or with undefined only the observer again. */
+  setWatcher(watcher: StoreObserver | undefined): void {
+    this.watcher = watcher ?? this.observer;
+  }
+
   /** The live value of `key`, or undefined (an expired entry is removed on the way). */
   get(key: string, nowMs: number): StoredValue | undefined {
     const s = this.slab;
@@ -124,7 +140,7 @@ export class RecordStore {
     if (this.plain) return new StoredView(s.value(o), s.contentType(o));
     if (this.expiring && this.isExpired(o, nowMs)) {
       s.removeAt(o);
-      if (this.observer !== undefined) this.observer.changed(key, this.entryAt(o), undefined);
+      if (this.watcher !== undefined) this.watcher.changed(key, this.entryAt(o), undefined, 'expired');
       s.compactIfSparse();
       if (this.expiredReads !== undefined) this.expiredReads.expirations++;
       return undefined;
@@ -149,7 +165,7 @@ export class RecordStore {
   }
 
   put(key: string, value: string, contentType: string | undefined, nowMs: number): void {
-    if (this.plain && this.observer === undefined) {
+    if (this.plain && this.watcher === undefined) {
       this.slab.put(key, value, contentType);
       return;
     }
@@ -167,7 +183,7 @@ export class RecordStore {
   /** Store an entry with its metadata (what the map keeps of it), telling the observer (when there is one) what it replaced. */
   private write(key: string, value: string, contentType: string | undefined, expiresAt: number, lastAccessAt: number, creationTime: number, lastUpdateTime: number, hits: number): void {
     const s = this.slab;
-    const observer = this.observer;
+    const observer = this.watcher;
     let before: StoredValue | undefined;
     if (observer !== undefined) {
       const p = s.find(key);
@@ -187,13 +203,13 @@ export class RecordStore {
   }
 
   /** Remove `key`; true when a live entry was removed. */
-  remove(key: string, nowMs: number): boolean {
+  remove(key: string, nowMs: number, cause?: RemovalCause): boolean {
     const s = this.slab;
     const o = s.remove(key);
     if (o < 0) return false;
     // The dead record stays readable until the next compaction.
     const live = this.plain || !this.isExpired(o, nowMs);
-    if (this.observer !== undefined) this.observer.changed(key, this.entryAt(o), undefined);
+    if (this.watcher !== undefined) this.watcher.changed(key, this.entryAt(o), undefined, live ? cause : 'expired');
     s.compactIfSparse();
     return live;
   }
@@ -232,7 +248,7 @@ export class RecordStore {
     if (best < 0) return undefined;
     const bestKey = s.key(best);
     this.lastEvictedBytes = s.recordBytes(best);
-    this.remove(bestKey, nowMs);
+    this.remove(bestKey, nowMs, 'evicted');
     return bestKey;
   }
 
@@ -243,8 +259,9 @@ export class RecordStore {
   }
 
   clear(): void {
+    const count = this.slab.size;
     this.slab.clear();
-    this.observer?.cleared();
+    this.watcher?.cleared(count);
   }
 
   /** Remove expired entries; returns how many were removed. */
@@ -256,7 +273,7 @@ export class RecordStore {
     for (let o = s.first(); o >= 0; o = s.next(o)) {
       if (!this.isExpired(o, nowMs)) continue;
       s.removeAt(o);
-      if (this.observer !== undefined) this.observer.changed(s.key(o), this.entryAt(o), undefined);
+      if (this.watcher !== undefined) this.watcher.changed(s.key(o), this.entryAt(o), undefined, 'expired');
       removed++;
     }
     s.compactIfSparse();

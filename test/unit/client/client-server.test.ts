@@ -36,6 +36,7 @@ async function setup(silenceMs = 60_000) {
     partitionOwners: () => Array.from({ length: 271 }, () => LOCAL.uuid),
     maps: undefined as unknown as ClientDeps['maps'],
     queues: undefined as unknown as ClientDeps['queues'],
+    events: undefined as unknown as ClientDeps['events'],
   };
   const clients = new ClientServer(deps, clock, logs.control.logger, silenceMs);
   const server = net.createServer((s) => s.once('data', (head: Buffer) => clients.accept(s, head)));
