@@ -1,0 +1,51 @@
+// The change-event payloads (80-81): the wire shape pinned, each fed through the real value
+// codec, and malformed shapes refused naming the field.
+
+import { describe, expect, it } from 'vitest';
+import { Latin1, decodeValue, encodeValue, type WireValue } from '../../../src/protocol/codec.js';
+import * as E from '../../../src/protocol/event-payloads.js';
+
+const UPDATED: E.MapEventPayload = {
+  mapName: 'orders',
+  partitionId: 21,
+  epoch: 7,
+  sequence: 42,
+  type: 'updated',
+  key: 'k1',
+  oldValue: { value: 'v\u00e9', contentType: 'text/plain' },
+  newValue: { value: '\u0000\u00ff', contentType: undefined },
+  count: 1,
+};
+const CLEARED: E.MapEventPayload = { mapName: 'orders', partitionId: 0, epoch: 7, sequence: 43, type: 'cleared', key: undefined, oldValue: undefined, newValue: undefined, count: 12 };
+
+const through = (v: WireValue): WireValue => decodeValue(encodeValue(v));
+
+describe('event payloads', () => {
+  it('EventInterest: [version, maps]', () => {
+    expect(E.encodeEventInterest({ version: 1700000000000, maps: ['a', 'b'] })).toEqual([1700000000000, ['a', 'b']]);
+    expect(E.decodeEventInterest(through(E.encodeEventInterest({ version: 3, maps: [] })))).toEqual({ version: 3, maps: [] });
+    expect(() => E.decodeEventInterest([1, [2]])).toThrow(/maps\[0\]/);
+    expect(() => E.decodeEventInterest(['x', []])).toThrow(/version/);
+  });
+
+  it('MapEvents: 11 values per event, values as Latin1, round trip through the wire codec', () => {
+    const wire = E.encodeMapEvents([UPDATED, CLEARED]);
+    expect(wire).toEqual([
+      'orders', 21, 7, 42, 1, 'k1', new Latin1('v\u00e9'), 'text/plain', new Latin1('\u0000\u00ff'), null, 1,
+      'orders', 0, 7, 43, 5, null, null, null, null, null, 12,
+    ]);
+    expect(E.decodeMapEvents(through(wire))).toEqual([UPDATED, CLEARED]);
+    expect(E.decodeMapEvents(through(E.encodeMapEvents([])))).toEqual([]);
+  });
+
+  it('malformed batches are refused, naming what is wrong', () => {
+    const good = E.encodeMapEvents([UPDATED]) as WireValue[];
+    const bad = (i: number, v: WireValue): WireValue[] => good.map((x, j) => (j === i ? v : x));
+    expect(() => E.decodeMapEvents(good.slice(0, 10))).toThrow(/whole number/);
+    expect(() => E.decodeMapEvents(bad(4, 9))).toThrow(/unknown event type 9/);
+    expect(() => E.decodeMapEvents(bad(1, 271))).toThrow(/partition id 271/);
+    expect(() => E.decodeMapEvents(bad(6, 'not latin1'))).toThrow(/old value/);
+    expect(() => E.decodeMapEvents(bad(0, 3))).toThrow(/map name/);
+    expect(() => E.decodeMapEvents('x')).toThrow(/map events/);
+  });
+});
