@@ -30,6 +30,13 @@ const MAX_POLL_WAIT_MS = 2 ** 31 - 1;
  */
 const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Unsent bytes beyond which entry events to this connection are dropped (a listener that does
+ * not keep up never grows the member's memory or slows the writers; Hazelcast drops events when
+ * its event queue is full too).
+ */
+const MAX_EVENT_BACKLOG_BYTES = 16 * 1024 * 1024;
+
 /** Marks a response its handler already wrote itself (a poll's, whose write the reservation follows). */
 const SENT = new MessageBuilder(Buffer.alloc(0));
 
@@ -48,6 +55,10 @@ export class ClientConnection {
   private readonly onClose = new Set<() => void>();
   /** Entry listeners registered on this connection (made at the first). */
   private listeners: ClientListeners | undefined;
+  /** Entry events of this turn, written together at its end (one socket write for many events). */
+  private events: Buffer[] = [];
+  /** Events dropped for a full backlog (logged once per burst). */
+  private droppedEvents = 0;
 
   constructor(
     private readonly socket: net.Socket,
@@ -236,10 +247,28 @@ export class ClientConnection {
   }
 
   private listenerRequest(h: RequestHeader, m: ClientMessage): MaybePromise<MessageBuilder> {
-    const listeners = (this.listeners ??= new ClientListeners(this.deps.events, (b) => this.send(b), this.log));
+    const listeners = (this.listeners ??= new ClientListeners(this.deps.events, (b) => this.sendEvent(b), this.log));
     if (h.type === ListenerMessageId.MapRemoveEntryListener) return boolResponse(h.type, h.correlationId, listeners.remove(decodeRemoveEntryListener(m).registrationId));
     const req = decodeAddEntryListener(h.type, m);
     return listeners.add(h.correlationId, req).then((id) => uuidResponse(h.type, h.correlationId, (buf, at) => writeUuid(buf, at, id)));
+  }
+
+  private sendEvent(b: MessageBuilder): void {
+    if (this.closed) return;
+    if (this.socket.writableLength > MAX_EVENT_BACKLOG_BYTES) {
+      if (this.droppedEvents++ === 0) this.log.warn({ client: this.clientName }, `entry events to client ${this.clientName} dropped: it reads them slower than they come (${MAX_EVENT_BACKLOG_BYTES} bytes unsent)`);
+      return;
+    }
+    this.droppedEvents = 0;
+    if (this.events.length === 0) setImmediate(() => this.flushEvents());
+    this.events.push(encodeMessage(b.frames));
+  }
+
+  private flushEvents(): void {
+    const events = this.events;
+    this.events = [];
+    if (this.closed || this.socket.destroyed || !this.socket.writable || events.length === 0) return;
+    this.socket.write(events.length === 1 ? events[0]! : Buffer.concat(events));
   }
 
   /** Push the members and partitions views to this connection's listener when they changed. */
