@@ -342,6 +342,7 @@ export class Member {
       reloadTls: () => this.reloadTls('REST'),
       cluster: this.cluster,
       maps: this.maps,
+      events: this.events,
       queues: this.queues,
       wan: this.wan,
       cp: this.cp,
