@@ -9,7 +9,7 @@ import type { Logger } from '../core/logger.js';
 import type { EventFacade, MapChangeEvent, MapEventType } from '../events/event-service.js';
 import type { MessageBuilder } from './codec.js';
 import { dataOfStored, keyOf, stringData } from './data.js';
-import { encodeEntryEvent, EntryEventType, type AddEntryListenerRequest } from './listener-codecs.js';
+import { encodeEntryEvent, EntryEventType, memberUuidBytes, type AddEntryListenerRequest } from './listener-codecs.js';
 
 const TYPE_BITS: Readonly<Record<MapEventType, number>> = {
   added: EntryEventType.ADDED,
@@ -23,6 +23,8 @@ const TYPE_BITS: Readonly<Record<MapEventType, number>> = {
 export class ClientListeners {
   private readonly registrations = new Map<string, { readonly mapName: string; readonly unsubscribe: () => void }>();
   private closed = false;
+  /** Member uuids as events carry them, encoded once. */
+  private readonly origins = new Map<string, Buffer>();
 
   constructor(
     private readonly events: EventFacade,
@@ -50,7 +52,7 @@ export class ClientListeners {
             toKey: key !== undefined,
             partitionId: e.partitionId,
             eventType: bit,
-            memberUuid: origin,
+            memberUuid: this.originBytes(origin),
             affectedEntries: e.count,
             key: e.key === undefined ? undefined : (keyData ?? stringData(e.key)),
             value: r.includeValue && value !== undefined ? dataOfStored(value.value, value.contentType) : undefined,
@@ -66,6 +68,12 @@ export class ClientListeners {
     if (this.closed) unsubscribe();
     else this.registrations.set(id, { mapName: r.name, unsubscribe });
     return id;
+  }
+
+  private originBytes(uuid: string): Buffer {
+    let b = this.origins.get(uuid);
+    if (b === undefined) this.origins.set(uuid, (b = memberUuidBytes(uuid)));
+    return b;
   }
 
   /** Remove a registration of this connection; false when it has none by that id. */

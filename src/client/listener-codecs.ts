@@ -81,12 +81,19 @@ export interface EntryEventFrame {
   readonly toKey: boolean;
   readonly partitionId: number;
   readonly eventType: number;
-  /** The member the event comes from (the clients look it up in their members view). */
-  readonly memberUuid: string;
+  /** The member the event comes from (the clients look it up in their members view): its uuid, or its 17 encoded bytes (memberUuidBytes). */
+  readonly memberUuid: string | Buffer;
   readonly affectedEntries: number;
   readonly key: Buffer | undefined;
   readonly value: Buffer | undefined;
   readonly oldValue: Buffer | undefined;
+}
+
+/** A member uuid as an event carries it (encoded once per member, not once per event). */
+export function memberUuidBytes(uuid: string): Buffer {
+  const b = Buffer.alloc(UUID_BYTES);
+  writeUuid(b, 0, uuid);
+  return b;
 }
 
 /** The entry event: eventType, member uuid and affected entries fixed; key, value, oldValue, mergingValue nullable Data. */
@@ -94,7 +101,8 @@ export function encodeEntryEvent(e: EntryEventFrame): MessageBuilder {
   const type = e.toKey ? ListenerMessageId.MapAddEntryListenerToKeyEvent : ListenerMessageId.MapAddEntryListenerEvent;
   const init = eventInitial(type, e.correlationId, e.partitionId, 4 + UUID_BYTES + 4);
   init.writeInt32LE(e.eventType, EVENT_FIXED_OFFSET);
-  writeUuid(init, EVENT_FIXED_OFFSET + 4, e.memberUuid);
+  if (typeof e.memberUuid === 'string') writeUuid(init, EVENT_FIXED_OFFSET + 4, e.memberUuid);
+  else e.memberUuid.copy(init, EVENT_FIXED_OFFSET + 4);
   init.writeInt32LE(e.affectedEntries, EVENT_FIXED_OFFSET + 4 + UUID_BYTES);
   return new MessageBuilder(init, Flag.UNFRAGMENTED | Flag.IS_EVENT).nullableBytes(e.key).nullableBytes(e.value).nullableBytes(e.oldValue).nullFrame();
 }

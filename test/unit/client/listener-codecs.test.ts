@@ -103,3 +103,11 @@ describe('entry events as the client decodes them', () => {
     expect([got[0], got[1], got[2], got[3], got[4], got[6]]).toEqual([null, null, null, null, 64, 12]);
   });
 });
+
+describe('member uuid bytes', () => {
+  it('an event with the uuid pre-encoded is the same bytes as one with its text', async () => {
+    const { memberUuidBytes } = await import('../../../src/client/listener-codecs.js');
+    const e = { correlationId: 1n, toKey: false, partitionId: 0, eventType: 1, affectedEntries: 1, key, value: undefined, oldValue: undefined };
+    expect(encodeMessage(encodeEntryEvent({ ...e, memberUuid: memberUuidBytes(A) }).frames)).toEqual(encodeMessage(encodeEntryEvent({ ...e, memberUuid: A }).frames));
+  });
+});
