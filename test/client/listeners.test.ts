@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, UnsupportedOperationError, type EntryEvent, type EntryListener } from 'hazelcast-client';
 import { startCluster, type Cluster } from '../support/cluster.js';
+import { openStream } from '../support/sse.js';
 import { waitFor } from '../support/wait.js';
 
 let c: Cluster;
@@ -150,4 +151,34 @@ describe('entry listeners of hazelcast-client 5.7.0 on 3 Grid members', () => {
     expect(e?.cause).toBeInstanceOf(UnsupportedOperationError);
     expect(e?.cause?.message).toMatch(/predicate/);
   });
+
+  // Last: it kills a member of the shared cluster.
+  it('a change stream on another member is told events may be lost when a partition\'s owner dies (SIGKILL), and goes on', async () => {
+    const stream = await openStream(c.member(0).port, '/grid/rest/maps/ev-kill/events');
+    const keys = Array.from({ length: 120 }, (_, i) => `d${i}`);
+    for (const k of keys) expect((await c.http(0, 'POST', `/grid/rest/maps/ev-kill/${k}`, 'v1', { contentType: 'text/plain' })).status).toBe(200);
+    await waitFor('the first 120 events', () => stream.events().filter((e) => e.event === 'added').length >= 120, 20_000);
+    const table = JSON.parse((await c.http(0, 'GET', '/grid/rest/partitions')).body) as { partitions: string[][] };
+    const victim = c.member(2).uuid!;
+    const partitionOf = new Map(stream.events().map((e) => [e.data.key as string, e.data.partition as number]));
+    const orphaned = new Set(keys.map((k) => partitionOf.get(k)!).filter((pid) => table.partitions[pid]?.[0] === victim));
+    expect(orphaned.size).toBeGreaterThan(0);
+    await c.kill(2);
+    await c.waitSafe(30_000);
+    for (const k of keys) expect((await c.http(0, 'POST', `/grid/rest/maps/ev-kill/${k}`, 'v2', { contentType: 'text/plain' })).status).toBe(200);
+    await waitFor('the 120 updates', () => stream.events().filter((e) => e.event === 'updated').length >= 120, 30_000);
+    const events = stream.events();
+    const lost = new Set(events.filter((e) => e.event === 'lost').map((e) => e.data.partition as number));
+    // Every partition whose owner died is flagged before its next event (the dead owner's unsent events, if any, are gone).
+    for (const pid of orphaned) {
+      expect(lost.has(pid), `partition ${pid}`).toBe(true);
+      const firstUpdate = events.findIndex((e) => e.event === 'updated' && e.data.partition === pid);
+      const flagged = events.findIndex((e) => e.event === 'lost' && e.data.partition === pid);
+      expect(flagged).toBeLessThan(firstUpdate);
+    }
+    // Each update arrived once.
+    expect(new Set(events.filter((e) => e.event === 'updated').map((e) => e.data.key)).size).toBe(120);
+    stream.socket.destroy();
+  }, 90_000);
 });
+
