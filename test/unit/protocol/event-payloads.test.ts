@@ -49,3 +49,23 @@ describe('event payloads', () => {
     expect(() => E.decodeMapEvents('x')).toThrow(/map events/);
   });
 });
+
+describe('event payloads on bytes', () => {
+  const INTEREST = '08000000020300000005080000000105000000016d';
+  const REMOVED = '080000000b05000000016d030000000303000000020300000001030000000205000000016b0600000001760000000300000001';
+  const removed: E.MapEventPayload = { mapName: 'm', partitionId: 3, epoch: 2, sequence: 1, type: 'removed', key: 'k', oldValue: { value: 'v', contentType: undefined }, newValue: undefined, count: 1 };
+
+  it('encode to the pinned bytes and decode from them', () => {
+    expect(encodeValue(E.encodeEventInterest({ version: 5, maps: ['m'] })).toString('hex')).toBe(INTEREST);
+    expect(encodeValue(E.encodeMapEvents([removed])).toString('hex')).toBe(REMOVED);
+    expect(E.decodeEventInterest(decodeValue(Buffer.from(INTEREST, 'hex')))).toEqual({ version: 5, maps: ['m'] });
+    expect(E.decodeMapEvents(decodeValue(Buffer.from(REMOVED, 'hex')))).toEqual([removed]);
+  });
+
+  it('every truncation of the bytes is refused, never misread', () => {
+    for (const hex of [INTEREST, REMOVED]) {
+      const bytes = Buffer.from(hex, 'hex');
+      for (let n = 0; n < bytes.length; n++) expect(() => decodeValue(bytes.subarray(0, n)), `${n} bytes`).toThrow();
+    }
+  });
+});
