@@ -36,6 +36,8 @@ export interface MapSubscriber {
   event(e: MapChangeEvent, origin: string): void;
   /** Events of the partition may have been lost before the event that follows (a hole in its sequence, or its owner died). */
   lost(partitionId: number, origin: string): void;
+  /** No more events will come: the member is stopping. */
+  ended?(reason: string): void;
 }
 
 /** What client/ and rest/ may ask of the bus. */
@@ -109,6 +111,7 @@ export class EventService implements EventFacade {
     this.refresh?.cancel();
     this.unsubscribeCluster?.();
     this.pending.clear();
+    for (const subs of [...this.subscribers.values()]) for (const s of [...subs]) if (s.ended !== undefined) safely(() => s.ended!('the member is shutting down'), this.deps.logger);
   }
 
   subscribe(s: MapSubscriber): Promise<() => void> {

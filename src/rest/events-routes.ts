@@ -79,6 +79,8 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
     let unsubscribe: (() => void) | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
     let over = false;
+    /** The answer's head is out (before it, a cut can only close the connection). */
+    let started = false;
     const finish = (): void => {
       if (over) return;
       over = true;
@@ -88,6 +90,11 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
     };
     const cut = (reason: string): void => {
       if (over) return;
+      if (!started) {
+        socket.destroy();
+        finish();
+        return;
+      }
       // The reason is the last few bytes the stream may add beyond its bound.
       socket.end(`event: cut\ndata: ${JSON.stringify({ reason })}\n\n`);
       d.logger.info({ map: mapName, remote: socket.remoteAddress }, `change stream cut off: ${reason}`);
@@ -110,6 +117,7 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
           if (opts.prefix !== undefined && e.key !== undefined && !e.key.startsWith(opts.prefix)) return;
           write(sseFrame(e, opts.values));
         },
+        ended: (reason) => cut(reason),
         lost: (pid) => write(`event: lost\ndata: ${JSON.stringify({ partition: pid, reason: 'events of this partition may have been lost (its owner changed without handing them over)' })}\n\n`),
       })
       .then((unsub) => {
@@ -119,6 +127,7 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
           return;
         }
         // The stream owns the connection from here: its answer is never followed by another.
+        started = true;
         socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\nX-Accel-Buffering: no\r\n\r\n: subscribed\n\n');
         if (resumeFrom !== undefined) {
           write(`event: reset\ndata: ${JSON.stringify({ lastEventId: resumeFrom, reason: 'this member keeps no event journal: events since that id cannot be replayed; read the map again' })}\n\n`);

@@ -86,4 +86,14 @@ describe('change streams over HTTP', () => {
     // The member goes on serving writes.
     expect(await post(base, 's3', 'after', 'v')).toBe(200);
   });
+
+  it('a stream open while its member stops ends with the reason', async () => {
+    const { member, port } = await startMember();
+    const s = await openStream(port, '/grid/rest/maps/s4/events');
+    const closed = new Promise<void>((r) => s.socket.once('close', () => r()));
+    await member.stop();
+    await closed;
+    expect(s.text()).toMatch(/event: cut\ndata: \{"reason":"the member is shutting down"\}\n\n$/);
+  });
 });
+
