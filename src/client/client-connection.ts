@@ -25,6 +25,8 @@ import { serveQueue, type ClientChannel } from './queue-requests.js';
 import { decodeAtomicLongRequest } from './atomic-long-codecs.js';
 import { serveAtomicLong } from './atomic-long-requests.js';
 import type { ClientDeps } from './client-deps.js';
+import { ClientListeners } from './client-listeners.js';
+import { decodeAddEntryListener, decodeRemoveEntryListener, isListenerMessage, ListenerMessageId } from './listener-codecs.js';
 
 /**
  * Answers waiting in the socket's write buffer beyond which this connection stops reading
@@ -32,6 +34,13 @@ import type { ClientDeps } from './client-deps.js';
  * back rather than growing the member's memory.
  */
 const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Unsent bytes beyond which entry events to this connection are dropped (a listener that does
+ * not keep up never grows the member's memory or slows the writers; Hazelcast drops events when
+ * its event queue is full too).
+ */
+const MAX_EVENT_BACKLOG_BYTES = 16 * 1024 * 1024;
 
 /** Marks a response its handler already wrote itself (a poll's, whose write the reservation follows). */
 const SENT = new MessageBuilder(Buffer.alloc(0));
@@ -59,6 +68,12 @@ export class ClientConnection {
     sendWritten: (b, written) => this.send(b, written),
     sent: SENT,
   };
+  /** Entry listeners registered on this connection (made at the first). */
+  private listeners: ClientListeners | undefined;
+  /** Entry events of this turn, written together at its end (one socket write for many events). */
+  private events: Buffer[] = [];
+  /** Events dropped for a full backlog (logged once per burst). */
+  private droppedEvents = 0;
 
   constructor(
     private readonly socket: net.Socket,
@@ -86,6 +101,7 @@ export class ClientConnection {
       this.deps.onClosed(this);
       for (const fn of this.onClose) fn();
       this.onClose.clear();
+      this.listeners?.close();
     });
     this.socket.on('data', (chunk: Buffer) => this.feed(chunk));
     if (head.length > 3) this.feed(head.subarray(3));
@@ -198,6 +214,7 @@ export class ClientConnection {
         queueMicrotask(() => this.pushViews());
         return emptyResponse(h.type, h.correlationId);
     }
+    if (isListenerMessage(h.type)) return this.listenerRequest(h, m);
     const mapReq = decodeMapRequest(h.type, m);
     if (mapReq !== undefined) return serveMapRequest(this.deps.maps, h.type, h.correlationId, mapReq);
     const q = decodeQueueRequest(h.type, m);
@@ -252,6 +269,31 @@ export class ClientConnection {
       address: { host: local.host, port: local.port },
       serverVersion: HAZELCAST_COMPAT_VERSION,
     });
+  }
+
+  private listenerRequest(h: RequestHeader, m: ClientMessage): MaybePromise<MessageBuilder> {
+    const listeners = (this.listeners ??= new ClientListeners(this.deps.events, (b) => this.sendEvent(b), this.log));
+    if (h.type === ListenerMessageId.MapRemoveEntryListener) return boolResponse(h.type, h.correlationId, listeners.remove(decodeRemoveEntryListener(m).registrationId));
+    const req = decodeAddEntryListener(h.type, m);
+    return listeners.add(h.correlationId, req).then((id) => uuidResponse(h.type, h.correlationId, (buf, at) => writeUuid(buf, at, id)));
+  }
+
+  private sendEvent(b: MessageBuilder): void {
+    if (this.closed) return;
+    if (this.socket.writableLength > MAX_EVENT_BACKLOG_BYTES) {
+      if (this.droppedEvents++ === 0) this.log.warn({ client: this.clientName }, `entry events to client ${this.clientName} dropped: it reads them slower than they come (${MAX_EVENT_BACKLOG_BYTES} bytes unsent)`);
+      return;
+    }
+    this.droppedEvents = 0;
+    if (this.events.length === 0) setImmediate(() => this.flushEvents());
+    this.events.push(encodeMessage(b.frames));
+  }
+
+  private flushEvents(): void {
+    const events = this.events;
+    this.events = [];
+    if (this.closed || this.socket.destroyed || !this.socket.writable || events.length === 0) return;
+    this.socket.write(events.length === 1 ? events[0]! : Buffer.concat(events));
   }
 
   /** Push the members and partitions views to this connection's listener when they changed. */

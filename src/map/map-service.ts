@@ -32,6 +32,7 @@ import { mapHandler } from './map-remote.js';
 import { MapScans, type ScanPage, type ScanRequest, type ScanEntry } from './map-scan.js';
 import { mapReplicaData } from './map-replicas.js';
 import { MapWanEvents, type MapWanIncoming, type MapWanSink } from './map-wan.js';
+import { MapEventSource } from './map-events.js';
 
 // The names other layers import from here.
 export type { MapWanEvent } from '../protocol/wan-payloads.js';
@@ -44,6 +45,7 @@ export { SWEEP_BUDGET } from './map-expiry.js';
 export type { MapWanIncoming, MapWanSink } from './map-wan.js';
 export type { ScanEntry, ScanPage, ScanRequest } from './map-scan.js';
 export { decodeScanCursor, encodeScanCursor, scanScope, type ScanPosition } from './scan-cursor.js';
+export type { MapChangeEvent, MapEventBus, MapEventSource, MapEventType } from './map-events.js';
 
 export interface MapFacade {
   get(mapName: string, key: string): MaybePromise<StoredValue | undefined>;
@@ -76,6 +78,8 @@ export class MapService implements MapFacade {
   readonly handler: OperationHandler;
   /** How the partition layer moves this service's data. */
   readonly replicaData: ReplicaData;
+  /** Change events at the partition owner (map-events.ts); the event service attaches to it. */
+  readonly events: MapEventSource;
 
   constructor(
     deps: DataServiceDeps & {
@@ -96,6 +100,7 @@ export class MapService implements MapFacade {
       gate: deps.writeGate,
     });
     const maps = this.maps;
+    this.events = new MapEventSource(maps, maps.deps.isOwner);
     this.protection = new StructureProtection({
       kind: 'map',
       config: deps.config,

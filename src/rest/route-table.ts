@@ -7,6 +7,7 @@
 import type { EndpointGroupName } from '../config/types.js';
 import type { Handler, Method, RouteLabel } from './route-kit.js';
 import * as maps from './maps-routes.js';
+import { mapEvents } from './events-routes.js';
 import * as queues from './queues-routes.js';
 import * as health from './health-routes.js';
 import * as management from './management-routes.js';
@@ -48,6 +49,20 @@ export interface Endpoint {
 }
 
 export const ENDPOINTS: readonly Endpoint[] = [
+  {
+    // Before the entry GET: under /grid/ this path is the map's change stream; under /hazelcast/
+    // the handler serves the entry whose key is "events", as Hazelcast does.
+    method: 'GET',
+    path: '`/rest/maps/<map>/events` (`/grid/` only; docs/data-api.md)',
+    group: 'DATA',
+    params: '–',
+    answer: '200 text/event-stream',
+    readsBody: false,
+    credentials: false,
+    routes: { 'rest/maps/<map>/events': mapEvents },
+    head: false,
+    examples: [['GET', 'rest/maps/m/events']],
+  },
   {
     method: 'GET',
     path: '`/rest/maps/<map>/<key>`',
