@@ -12,6 +12,7 @@ import { AuthStatus, decodeAuthRequest, encodeAuthResponse, SERIALIZATION_VERSIO
 import { MessageBuilder, requestHeader, writeUuid, type RequestHeader } from './codec.js';
 import { encodeMembersView, encodePartitionsView } from './cluster-view-codec.js';
 import { dataOfStored, keyOf, storedFormOf } from './data.js';
+import { partitionIdOf } from '../partition/partitioning.js';
 import { encodeError, ErrorCode, holder, holderOf } from './error-codec.js';
 import { encodeMessage, FrameReader, type ClientMessage } from './frame.js';
 import { HAZELCAST_COMPAT_VERSION, MessageId } from './message-ids.js';
@@ -251,6 +252,7 @@ export class ClientConnection {
   private serve(h: RequestHeader, r: DataRequest): MaybePromise<MessageBuilder> {
     const { type, correlationId: corr } = h;
     const { maps, queues } = this.deps;
+    if (r.kind === 'map.get' || r.kind === 'map.containsKey' || r.kind === 'map.put' || r.kind === 'map.remove' || r.kind === 'map.delete') this.countRouting(r.key);
     switch (r.kind) {
       case 'map.get':
         return then(maps.get(r.name, keyOf(r.key)), (v) => nullableDataResponse(type, corr, v === undefined ? undefined : dataOfStored(v.value, v.contentType)));
@@ -297,6 +299,22 @@ export class ClientConnection {
       case 'queue.isEmpty':
         return then(queues.size(r.name), (n) => boolResponse(type, corr, n === 0));
     }
+  }
+
+  /**
+   * Smart routing's effect, measured: a keyed request whose key's partition (where the map runs
+   * it) another member owns is forwarded there. A key that is not a String is refused anyway.
+   */
+  private countRouting(data: Buffer): void {
+    let pid: number;
+    try {
+      pid = partitionIdOf(keyOf(data));
+    } catch {
+      return;
+    }
+    const routing = this.deps.routing;
+    routing.keyed++;
+    if (this.deps.ownerOf(pid) !== this.deps.localUuid()) routing.forwarded++;
   }
 
   /**

@@ -19,6 +19,8 @@ type Kind =
   | 'str'
   | 'optStr'
   | 'int'
+  /** An integer, or null / left off. */
+  | 'optInt'
   | 'num'
   | 'bool'
   /** Items are checked (a wrong item is named `name[i]`); only an empty array surely conforms. */
