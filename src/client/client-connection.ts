@@ -16,6 +16,7 @@ import { dataOfStored, keyOf, stringData } from './data.js';
 import { decodeMapRequest } from './map-codecs.js';
 import { serveMapRequest } from './map-requests.js';
 import { dataListResponse, decodeMapViewRequest, entryListResponse, type MapViewRequest } from './map-view-codecs.js';
+import { partitionIdOf } from '../partition/partitioning.js';
 import { encodeError, ErrorCode, holder, holderOf } from './error-codec.js';
 import { encodeMessage, FrameReader, type ClientMessage } from './frame.js';
 import { HAZELCAST_COMPAT_VERSION, MessageId } from './message-ids.js';
@@ -216,7 +217,10 @@ export class ClientConnection {
     }
     if (isListenerMessage(h.type)) return this.listenerRequest(h, m);
     const mapReq = decodeMapRequest(h.type, m);
-    if (mapReq !== undefined) return serveMapRequest(this.deps.maps, h.type, h.correlationId, mapReq);
+    if (mapReq !== undefined) {
+      if ('key' in mapReq) this.countRouting(mapReq.key);
+      return serveMapRequest(this.deps.maps, h.type, h.correlationId, mapReq);
+    }
     const q = decodeQueueRequest(h.type, m);
     if (q !== undefined) return serveQueue(h, q, this.deps.queues, this.channel);
     const al = decodeAtomicLongRequest(h.type, m);
@@ -318,6 +322,7 @@ export class ClientConnection {
   private serve(h: RequestHeader, r: DataRequest): MaybePromise<MessageBuilder> {
     const { type, correlationId: corr } = h;
     const { maps } = this.deps;
+    if (r.kind === 'map.get' || r.kind === 'map.containsKey' || r.kind === 'map.delete') this.countRouting(r.key);
     switch (r.kind) {
       case 'map.get':
         return then(maps.get(r.name, keyOf(r.key)), (v) => nullableDataResponse(type, corr, v === undefined ? undefined : dataOfStored(v.value, v.contentType)));
@@ -332,6 +337,22 @@ export class ClientConnection {
       case 'map.clear':
         return maps.clear(r.name).then(() => emptyResponse(type, corr));
     }
+  }
+
+  /**
+   * Smart routing's effect, measured: a keyed request whose key's partition (where the map runs
+   * it) another member owns is forwarded there. A key that is not a String is refused anyway.
+   */
+  private countRouting(data: Buffer): void {
+    let pid: number;
+    try {
+      pid = partitionIdOf(keyOf(data));
+    } catch {
+      return;
+    }
+    const routing = this.deps.routing;
+    routing.keyed++;
+    if (this.deps.ownerOf(pid) !== this.deps.localUuid()) routing.forwarded++;
   }
 
   /** keySet, values, entrySet: the whole map by scan pages (docs/data-api.md), values mapped as for get. */

@@ -7,6 +7,12 @@ import type { QueueFacade } from '../queue/queue-service.js';
 import type { EventFacade } from '../events/event-service.js';
 import type { ViewMember } from './cluster-view-codec.js';
 
+/** Keyed map requests received from clients, and those of them whose partition another member owns (forwarded there). */
+export interface ClientRouting {
+  keyed: number;
+  forwarded: number;
+}
+
 export interface ClientDeps {
   readonly clusterName: string;
   readonly partitionCount: number;
@@ -19,6 +25,10 @@ export interface ClientDeps {
   partitionTableVersion(): number;
   /** Owner uuid of each partition (undefined: not assigned yet). */
   partitionOwners(): readonly (string | undefined)[];
+  /** Owner uuid of one partition (undefined: not assigned yet). */
+  ownerOf(partitionId: number): string | undefined;
+  /** Counts of keyed map requests, shared by the connections (metrics). */
+  readonly routing: ClientRouting;
   readonly maps: MapFacade;
   readonly queues: QueueFacade;
   /** With security on, who may authenticate (the client-authentication realm, as for REST). */

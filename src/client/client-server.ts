@@ -8,7 +8,7 @@ import type net from 'node:net';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { ClientConnection } from './client-connection.js';
-import type { ClientDeps } from './client-deps.js';
+import type { ClientDeps, ClientRouting } from './client-deps.js';
 
 /** How often the views' versions are compared with what each listener was sent, and silent connections looked for. */
 const VIEW_CHECK_INTERVAL_MS = 250;
@@ -25,11 +25,13 @@ const REFUSED_ADDRESSES_KEPT = 4096;
 export class ClientServer {
   private readonly connections = new Set<ClientConnection>();
   private readonly refusedAddresses = new Set<string>();
+  /** Keyed map requests of every connection, and those forwarded to another member (grid_client_keyed_requests_*). */
+  readonly routing: ClientRouting = { keyed: 0, forwarded: 0 };
   private readonly timer: TimerHandle;
   private stopped = false;
 
   constructor(
-    private readonly deps: Omit<ClientDeps, 'onClosed' | 'firstRefusalFrom'>,
+    private readonly deps: Omit<ClientDeps, 'onClosed' | 'firstRefusalFrom' | 'routing'>,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly silenceTimeoutMs = CLIENT_SILENCE_TIMEOUT_MS,
@@ -46,7 +48,7 @@ export class ClientServer {
       socket.destroy();
       return;
     }
-    const c: ClientConnection = new ClientConnection(socket, { ...this.deps, onClosed: () => this.connections.delete(c), firstRefusalFrom: (a) => this.firstRefusalFrom(a) }, this.logger, () => this.clock.now());
+    const c: ClientConnection = new ClientConnection(socket, { ...this.deps, routing: this.routing, onClosed: () => this.connections.delete(c), firstRefusalFrom: (a) => this.firstRefusalFrom(a) }, this.logger, () => this.clock.now());
     this.connections.add(c);
     c.start(head);
   }

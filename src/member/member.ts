@@ -278,6 +278,11 @@ export class Member {
     reportMemoryMetrics(r, this.memoryGuard);
     reportWanMetrics(r, () => this.wan.status());
     this.persistence?.reportMetrics(r);
+    r.counter({ name: 'grid_client_keyed_requests_total', help: 'Keyed map requests from Hazelcast clients (get, put, set, remove, delete, containsKey)' }, (report) => report(this.clients?.routing.keyed ?? 0));
+    r.counter(
+      { name: 'grid_client_keyed_requests_forwarded_total', help: "Keyed map requests from Hazelcast clients for a partition another member owns (run there: a smart client's owner guess missed)" },
+      (report) => report(this.clients?.routing.forwarded ?? 0),
+    );
     if (this.config.cpSubsystem.enabled) reportCpMetrics(r, () => this.cp.status());
   }
 
@@ -601,6 +606,7 @@ export class Member {
         memberListVersion: () => this.cluster.memberListVersion(),
         partitionTableVersion: () => this.partitions.table.version(),
         partitionOwners: () => Array.from({ length: PARTITION_COUNT }, (_, pid) => this.partitions.table.ownerOf(pid)),
+        ownerOf: (pid) => this.partitions.table.ownerOf(pid),
         maps: this.maps,
         queues: this.queues,
         credentials,

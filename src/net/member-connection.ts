@@ -28,6 +28,8 @@ export class MemberConnection {
   peer: MemberIdentity | undefined;
   /** Set on a WAN connection (either side): the other cluster's name. */
   wanCluster: string | undefined;
+  /** Set on a WAN connection (either side): the other cluster's partition hash version (1 for an older Grid, which sends none). */
+  wanPartitionHash: number | undefined;
   /** Its handshake was refused: nothing more is read from it. */
   refused = false;
   private readonly pending = new Map<number, Pending>();

@@ -195,6 +195,7 @@ export class MemberNet {
       conn.request(Msg.WanAuth, encodeWanAuth(hello), timeoutMs).then((answer) => {
         const a = decodeWanAuthAnswer(answer);
         conn.wanCluster = a.clusterName;
+        conn.wanPartitionHash = a.partitionHash ?? 1;
         return { uuid: a.uuid, address };
       }),
     );
@@ -530,10 +531,12 @@ export class MemberNet {
       return;
     }
     conn.wanCluster = hello.sourceCluster;
+    // WAN replication works across partition hash versions (a target places every key itself); the Merkle check does not (wan-target.ts).
+    conn.wanPartitionHash = hello.partitionHash ?? 1;
     conn.peer = { uuid: hello.uuid, address: hello.address };
     conn.reader?.setMaxFrameBytes(DEFAULT_MAX_FRAME_BYTES);
     this.deps.logger.info({ remote: conn.describe(), source: hello.sourceCluster }, `WAN publisher of cluster "${hello.sourceCluster}" connected from ${hello.address}`);
-    this.reply(conn, frame.callId, encodeWanAuthAnswer({ clusterName: this.wanAcceptor!.clusterName, uuid: this.deps.local().uuid }), false);
+    this.reply(conn, frame.callId, encodeWanAuthAnswer({ clusterName: this.wanAcceptor!.clusterName, uuid: this.deps.local().uuid, partitionHash: PARTITION_HASH_VERSION }), false);
   }
 
   /** Answer a refused handshake with its error and end the connection: nothing more is read from it. */

@@ -18,10 +18,14 @@ export interface WanAuthPayload {
   readonly username: string | undefined;
   readonly password: string | undefined;
   readonly version: string;
+  /** The source's partition hash version (core/murmur3.ts); absent from an older Grid (version 1). */
+  readonly partitionHash?: number;
 }
 
 export function encodeWanAuth(p: WanAuthPayload): WireValue {
-  return [p.sourceCluster, p.targetCluster, p.uuid, p.address, p.username ?? null, p.password ?? null, p.version];
+  const t: WireValue[] = [p.sourceCluster, p.targetCluster, p.uuid, p.address, p.username ?? null, p.password ?? null, p.version];
+  if (p.partitionHash !== undefined) t.push(p.partitionHash);
+  return t;
 }
 
 export function decodeWanAuth(v: WireValue): WanAuthPayload {
@@ -34,19 +38,26 @@ export function decodeWanAuth(v: WireValue): WanAuthPayload {
     username: f.optStr(t, 4, 'username'),
     password: f.optStr(t, 5, 'password'),
     version: f.str(t, 6, 'version'),
+    partitionHash: f.optInt(t, 7, 'partition hash version'),
   };
 }
 
-/** The answer: [clusterName, uuid] of the target member. */
+/** The answer: [clusterName, uuid, partitionHash] of the target member (partitionHash absent from an older Grid: version 1). */
 export interface WanAuthAnswer {
   readonly clusterName: string;
   readonly uuid: string;
+  readonly partitionHash?: number;
 }
 
-export const { encode: encodeWanAuthAnswer, decode: decodeWanAuthAnswer } = recordTuple<WanAuthAnswer>('wan auth answer', [
-  ['clusterName', f.str, 'cluster name'],
-  ['uuid', f.str, 'uuid'],
-]);
+export const { encode: encodeWanAuthAnswer, decode: decodeWanAuthAnswer } = recordTuple<WanAuthAnswer>(
+  'wan auth answer',
+  [
+    ['clusterName', f.str, 'cluster name'],
+    ['uuid', f.str, 'uuid'],
+    ['partitionHash', f.optInt, 'partition hash version'],
+  ],
+  { trimOptional: true },
+);
 
 // ------------------------------------------------------------------ WanBatch (51)
 

@@ -28,3 +28,8 @@ export class MerkleObserver implements StoreObserver {
 export function newMerkleObserver(config: MapConfig): StoreObserver | undefined {
   return config.merkleTree.enabled ? new MerkleObserver(new MerkleTree(config.merkleTree.depth)) : undefined;
 }
+
+/** Why a Merkle consistency check cannot run between clusters of different partition hash versions. */
+export const MERKLE_ACROSS_VERSIONS =
+  "A Merkle tree covers one partition's keys, and the two clusters put different keys in a partition, so a consistency check cannot compare them; " +
+  'WAN replication and a full WAN sync work between them (a target places every key itself)';

@@ -5,6 +5,7 @@
 
 import type { TimerHandle } from '../core/clock.js';
 import { GridError, describeError } from '../core/errors.js';
+import { PARTITION_HASH_VERSION } from '../core/murmur3.js';
 import type { WanBatchPublisherConfig, WanReplicationConfig } from '../config/types.js';
 import type { MemberConnection } from '../net/member-net.js';
 import { Msg } from '../protocol/messages.js';
@@ -232,6 +233,7 @@ export class WanPublishers {
       username: this.deps.identity?.username,
       password: this.deps.identity?.password,
       version: this.deps.version,
+      partitionHash: PARTITION_HASH_VERSION,
     };
     const cfg = p.cfg;
     // With liveness on, a dial gets about two probe intervals: a SYN into a dead link is given

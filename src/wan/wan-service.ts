@@ -60,7 +60,7 @@ export class WanService implements WanFacade, MapWanSink {
       verify: (hello) => target.verifyPeer(hello),
     });
     net.handleWan(Msg.WanBatch, (p) => target.onBatch(p));
-    net.handleWan(Msg.WanMerkle, (p) => target.onMerkle(p));
+    net.handleWan(Msg.WanMerkle, (p, from) => target.onMerkle(p, from));
     // A liveness probe: answered at once, on the connection it came in on, whatever is being applied.
     net.handleWan(Msg.WanPing, (p, from) => {
       target.watchInbound(from, decodeWanPing(p).heartbeatTimeoutMs);

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TimerHandle } from '../core/clock.js';
 import { GridError, describeError } from '../core/errors.js';
+import { partitionHashMismatch } from '../core/murmur3.js';
 import { Msg } from '../protocol/messages.js';
 import {
   decodeWanJobPart,
@@ -18,7 +19,7 @@ import {
 } from '../protocol/wan-payloads.js';
 import { PARTITION_COUNT } from '../partition/partitioning.js';
 import { MerkleTree } from './merkle-tree.js';
-import { MAX_COMPARE_LEVEL, MerkleObserver } from './merkle-observer.js';
+import { MAX_COMPARE_LEVEL, MERKLE_ACROSS_VERSIONS, MerkleObserver } from './merkle-observer.js';
 import type { WanConsistencyResult, WanSyncProgress, WanSyncStage } from './wan-facade.js';
 import type { WanContext } from './wan-context.js';
 import { MEMBER_CALL_TIMEOUT_MS } from './wan-deps.js';
@@ -309,6 +310,8 @@ export class WanSyncJobs {
     const endpoint = p.batcher.endpointOf(pid);
     const conn = endpoint === undefined ? undefined : p.conns.get(endpoint);
     if (conn === undefined || conn.closed) throw new GridError('MEMBER_UNREACHABLE', `no connection to the target cluster "${p.cfg.clusterName}" for partition ${pid}`);
+    const mismatch = partitionHashMismatch(conn.wanPartitionHash ?? 1, `the target cluster "${p.cfg.clusterName}"`);
+    if (mismatch !== undefined) throw new GridError('CONFLICT', `${mismatch}. ${MERKLE_ACROSS_VERSIONS}`);
     const tree = this.treeOf(pid, mapName);
     const wanted = Math.min(tree.leafLevel, MAX_COMPARE_LEVEL);
     const answer = decodeWanMerkleAnswer(await conn.request(Msg.WanMerkle, encodeWanMerkle({ mapName, partitionId: pid, level: wanted }), p.cfg.responseTimeoutMillis));

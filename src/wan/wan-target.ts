@@ -4,6 +4,7 @@
 
 import type { TimerHandle } from '../core/clock.js';
 import { GridError, describeError, type GridErrorCode } from '../core/errors.js';
+import { PARTITION_HASH_VERSION, partitionHashMismatch } from '../core/murmur3.js';
 import { MERGE_POLICY_NAMES, type MapConfig, type MergePolicyName } from '../config/types.js';
 import type { MapWanIncoming } from '../map/map-service.js';
 import type { StoreObserver } from '../map/record-store.js';
@@ -11,7 +12,7 @@ import type { MemberConnection } from '../net/member-net.js';
 import type { WireValue } from '../protocol/codec.js';
 import { decodeWanBatch, decodeWanMerkle, encodeWanMerkleAnswer, type WanAuthPayload } from '../protocol/wan-payloads.js';
 import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
-import { MAX_COMPARE_LEVEL, MerkleObserver } from './merkle-observer.js';
+import { MAX_COMPARE_LEVEL, MERKLE_ACROSS_VERSIONS, MerkleObserver } from './merkle-observer.js';
 import { WanLiveness } from './wan-liveness.js';
 import type { WanDeps } from './wan-deps.js';
 
@@ -76,7 +77,9 @@ export class WanTarget {
   }
 
   /** A source's consistency check asks for one level of a partition's Merkle tree. */
-  onMerkle(payload: WireValue): Promise<WireValue> | WireValue {
+  onMerkle(payload: WireValue, from?: MemberConnection): Promise<WireValue> | WireValue {
+    const mismatch = partitionHashMismatch(from?.wanPartitionHash ?? PARTITION_HASH_VERSION, `the source cluster "${from?.wanCluster ?? '?'}"`);
+    if (mismatch !== undefined) throw new GridError('CONFLICT', `${mismatch}. ${MERKLE_ACROSS_VERSIONS}`);
     const q = decodeWanMerkle(payload);
     if (q.partitionId < 0 || q.partitionId >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${q.partitionId}`);
     const cfg = this.deps.maps.configOf(q.mapName);

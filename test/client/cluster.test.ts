@@ -1,12 +1,14 @@
 // The official Node.js client with its default options (smart routing on) against 3 real Grid
-// members. Grid does not hash keys as Hazelcast does yet, so the client's owner guess is
-// usually another member: each member runs what it receives where it belongs. The members view
-// follows the cluster: a member killed with SIGKILL leaves the client's member list.
+// members. Grid places keys as Hazelcast does, so the client sends each key's operation to its
+// owner (the members' forwarded-request counters stay at 0); a request that reaches another
+// member still runs where it belongs. The members view follows the cluster: a member killed
+// with SIGKILL leaves the client's member list.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from 'hazelcast-client';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { waitFor } from '../support/process.js';
+import { parsePrometheus, sampleValue } from '../support/prometheus.js';
 
 let c: Cluster;
 let client: Client;
@@ -48,6 +50,28 @@ describe('hazelcast-client 5.7.0 (smart routing) on 3 Grid members', () => {
     const q = await client.getQueue<string>('smartq');
     expect(await q.offer('x')).toBe(true);
     expect(await q.poll()).toBe('x');
+  });
+
+  it('smart routing reaches the owner: no keyed request is forwarded once the client knows every member and the partition table', async () => {
+    const counts = async (): Promise<{ keyed: number; forwarded: number }> => {
+      let keyed = 0;
+      let forwarded = 0;
+      for (const i of [0, 1, 2]) {
+        const res = await c.http(i, 'GET', '/metrics');
+        expect(res.status).toBe(200);
+        const f = parsePrometheus(res.body);
+        keyed += sampleValue(f, 'grid_client_keyed_requests_total') ?? NaN;
+        forwarded += sampleValue(f, 'grid_client_keyed_requests_forwarded_total') ?? NaN;
+      }
+      return { keyed, forwarded };
+    };
+    const m = await client.getMap<string, string>('smart3');
+    const before = await counts();
+    for (let i = 0; i < 200; i++) await m.set(`r${i}`, `v${i}`);
+    for (let i = 0; i < 200; i++) expect(await m.get(`r${i}`)).toBe(`v${i}`);
+    const after = await counts();
+    expect(after.keyed - before.keyed).toBe(400);
+    expect(after.forwarded - before.forwarded).toBe(0);
   });
 
   it('a member killed with SIGKILL leaves the client\'s members view; the data stays readable', async () => {

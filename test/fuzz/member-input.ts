@@ -338,6 +338,7 @@ const WAN_AUTH_PAYLOAD = payload(W.encodeWanAuth, W.decodeWanAuth, {
   username: opt(str, 0.7),
   password: opt(str, 0.7),
   version,
+  partitionHash: opt((rng) => (rng.chance(0.8) ? PARTITION_HASH_VERSION : int(rng)), 0.3),
 });
 const WAN_BATCH_PAYLOAD = payload(W.encodeWanBatch, W.decodeWanBatch, { sourceCluster: clusterName, ackOnReceipt: (rng) => rng.chance(0.5), events: list((rng) => build(rng, WAN_EVENT), 6) });
 const WAN_MERKLE_PAYLOAD = payload(W.encodeWanMerkle, W.decodeWanMerkle, { mapName, partitionId: pid, level: (rng) => (rng.chance(0.8) ? rng.range(-1, 12) : int(rng)) });
@@ -460,7 +461,7 @@ const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'nam
   // only members send them, and past it no member handler takes them: "unknown member
   // message"), so harmless there. On a WAN connection a batch stores its events in the maps
   // it names (data: names the fuzz picks) and a Merkle request reads a tree level.
-  WanAuth: { request: WAN_AUTH_PAYLOAD, answer: payload(W.encodeWanAuthAnswer, W.decodeWanAuthAnswer, { clusterName, uuid }), effect: 'harmless' },
+  WanAuth: { request: WAN_AUTH_PAYLOAD, answer: payload(W.encodeWanAuthAnswer, W.decodeWanAuthAnswer, { clusterName, uuid, partitionHash: opt((rng) => (rng.chance(0.8) ? PARTITION_HASH_VERSION : int(rng)), 0.3) }), effect: 'harmless' },
   WanBatch: { request: WAN_BATCH_PAYLOAD, effect: 'harmless', wan: 'data' },
   WanMerkle: {
     request: WAN_MERKLE_PAYLOAD,

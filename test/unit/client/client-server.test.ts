@@ -27,7 +27,7 @@ async function setup(silenceMs = 60_000, credentials = SECURITY_OFF) {
   const clock = new ManualClock();
   const logs = captureLogs('ALL');
   const view = { members: 1, partitions: 1 };
-  const deps: Omit<ClientDeps, 'onClosed' | 'firstRefusalFrom'> = {
+  const deps: Omit<ClientDeps, 'onClosed' | 'firstRefusalFrom' | 'routing'> = {
     clusterName: 'dev',
     partitionCount: 271,
     clusterId: '11111111-2222-5333-8444-555555555555',
@@ -37,6 +37,7 @@ async function setup(silenceMs = 60_000, credentials = SECURITY_OFF) {
     memberListVersion: () => view.members,
     partitionTableVersion: () => view.partitions,
     partitionOwners: () => Array.from({ length: 271 }, () => LOCAL.uuid),
+    ownerOf: () => LOCAL.uuid,
     maps: undefined as unknown as ClientDeps['maps'],
     queues: undefined as unknown as ClientDeps['queues'],
     credentials,

@@ -19,6 +19,8 @@ type Kind =
   | 'str'
   | 'optStr'
   | 'int'
+  /** An integer, or null / left off. */
+  | 'optInt'
   | 'num'
   | 'bool'
   /** Items are checked (a wrong item is named `name[i]`); only an empty array surely conforms. */
@@ -111,11 +113,11 @@ const VECTORS: readonly Vector[] = [
     name: 'WanAuth',
     kind: FrameKind.Request,
     type: Msg.WanAuth,
-    payload: { sourceCluster: 'A', targetCluster: 'B', uuid: 'u1', address: '10.0.0.1:5701', username: 'admin', password: 'pw', version: '0.1.0' } satisfies W.WanAuthPayload,
+    payload: { sourceCluster: 'A', targetCluster: 'B', uuid: 'u1', address: '10.0.0.1:5701', username: 'admin', password: 'pw', version: '0.1.0', partitionHash: 2 } satisfies W.WanAuthPayload,
     encode: W.encodeWanAuth,
     decode: W.decodeWanAuth,
-    wire: ['A', 'B', 'u1', '10.0.0.1:5701', 'admin', 'pw', '0.1.0'],
-    hex: '0000004c01003200000007080000000705000000014105000000014205000000027531050000000d31302e302e302e313a35373031050000000561646d696e050000000270770500000005302e312e30',
+    wire: ['A', 'B', 'u1', '10.0.0.1:5701', 'admin', 'pw', '0.1.0', 2],
+    hex: '0000005101003200000007080000000805000000014105000000014205000000027531050000000d31302e302e302e313a35373031050000000561646d696e050000000270770500000005302e312e300300000002',
     fields: [
       { name: 'source cluster', kind: 'str' },
       { name: 'target cluster', kind: 'str' },
@@ -124,11 +126,14 @@ const VECTORS: readonly Vector[] = [
       { name: 'username', kind: 'optStr' },
       { name: 'password', kind: 'optStr' },
       { name: 'version', kind: 'str' },
+      { name: 'partition hash version', kind: 'optInt' },
     ],
-    // username and password may be null, the version after them may not.
+    // username and password may be null, the version after them may not; the partition hash version may be left off (an older Grid).
     truncNames: { 4: 'version', 5: 'version' },
+    minLength: 7,
   },
   {
+    // Also what an older Grid (partition hash version 1) sends: no partition hash version.
     name: 'WanAuth without credentials',
     kind: FrameKind.Request,
     type: Msg.WanAuth,
@@ -142,14 +147,16 @@ const VECTORS: readonly Vector[] = [
     name: 'WanAuth answer',
     kind: FrameKind.Response,
     type: 0,
-    payload: { clusterName: 'B', uuid: 'u9' } satisfies W.WanAuthAnswer,
+    payload: { clusterName: 'B', uuid: 'u9', partitionHash: 2 } satisfies W.WanAuthAnswer,
     encode: W.encodeWanAuthAnswer,
     decode: W.decodeWanAuthAnswer,
-    wire: ['B', 'u9'],
-    hex: '0000001902000000000007080000000205000000014205000000027539',
+    wire: ['B', 'u9', 2],
+    hex: '0000001e020000000000070800000003050000000142050000000275390300000002',
+    minLength: 2,
     fields: [
       { name: 'cluster name', kind: 'str' },
       { name: 'uuid', kind: 'str' },
+      { name: 'partition hash version', kind: 'optInt' },
     ],
   },
   {
