@@ -321,3 +321,48 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
 ];
+
+/**
+ * Scenarios that need a CP subsystem (3 CP members): run against Grid with CP on and against
+ * Hazelcast 5.4.0 with CP on (5.7.0 open source has no CP) in `npm run test:reference-long`
+ * (test/reference/client-cp.long.ts), and against Grid in queue-cp.test.ts.
+ */
+export const CP_SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'atomic long get/set/incrementAndGet/addAndGet/getAndAdd/compareAndSet/getAndSet/decrementAndGet/getAndIncrement, on the default and a named group',
+    async run(t) {
+      for (const name of ['sal1', 'sal2@other']) {
+        const al = await t.client.getCPSubsystem().getAtomicLong(name);
+        const got: (number | boolean | null | undefined)[] = [];
+        const num = async (p: Promise<Long>): Promise<void> => {
+          got.push(n(await p));
+        };
+        await num(al.get());
+        await num(al.incrementAndGet());
+        await num(al.addAndGet(5));
+        await num(al.getAndAdd(2));
+        got.push(await al.compareAndSet(1, 9));
+        got.push(await al.compareAndSet(8, 9));
+        await num(al.getAndSet(-3));
+        await num(al.decrementAndGet());
+        await num(al.getAndIncrement());
+        await num(al.getAndDecrement());
+        got.push((await al.set(2 ** 40)) ?? null);
+        await num(al.get());
+        await num(al.addAndGet(-(2 ** 40)));
+        expect([name, got]).toEqual([name, [0, 1, 6, 6, false, true, 9, -4, -4, -3, null, 2 ** 40, 0]]);
+      }
+    },
+  },
+  {
+    name: 'atomic longs: concurrent increments from one client all count, compareAndSet races have one winner',
+    async run(t) {
+      const al = await t.client.getCPSubsystem().getAtomicLong('sal3');
+      await Promise.all(Array.from({ length: 50 }, () => al.incrementAndGet()));
+      expect(n(await al.get())).toBe(50);
+      const wins = await Promise.all(Array.from({ length: 10 }, (_, i) => al.compareAndSet(50, 100 + i)));
+      expect(wins.filter((w) => w)).toHaveLength(1);
+      expect(n(await al.get())).toBe(100 + wins.indexOf(true));
+    },
+  },
+];
