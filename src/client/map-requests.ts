@@ -85,22 +85,31 @@ export function serveMapRequest(maps: MapFacade, type: number, corr: bigint, r: 
   }
 }
 
-/** Hazelcast's entry view of a stored entry (times that do not apply: 0, limits that do not apply: LONG_MAX). */
+/**
+ * Hazelcast's entry view of a stored entry. Statistics a map does not keep read -1, as on a
+ * Hazelcast member without per-entry-stats-enabled (its default; checked against 5.7.0):
+ * creation, access and store times and hits always, the last update time unless the entry
+ * expires (the expiry is counted from it). A store keeps statistics only for a merge policy
+ * (then creationTime is set, never 0). Limits that do not apply: LONG_MAX.
+ */
 function viewOf(key: Buffer, e: MergeEntry): Parameters<typeof entryViewResponse>[2] {
   const maxIdle = e.maxIdleMs ?? 0;
   const idleDeadline = maxIdle > 0 ? e.lastAccessAt + maxIdle : 0;
   const deadline = e.expiresAt > 0 && idleDeadline > 0 ? Math.min(e.expiresAt, idleDeadline) : e.expiresAt > 0 ? e.expiresAt : idleDeadline;
   const value = dataOfStored(e.value, e.contentType);
+  const stats = e.creationTime > 0;
+  const expires = deadline > 0;
+  const time = (ms: number, kept: boolean): bigint => (kept && ms > 0 ? BigInt(Math.trunc(ms)) : -1n);
   return {
     key,
     value,
     cost: BigInt(key.length + value.length),
-    creationTime: BigInt(Math.trunc(e.creationTime)),
-    expirationTime: deadline > 0 ? BigInt(Math.trunc(deadline)) : LONG_MAX,
-    hits: BigInt(Math.trunc(e.hits)),
-    lastAccessTime: BigInt(Math.trunc(e.lastAccessAt)),
-    lastStoredTime: 0n,
-    lastUpdateTime: BigInt(Math.trunc(e.lastUpdateTime)),
+    creationTime: time(e.creationTime, stats),
+    expirationTime: expires ? BigInt(Math.trunc(deadline)) : LONG_MAX,
+    hits: stats ? BigInt(Math.trunc(e.hits)) : -1n,
+    lastAccessTime: time(e.lastAccessAt, stats),
+    lastStoredTime: -1n,
+    lastUpdateTime: time(e.lastUpdateTime, stats || expires),
     version: BigInt(e.version ?? 0),
     // The TTL as the time from the last update to the expiry (Grid keeps the deadline, not the TTL given).
     ttl: e.expiresAt > 0 ? BigInt(Math.max(0, Math.trunc(e.expiresAt - e.lastUpdateTime))) : LONG_MAX,

@@ -112,7 +112,7 @@ export type UpdateCondition =
 /** One owner-side update: a put (value given), a remove (value undefined) or a TTL change, under a condition. */
 export interface UpdateRequest {
   readonly condition: UpdateCondition;
-  /** 'put', 'remove', or 'ttl' (the entry's TTL only: Hazelcast's setTtl; the version stays). */
+  /** 'put', 'remove', or 'ttl' (the entry's TTL only: Hazelcast's setTtl; the value stays, the version goes up by 1). */
   readonly action: 'put' | 'remove' | 'ttl';
   readonly value?: string;
   readonly contentType?: string | undefined;
@@ -299,21 +299,30 @@ export class RecordStore {
       this.remove(key, nowMs);
       return { applied: true, old, version: -1 };
     }
-    this.setTtl(key, o, req.ttlMs, nowMs);
-    return { applied: true, old, version };
+    return { applied: true, old, version: this.setTtl(key, o, req.ttlMs, nowMs) };
   }
 
-  /** Hazelcast's setTtl on the live record `o`: a new expiry from now (-1: the map's TTL, 0: none); value and version stay. */
-  private setTtl(key: string, o: number, ttlMs: number, nowMs: number): void {
+  /**
+   * Hazelcast's setTtl on the live record `o`: a new expiry from now (-1: the map's TTL, 0:
+   * none); the value stays. Hazelcast counts it as an update of the record (its version + 1,
+   * last update now: checked against a 5.7.0 member), so the entry view's ttl is the one given.
+   * Returns the new version.
+   */
+  private setTtl(key: string, o: number, ttlMs: number, nowMs: number): number {
     const ttl = ttlMs < 0 ? this.ttlMs : ttlMs;
-    if (this.plain) {
-      if (ttl === 0) return;
+    if (this.plain && ttl !== 0) {
       this.keepExpiry();
       o = this.slab.find(key);
     }
     const before = this.observer === undefined ? undefined : this.entryAt(o);
-    this.slab.setMeta(o, EXPIRES_AT, ttl > 0 ? nowMs + ttl : 0);
+    if (!this.plain) {
+      this.slab.setMeta(o, EXPIRES_AT, ttl > 0 ? nowMs + ttl : 0);
+      this.slab.setMeta(o, LAST_UPDATE_TIME, nowMs);
+    }
+    const version = this.slab.version(o) + 1;
+    this.slab.setVersion(o, version);
     this.observer?.changed(key, before, this.entryAt(o));
+    return version;
   }
 
   /** From now on keep expiry per entry: a plain store copies its entries into a slab with the expiry fields (once). */

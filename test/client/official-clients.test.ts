@@ -3,8 +3,8 @@
 // - the Java client (test/support/java/ClientScenarios.java, compiled at test time against the
 //   com.hazelcast:hazelcast jar the reference member runs), one JVM for the three targets: one
 //   Grid member, 3 Grid members (smart routing, the client's default) and one Hazelcast member;
-// - the Node.js client's scenarios (scenarios.ts, run against Grid in map-queue.test.ts) against
-//   the Hazelcast member.
+// - the Node.js client's scenarios (scenarios.ts, run against one Grid member in
+//   map-queue.test.ts) against the Hazelcast member and the 3 Grid members.
 // Skips, saying why, where there is no JDK or no jar.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,46 @@ const JAVA_EXPECTED: Record<string, unknown> = {
   'queue.poll waits for an offer': 'late/true',
   'queue.size 0': 0,
   'queue.offer rest-item': true,
+  'map.put a': null,
+  'map.putIfAbsent present': 'v1',
+  'map.putIfAbsent absent': null,
+  'map.replace absent': null,
+  'map.containsKey none': false,
+  'map.replace b': 'x',
+  'map.replaceIfSame wrong': false,
+  'map.replaceIfSame right': true,
+  'map.removeIfSame absent': false,
+  'map.removeIfSame right': true,
+  'map.putTransient': null,
+  'map.tryPut': true,
+  'map.tryRemove': true,
+  'map.tryRemove again': false,
+  'map.putAll': null,
+  'map.getAll': '{p1=v1, p19=v19}',
+  'map.setTtl missing': false,
+  'map.size 22': 22,
+  'map.entryView new': 'value=v1 version=0 ttl=9223372036854775807 maxIdle=9223372036854775807 expires=never creation=-1 hits=-1 access=-1 stored=-1 updated=-1 cost=positive',
+  'map.entryView updated': 'value=v2 version=1 ttl=9223372036854775807 maxIdle=9223372036854775807 expires=never creation=-1 hits=-1 access=-1 stored=-1 updated=-1 cost=positive',
+  'map.entryView setTtl': 'value=v2 version=2 ttl=60000 maxIdle=9223372036854775807 expires=later creation=-1 hits=-1 access=-1 stored=-1 updated=yes cost=positive',
+  'map.entryView setTtl 0': 'value=v2 version=3 ttl=9223372036854775807 maxIdle=9223372036854775807 expires=never creation=-1 hits=-1 access=-1 stored=-1 updated=-1 cost=positive',
+  'map.entryView ttl 0': 'value=v version=0 ttl=9223372036854775807 maxIdle=9223372036854775807 expires=never creation=-1 hits=-1 access=-1 stored=-1 updated=-1 cost=positive',
+  'map.entryView ttl and max-idle': 'value=v version=0 ttl=60000 maxIdle=30000 expires=later creation=-1 hits=-1 access=-1 stored=-1 updated=yes cost=positive',
+  'map.entryView missing': null,
+  'queue.remainingCapacity empty': 2147483647,
+  'queue.put a': null,
+  'queue.addAll': true,
+  'queue.remainingCapacity 5': 2147483642,
+  'queue.contains d': true,
+  'queue.containsAll': false,
+  'queue.remove c': true,
+  'queue.remove zz': false,
+  'queue.toArray': '[a, b, d, c]',
+  'queue.drainTo 2': '2 [pre, a, b]',
+  'queue.drainTo all': '2 [d, c]',
+  'queue.offer 100 ms': true,
+  'queue.take': 'x',
+  'queue.clear': 0,
+  'cp.atomicLong without CP': 'java.lang.UnsupportedOperationException',
   done: true,
 };
 
@@ -133,20 +173,27 @@ describe.skipIf(unavailable !== undefined)(`the official clients on Grid and on 
     });
   });
 
-  describe('the Node.js client\'s scenarios on Hazelcast', () => {
-    let client: Client;
-    let target: ScenarioTarget;
+  // The same scenarios on Hazelcast (unisocket, as in map-queue.test.ts on one Grid member) and on
+  // the 3 Grid members above (smart routing: each key's call goes to its owner).
+  for (const [name, which, smartRouting] of [
+    ['Hazelcast', 'hazelcast', false],
+    ['3 Grid members (smart routing)', 'grid3', true],
+  ] as const) {
+    describe(`the Node.js client's scenarios on ${name}`, () => {
+      let client: Client;
+      let target: ScenarioTarget;
 
-    beforeAll(async () => {
-      const address = `127.0.0.1:${hz.port}`;
-      client = await Client.newHazelcastClient(clientOptions(address, 'dev'));
-      target = { client, address, clusterName: 'dev' };
-    }, 60_000);
+      beforeAll(async () => {
+        const address = rest[which]!;
+        client = await Client.newHazelcastClient(clientOptions(address, 'dev', { smartRouting }));
+        target = { client, address, clusterName: 'dev' };
+      }, 60_000);
 
-    afterAll(async () => {
-      await client?.shutdown();
+      afterAll(async () => {
+        await client?.shutdown();
+      });
+
+      for (const s of SCENARIOS) it(s.name, () => s.run(target), 30_000);
     });
-
-    for (const s of SCENARIOS) it(s.name, () => s.run(target), 30_000);
-  });
+  }
 });

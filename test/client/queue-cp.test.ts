@@ -12,6 +12,7 @@ import { Client } from 'hazelcast-client';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { pollUntil } from '../support/http.js';
 import { waitFor } from '../support/process.js';
+import { CP_SCENARIOS } from './scenarios.js';
 
 let c: Cluster;
 let client: Client;
@@ -194,6 +195,9 @@ describe('CP atomic longs from hazelcast-client 5.7.0', () => {
     const groups = await c.json<{ name: string }[]>(0, '/grid/rest/cp-subsystem/groups');
     expect(groups.map((g) => g.name)).toContain('grp1');
   });
+
+  // The shared ones, also run against Hazelcast 5.4.0 with CP on (test/reference/client-cp.long.ts).
+  for (const s of CP_SCENARIOS) it(s.name, () => s.run({ client, address: c.member(0).address, clusterName: 'dev' }), 60_000);
 
   it('a compareAndSet race between clients has exactly one winner', async () => {
     const clients = [client, await newClient(0), await newClient(1), await newClient(2)];

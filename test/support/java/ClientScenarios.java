@@ -16,7 +16,15 @@ import com.hazelcast.client.impl.connection.ClientConnectionManager;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.collection.IQueue;
+import com.hazelcast.core.EntryView;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -54,6 +62,9 @@ public final class ClientScenarios {
                 values(client);
                 manyKeys(client);
                 queue(client);
+                mapOps(client);
+                queueOps(client);
+                cp(client);
             } finally {
                 client.shutdown();
             }
@@ -158,6 +169,88 @@ public final class ClientScenarios {
         step("queue.size 0", q::size);
         // Left for the test to poll over REST.
         step("queue.offer rest-item", () -> q.offer("to-rest"));
+    }
+
+    /** The conditional, bulk and TTL operations of a map, and its entry view. */
+    private static void mapOps(HazelcastInstance client) {
+        IMap<String, String> m = client.getMap("jm4");
+        step("map.put a", () -> m.put("a", "v1"));
+        step("map.putIfAbsent present", () -> m.putIfAbsent("a", "x"));
+        step("map.putIfAbsent absent", () -> m.putIfAbsent("b", "x"));
+        step("map.replace absent", () -> m.replace("none", "y"));
+        step("map.containsKey none", () -> m.containsKey("none"));
+        step("map.replace b", () -> m.replace("b", "y"));
+        step("map.replaceIfSame wrong", () -> m.replace("b", "x", "z"));
+        step("map.replaceIfSame right", () -> m.replace("b", "y", "z"));
+        step("map.removeIfSame absent", () -> m.remove("none", "x"));
+        step("map.removeIfSame right", () -> m.remove("b", "z"));
+        step("map.putTransient", () -> { m.putTransient("tr", "v", 60, TimeUnit.SECONDS); return null; });
+        step("map.tryPut", () -> m.tryPut("tp", "v", 100, TimeUnit.MILLISECONDS));
+        step("map.tryRemove", () -> m.tryRemove("tp", 100, TimeUnit.MILLISECONDS));
+        step("map.tryRemove again", () -> m.tryRemove("tp", 100, TimeUnit.MILLISECONDS));
+        step("map.putAll", () -> {
+            Map<String, String> all = new HashMap<>();
+            for (int i = 0; i < 20; i++) all.put("p" + i, "v" + i);
+            m.putAll(all);
+            return null;
+        });
+        step("map.getAll", () -> new TreeMap<>(m.getAll(new HashSet<>(Arrays.asList("p1", "p19", "absent")))).toString());
+        step("map.setTtl missing", () -> m.setTtl("missing", 5, TimeUnit.SECONDS));
+        step("map.size 22", m::size);
+        // The entry view without times (they differ per run): version, ttl, maxIdle, the
+        // statistics a map without per-entry stats reads as -1, and whether it has a cost.
+        step("map.entryView new", () -> view(m.getEntryView("a")));
+        step("map.entryView updated", () -> { m.put("a", "v2"); return view(m.getEntryView("a")); });
+        step("map.entryView setTtl", () -> { m.setTtl("a", 60, TimeUnit.SECONDS); return view(m.getEntryView("a")); });
+        step("map.entryView setTtl 0", () -> { m.setTtl("a", 0, TimeUnit.SECONDS); return view(m.getEntryView("a")); });
+        step("map.entryView ttl 0", () -> { m.set("t0", "v", 0, TimeUnit.SECONDS); return view(m.getEntryView("t0")); });
+        step("map.entryView ttl and max-idle", () -> { m.set("ti", "v", 60, TimeUnit.SECONDS, 30, TimeUnit.SECONDS); return view(m.getEntryView("ti")); });
+        step("map.entryView missing", () -> m.getEntryView("missing"));
+    }
+
+    private static String view(EntryView<String, String> v) {
+        long now = System.currentTimeMillis();
+        long expiry = v.getExpirationTime();
+        String expires = expiry == Long.MAX_VALUE ? "never" : expiry > now ? "later" : "past";
+        return "value=" + v.getValue() + " version=" + v.getVersion() + " ttl=" + v.getTtl() + " maxIdle=" + v.getMaxIdle()
+            + " expires=" + expires + " creation=" + v.getCreationTime() + " hits=" + v.getHits() + " access=" + v.getLastAccessTime()
+            + " stored=" + v.getLastStoredTime() + " updated=" + (v.getLastUpdateTime() > 0 ? "yes" : String.valueOf(v.getLastUpdateTime()))
+            + " cost=" + (v.getCost() > 0 ? "positive" : String.valueOf(v.getCost()));
+    }
+
+    private static void queueOps(HazelcastInstance client) {
+        IQueue<String> q = client.getQueue("jq2");
+        step("queue.remainingCapacity empty", q::remainingCapacity);
+        step("queue.put a", () -> { q.put("a"); return null; });
+        step("queue.addAll", () -> q.addAll(Arrays.asList("b", "c", "d", "c")));
+        step("queue.remainingCapacity 5", q::remainingCapacity);
+        step("queue.contains d", () -> q.contains("d"));
+        step("queue.containsAll", () -> q.containsAll(Arrays.asList("c", "zz")));
+        step("queue.remove c", () -> q.remove("c"));
+        step("queue.remove zz", () -> q.remove("zz"));
+        step("queue.toArray", () -> Arrays.toString(q.toArray()));
+        step("queue.drainTo 2", () -> {
+            List<String> to = new ArrayList<>(Arrays.asList("pre"));
+            return q.drainTo(to, 2) + " " + to;
+        });
+        step("queue.drainTo all", () -> {
+            List<String> to = new ArrayList<>();
+            return q.drainTo(to) + " " + to;
+        });
+        step("queue.offer 100 ms", () -> q.offer("x", 100, TimeUnit.MILLISECONDS));
+        step("queue.take", q::take);
+        step("queue.clear", () -> { q.addAll(Arrays.asList("1", "2")); q.clear(); return q.size(); });
+    }
+
+    /** Without a CP subsystem (Hazelcast open source has none; the Grid members here none on): refused. */
+    private static void cp(HazelcastInstance client) {
+        step("cp.atomicLong without CP", () -> {
+            try {
+                return client.getCPSubsystem().getAtomicLong("jal").get();
+            } catch (UnsupportedOperationException e) {
+                return e.getClass().getName();
+            }
+        });
     }
 
     private static void step(String name, Callable<Object> op) {

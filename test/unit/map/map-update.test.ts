@@ -68,16 +68,26 @@ describe('RecordStore.update', () => {
     expect(s.get('idle', T0 + 400)?.value).toBe('v');
     expect(s.get('idle', T0 + 899)?.value).toBe('v');
     expect(s.get('idle', T0 + 1399)).toBeUndefined();
-    // TTL change (setTtl): on a live entry only; the version stays; -1 is the map's (none here).
+    // TTL change (setTtl): on a live entry only; the value stays, the version goes up by 1 and
+    // the last update is now (as on Hazelcast); -1 is the map's (none here).
     s.put('x', 'v', undefined, T0);
-    expect(s.update('x', { action: 'ttl', condition: { kind: 'present' }, ttlMs: 300, maxIdleMs: -1 }, T0)).toMatchObject({ applied: true, version: 0 });
-    expect(s.mergeView('x', T0)).toMatchObject({ expiresAt: T0 + 300, version: 0 });
-    expect(s.update('x', { action: 'ttl', condition: { kind: 'present' }, ttlMs: -1, maxIdleMs: -1 }, T0 + 1).applied).toBe(true);
-    expect(s.mergeView('x', T0 + 10 ** 6)).toMatchObject({ expiresAt: 0 });
+    expect(s.update('x', { action: 'ttl', condition: { kind: 'present' }, ttlMs: 300, maxIdleMs: -1 }, T0 + 5)).toMatchObject({ applied: true, version: 1 });
+    expect(s.mergeView('x', T0 + 5)).toMatchObject({ value: 'v', expiresAt: T0 + 305, lastUpdateTime: T0 + 5, version: 1 });
+    expect(s.update('x', { action: 'ttl', condition: { kind: 'present' }, ttlMs: -1, maxIdleMs: -1 }, T0 + 6)).toMatchObject({ applied: true, version: 2 });
+    expect(s.mergeView('x', T0 + 10 ** 6)).toMatchObject({ expiresAt: 0, version: 2 });
     expect(s.update('nope', { action: 'ttl', condition: { kind: 'present' }, ttlMs: 300, maxIdleMs: -1 }, T0).applied).toBe(false);
     // The sweeper reclaims them now.
     s.update('gone', put('v', { kind: 'none' }, 10), T0);
     expect(s.sweep(T0 + 10)).toBe(1);
+  });
+
+  it('setTtl 0 on a store that keeps no expiry: the version goes up, the store stays plain', () => {
+    const s = new RecordStore({ ttlMs: 0, maxIdleMs: 0 });
+    s.put('k', 'v', undefined, T0);
+    expect(s.usesClock).toBe(false);
+    expect(s.update('k', { action: 'ttl', condition: { kind: 'present' }, ttlMs: 0, maxIdleMs: -1 }, T0)).toMatchObject({ applied: true, version: 1 });
+    expect(s.usesClock).toBe(false);
+    expect(s.get('k', T0 + 10 ** 9)).toMatchObject({ value: 'v', version: 1 });
   });
 
   it('a map with a default TTL: -1 takes it, 0 is forever, > 0 its own', () => {
