@@ -101,18 +101,20 @@ function durationOption(query: URLSearchParams, param: string, header: string | 
   return -1;
 }
 
-/** The options of a write of /grid/rest/maps/<m>/<k>; unknown query parameters are refused (a typo must not write without its TTL). */
+/**
+ * The options of a write of /grid/rest/maps/<m>/<k>. Other query parameters are ignored, as the
+ * key paths always ignored their query string (a cache-busting `?_=123` keeps working); a
+ * known one with a bad value is a 400.
+ */
 export function parseWriteOptions(
   query: string,
   h: { readonly ifMatch: string | undefined; readonly ifNoneMatch: string | undefined; readonly ttl: string | undefined; readonly maxIdle: string | undefined },
   isDelete: boolean,
 ): WriteOptions {
   const p = new URLSearchParams(query);
-  for (const name of p.keys()) {
-    if (name !== 'ttl' && name !== 'maxIdle') throw new GridError('BAD_REQUEST', `unknown query parameter ${JSON.stringify(name.slice(0, 40))} (known: ttl, maxIdle)`);
-    if (isDelete) throw new GridError('BAD_REQUEST', `?${name} on DELETE: TTL and max idle apply to writes of a value`);
+  if (isDelete && (p.has('ttl') || p.has('maxIdle') || h.ttl !== undefined || h.maxIdle !== undefined)) {
+    throw new GridError('BAD_REQUEST', 'TTL or max idle on DELETE: they apply to writes of a value');
   }
-  if (isDelete && (h.ttl !== undefined || h.maxIdle !== undefined)) throw new GridError('BAD_REQUEST', 'Grid-TTL / Grid-Max-Idle on DELETE: they apply to writes of a value');
   return {
     condition: writeCondition(h.ifMatch, h.ifNoneMatch, isDelete),
     ttlMs: durationOption(p, 'ttl', h.ttl, 'Grid-TTL'),

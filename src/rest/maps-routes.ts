@@ -70,7 +70,8 @@ function writeOptionsOf(r: Request, isDelete: boolean): WriteOptions | undefined
   const ttl = rawHeader(req, 'grid-ttl');
   const maxIdle = rawHeader(req, 'grid-max-idle');
   if (query === '' && ifMatch === undefined && ifNoneMatch === undefined && ttl === undefined && maxIdle === undefined) return undefined;
-  return parseWriteOptions(query, { ifMatch, ifNoneMatch, ttl, maxIdle }, isDelete);
+  const o = parseWriteOptions(query, { ifMatch, ifNoneMatch, ttl, maxIdle }, isDelete);
+  return o.condition === undefined && o.ttlMs < 0 && o.maxIdleMs < 0 ? undefined : o;
 }
 
 /** 200 with the entry's new ETag (none after a delete), or 412 when the condition did not hold (nothing was written). */
@@ -91,7 +92,6 @@ function getGridEntry(r: Request, d: RestDeps, mapName: string, key: string): Ma
   const ifNoneMatch = rawHeader(r.req, 'if-none-match');
   // Checked before the read: a malformed condition is a 400 whatever the entry.
   if (ifNoneMatch !== undefined) notModified(ifNoneMatch, 0);
-  if (r.req.url !== undefined && queryOf(r.req.url) !== '') throw new GridError('BAD_REQUEST', 'GET of an entry takes no query parameters');
   const read = d.maps.get(mapName, key);
   const view = (v: StoredValue | undefined): MaybePromise<void> => (v === undefined ? sendEmpty(r.res, 204) : andThenWith(d.maps.entryView(mapName, key), r, answerView));
   return read instanceof Promise ? read.then(view) : view(read);

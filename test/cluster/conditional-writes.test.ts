@@ -110,7 +110,7 @@ describe('compare-and-set and create-only over HTTP', () => {
       ['PUT', {}, '?ttl=abc'],
       ['PUT', {}, '?ttl=-1'],
       ['PUT', {}, '?ttl=5y'],
-      ['PUT', {}, '?tll=5s'],
+      ['PUT', {}, '?ttl='],
       ['PUT', { 'grid-ttl': '5s' }, '?ttl=5s'],
       ['PUT', { 'grid-max-idle': '1.5s' }, ''],
       ['DELETE', {}, '?ttl=5s'],

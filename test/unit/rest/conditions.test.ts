@@ -73,8 +73,9 @@ describe('write options', () => {
     });
   });
 
-  it('refuses unknown, repeated or doubly given parameters and TTLs on DELETE', () => {
-    expect(() => parseWriteOptions('tll=3', none, false)).toThrow(/unknown query parameter/);
+  it('ignores other parameters; refuses repeated or doubly given ones and TTLs on DELETE', () => {
+    expect(parseWriteOptions('_=123&x=%zz', none, false)).toEqual({ condition: undefined, ttlMs: -1, maxIdleMs: -1 });
+    expect(parseWriteOptions('_=1', none, true)).toEqual({ condition: undefined, ttlMs: -1, maxIdleMs: -1 });
     expect(() => parseWriteOptions('ttl=3&ttl=4', none, false)).toThrow(/2 times/);
     expect(() => parseWriteOptions('ttl=3', { ...none, ttl: '3' }, false)).toThrow(/both/);
     expect(() => parseWriteOptions('ttl=3', none, true)).toThrow(/DELETE/);
