@@ -115,9 +115,10 @@ function answerView(r: Request, e: MergeEntry | undefined): void {
     res.end();
     return;
   }
+  // Content-Type and Content-Length first, in the order of the /hazelcast/ answer; Grid's headers after them.
   const contentType = restContentType(e.contentType);
-  headers.push('Content-Length', String(e.value.length));
-  if (contentType !== undefined) headers.push('Content-Type', contentType);
+  const lead = contentType === undefined ? ['Content-Length', String(e.value.length)] : ['Content-Type', contentType, 'Content-Length', String(e.value.length)];
+  headers.unshift(...lead);
   res.writeHead(200, headers);
   res.end(e.value, 'latin1');
 }
