@@ -11,6 +11,8 @@ const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist
 /** Records in the one big partition of the step measurement (a map of ~27M entries has this many per partition). */
 const STEP_RECORDS = 100_000;
 
+import { renderConditionalPut, runConditionalPut } from './data-api-cond.mjs';
+
 export const DATA_API_PHASES = ['data-api'];
 const LIMIT = 1000;
 
@@ -112,7 +114,8 @@ export async function runDataApi(opts, report, startMember, stopChild) {
     const rssAfter = readRss(member.child.pid);
     const step = await stepTimes();
     log(`data-api: walk steps: CPU p50 ${step.p50Ms.toFixed(2)} ms, max ${step.maxMs.toFixed(2)} ms`);
-    report.dataApi = { entries: n, limit: LIMIT, rssLoaded: rssLoaded.rss, rssAfter: rssAfter.rss, rssPeak: rssAfter.hwm, scans: [keys, entries], step };
+    const cond = await runConditionalPut(member.port, member.child.pid);
+    report.dataApi = { entries: n, limit: LIMIT, rssLoaded: rssLoaded.rss, rssAfter: rssAfter.rss, rssPeak: rssAfter.hwm, scans: [keys, entries], step, cond };
   } finally {
     await stopChild(member.child);
   }
@@ -144,5 +147,5 @@ export function renderDataApiReport(report) {
     ),
     `  member RSS: ${mb(d.rssLoaded)} loaded, ${mb(d.rssAfter)} after both scans, peak ${mb(d.rssPeak)}`,
     `  one event-loop turn of a page's walk (at most ${fmtInt(d.step.budget)} records or ${d.step.budgetMs} ms, over a ${fmtInt(d.step.records)}-entry partition, in a fresh process, ${d.step.steps} steps), CPU time: p50 ${d.step.p50Ms.toFixed(2)} ms, p99 ${d.step.p99Ms.toFixed(2)} ms, max ${d.step.maxMs.toFixed(2)} ms`,
-  ].join('\n');
+  ].concat(d.cond ? ['', renderConditionalPut(d.cond)] : []).join('\n');
 }

@@ -1,5 +1,7 @@
 // The map endpoints' handlers: GET/HEAD, POST and DELETE of rest/maps/<map>/<key>, DELETE of a
 // whole map (their paths are rows of route-table.ts). The hot path: no closure per request.
+// Under /grid/ only, an entry's version is its ETag and writes take conditions and a TTL
+// (conditions.ts); /hazelcast/ keeps Hazelcast's contract: those headers are neither sent nor read.
 
 import type { RestResponse } from './exchange.js';
 import { GridError } from '../core/errors.js';
@@ -7,24 +9,118 @@ import { andThenWith, type MaybePromise } from '../core/maybe-promise.js';
 import type { RestDeps, StoredValue } from './context.js';
 import { parseMapPath } from './paths.js';
 import { rawHeader } from './headers.js';
+import { restContentType } from '../client/data.js';
 import { sendEmpty, sendValue } from './respond.js';
+import { deadlineOf, etagOf, notModified, parseWriteOptions, queryOf, type WriteOptions } from './conditions.js';
+import type { MapUpdate, MergeEntry, UpdateResult } from '../map/map-service.js';
 import { unknown, type Method, type Request, type Route } from './route-kit.js';
 
 /** GET/HEAD rest/maps/<map>/<key>: the value, or 204 when there is none. */
 export function getEntry(r: Request, d: RestDeps, [mapName, key]: readonly string[]): MaybePromise<void> {
+  if (isGridUrl(r.req.url)) return getGridEntry(r, d, mapName!, key!);
   return andThenWith(d.maps.get(mapName!, key!), r.res, answerFound);
 }
 
 export function putEntry(r: Request, d: RestDeps, [mapName, key]: readonly string[]): MaybePromise<void> {
+  if (isGridUrl(r.req.url)) {
+    const o = writeOptionsOf(r, false);
+    if (o !== undefined) {
+      const u: MapUpdate = {
+        action: 'put',
+        condition: o.condition ?? { kind: 'none' },
+        value: r.body.toString('latin1'),
+        contentType: rawHeader(r.req, 'content-type'),
+        ttlMs: o.ttlMs,
+        maxIdleMs: o.maxIdleMs,
+        returnOld: false,
+      };
+      return andThenWith(d.maps.update(mapName!, key!, u), r.res, answerUpdate);
+    }
+  }
   return andThenWith(d.maps.put(mapName!, key!, r.body.toString('latin1'), rawHeader(r.req, 'content-type')), r.res, send200);
 }
 
 export function removeEntry(r: Request, d: RestDeps, [mapName, key]: readonly string[]): MaybePromise<void> {
+  if (isGridUrl(r.req.url)) {
+    const o = writeOptionsOf(r, true);
+    if (o?.condition !== undefined) {
+      return andThenWith(d.maps.update(mapName!, key!, { action: 'remove', condition: o.condition, ttlMs: -1, maxIdleMs: -1, returnOld: false }), r.res, answerUpdate);
+    }
+  }
   return andThenWith(d.maps.remove(mapName!, key!), r.res, send200);
 }
 
 export function clearMap(r: Request, d: RestDeps, [mapName]: readonly string[]): Promise<void> {
   return d.maps.clear(mapName!).then(() => sendEmpty(r.res, 200));
+}
+
+/** Whether the request came in under /grid/ (also in absolute form): only there do Grid's own headers apply. */
+function isGridUrl(url: string | undefined): boolean {
+  if (url === undefined) return false;
+  if (url.startsWith('/grid/')) return true;
+  return url.charCodeAt(0) !== 0x2f && /^https?:\/\/[^/?#]*\/grid\//i.test(url);
+}
+
+/** A /grid/ write's options, all checked before anything is written; undefined: none given (the plain write). */
+function writeOptionsOf(r: Request, isDelete: boolean): WriteOptions | undefined {
+  const req = r.req;
+  const query = queryOf(req.url ?? '');
+  const ifMatch = rawHeader(req, 'if-match');
+  const ifNoneMatch = rawHeader(req, 'if-none-match');
+  const ttl = rawHeader(req, 'grid-ttl');
+  const maxIdle = rawHeader(req, 'grid-max-idle');
+  if (query === '' && ifMatch === undefined && ifNoneMatch === undefined && ttl === undefined && maxIdle === undefined) return undefined;
+  const o = parseWriteOptions(query, { ifMatch, ifNoneMatch, ttl, maxIdle }, isDelete);
+  return o.condition === undefined && o.ttlMs < 0 && o.maxIdleMs < 0 ? undefined : o;
+}
+
+/** 200 with the entry's new ETag (none after a delete), or 412 when the condition did not hold (nothing was written). */
+function answerUpdate(res: RestResponse, u: UpdateResult): void {
+  if (!u.applied) {
+    const found = u.old === undefined ? 'the entry is absent' : `the entry's version is ${etagOf(u.old.version ?? 0)}`;
+    sendEmpty(res, 412, `precondition failed: ${found}; nothing written`, u.old === undefined ? undefined : ['ETag', etagOf(u.old.version ?? 0)]);
+  } else if (u.version < 0) sendEmpty(res, 200);
+  else sendEmpty(res, 200, undefined, ['ETag', etagOf(u.version)]);
+}
+
+/**
+ * GET under /grid/: the read (it counts as an access, for max idle, as every GET does), then the
+ * entry's view for its version, deadline and last update. The answer is the view's (one
+ * consistent state); an entry gone in between is 204, as if the read came after its removal.
+ */
+function getGridEntry(r: Request, d: RestDeps, mapName: string, key: string): MaybePromise<void> {
+  const ifNoneMatch = rawHeader(r.req, 'if-none-match');
+  // Checked before the read: a malformed condition is a 400 whatever the entry.
+  if (ifNoneMatch !== undefined) notModified(ifNoneMatch, 0);
+  const read = d.maps.get(mapName, key);
+  const view = (v: StoredValue | undefined): MaybePromise<void> => (v === undefined ? sendEmpty(r.res, 204) : andThenWith(d.maps.entryView(mapName, key), r, answerView));
+  return read instanceof Promise ? read.then(view) : view(read);
+}
+
+function answerView(r: Request, e: MergeEntry | undefined): void {
+  const res = r.res;
+  if (e === undefined) {
+    sendEmpty(res, 204);
+    return;
+  }
+  const version = e.version ?? 0;
+  const headers: string[] = ['ETag', etagOf(version)];
+  if (e.lastUpdateTime > 0) headers.push('Last-Modified', new Date(e.lastUpdateTime).toUTCString());
+  const deadline = deadlineOf(e.expiresAt, e.lastAccessAt, e.maxIdleMs ?? 0);
+  // Whole seconds, rounded up: an entry shown with 0 left would already be gone.
+  if (deadline > 0) headers.push('Grid-Expires-In', String(Math.max(1, Math.ceil((deadline - Date.now()) / 1000))));
+  const ifNoneMatch = rawHeader(r.req, 'if-none-match');
+  if (ifNoneMatch !== undefined && notModified(ifNoneMatch, version)) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+  // Content-Type and Content-Length first, in the order of the /hazelcast/ answer; Grid's headers after them.
+  const contentType = restContentType(e.contentType);
+  const lead = contentType === undefined ? ['Content-Length', String(e.value.length)] : ['Content-Type', contentType, 'Content-Length', String(e.value.length)];
+  headers.unshift(...lead);
+  res.writeHead(200, headers);
+  res.end(e.value, 'latin1');
 }
 
 /** A map path that no route takes (`tail` after rest/maps/): the name's 400s first, then the missing key. */
