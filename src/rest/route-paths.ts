@@ -8,6 +8,8 @@ export const MAPS = 'rest/maps/';
 export const QUEUES = 'rest/queues/';
 export const HEALTH = 'health';
 export const METRICS = 'metrics';
+/** Grid's own: the OpenAPI document of this surface (served under /grid/ only). */
+export const OPENAPI = 'openapi.json';
 export const CLUSTER = 'rest/cluster';
 export const PARTITIONS = 'rest/partitions';
 export const INSTANCE = 'rest/instance';
