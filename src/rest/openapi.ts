@@ -28,6 +28,7 @@ export interface DocumentedEndpoint {
   readonly routes: Readonly<Record<string, unknown>>;
   readonly head?: false;
   readonly responses?: Readonly<Record<number, Reply>>;
+  readonly responsesOf?: Readonly<Record<string, Readonly<Record<number, Reply>>>>;
   readonly query?: Readonly<Record<string, string>>;
   readonly gridOnly?: true;
 }
@@ -137,7 +138,7 @@ function operation(
   if (parameters.length > 0) op.parameters = parameters;
   if (e.readsBody && method !== 'get' && method !== 'head' && method !== 'delete') op.requestBody = requestBody(e);
   if (e.credentials) op.security = [{}, { basic: [] }];
-  op.responses = responses(e, method === 'head');
+  op.responses = responses(e, e.responsesOf?.[pattern] ?? e.responses, method === 'head');
   return op;
 }
 
@@ -156,9 +157,9 @@ function requestBody(e: DocumentedEndpoint): Record<string, unknown> {
   };
 }
 
-function responses(e: DocumentedEndpoint, head: boolean): Record<string, unknown> {
+function responses(e: DocumentedEndpoint, declared: Readonly<Record<number, Reply>> | undefined, head: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [status, reply] of Object.entries(e.responses ?? { 200: 'value' })) {
+  for (const [status, reply] of Object.entries(declared ?? { 200: 'value' })) {
     const body = typeof reply === 'string' ? reply : reply.body;
     const about = typeof reply === 'string' ? undefined : reply.about;
     const schema = typeof reply === 'string' ? undefined : reply.schema;
@@ -179,8 +180,9 @@ function success(body: BodyKind, description: string, head: boolean, schema: Jso
     case 'prometheus':
       return { description, content: { 'text/plain': { schema: { type: 'string' } } } };
     case 'value':
-      // A value goes out with the Content-Type it was stored with (none when stored without one).
-      return { description, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } };
+      // A value goes out with the Content-Type it was stored with, and none when it was stored
+      // without one (as Hazelcast): no media type can be promised, so none is listed.
+      return { description: `${description} Any media type: the one the value was stored with, no Content-Type when it had none.` };
   }
 }
 

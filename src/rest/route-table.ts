@@ -52,6 +52,8 @@ export interface Endpoint {
    * Absent: a 200 of any content.
    */
   readonly responses?: Readonly<Record<number, Reply>>;
+  /** `responses` of one of its route patterns, where that route answers otherwise. */
+  readonly responsesOf?: Readonly<Record<string, Readonly<Record<number, Reply>>>>;
   /** Its query parameters and what they mean (OpenAPI). */
   readonly query?: Readonly<Record<string, string>>;
   /** Served under /grid/ only (Hazelcast has no such endpoint). */
@@ -251,7 +253,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
       'health/ready': health.ready,
       'health/memory': health.memory,
     },
-    responses: { 200: 'json', 503: { body: 'error', about: 'The probed condition does not hold (not ready, cluster not safe, ...).' } },
+    responses: { 200: 'json', 503: { body: 'error', about: 'The probed condition does not hold.' } },
+    responsesOf: {
+      'health/cluster-safe': { 200: { body: 'empty', about: 'The cluster is safe (no partition without its backups).' }, 503: { body: 'error', about: 'The cluster is not safe.' } },
+      'health/ready': { 200: { body: 'empty', about: 'The member is ACTIVE, joined and not restarting.' }, 503: { body: 'error', about: 'The member is not ready (the reason in X-Grid-Error).' } },
+      'health/memory': { 200: 'json', 500: { body: 'error', about: 'This member has no memory guard.' } },
+    },
     examples: [['GET', 'health/node-state'], ['GET', 'health/cluster-state'], ['GET', 'health/cluster-safe'], ['GET', 'health/migration-queue-size'], ['GET', 'health/cluster-size'], ['GET', 'health/ready'], ['GET', 'health/memory']],
   },
   {
