@@ -48,10 +48,12 @@ async function schemathesis(schema: string, base: string, include: string, examp
     '--auth', 'dev:',
     '--max-examples', String(examples), '--seed', '1', '--workers', '2', '--request-timeout', '10',
     '--checks', 'all',
-    // Both judge whether the member accepts what the schema allows: bodies are free text and
-    // positional parameters, which no JSON Schema states; statuses and shapes are checked.
-    '--exclude-checks', 'positive_data_acceptance,negative_data_rejection',
-    '--phases', 'examples,fuzzing', '--no-color',
+    // The first two judge whether the member accepts what the schema allows: bodies are free
+    // text and positional parameters, which no JSON Schema states; statuses and shapes are
+    // checked. unsupported_method wants 405 for TRACE and the like, where the contract (and
+    // Hazelcast) answer 400 "syntax not known" (grid-behavior.md §3).
+    '--exclude-checks', 'positive_data_acceptance,negative_data_rejection,unsupported_method',
+    '--phases', LONG ? 'examples,coverage,fuzzing' : 'examples,fuzzing', '--no-color',
   ];
   try {
     const { stdout } = await run(bin!, args, { timeout: 240_000, maxBuffer: 64 << 20, cwd: work, env: { ...process.env, SCHEMATHESIS_HOOKS: '' } });
