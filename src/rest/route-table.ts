@@ -60,6 +60,41 @@ export interface Endpoint {
   readonly gridOnly?: true;
 }
 
+const UUID = { type: 'string', minLength: 1 };
+const COUNT = { type: 'integer', minimum: 0 };
+const CLUSTER_SCHEMA = {
+  type: 'object',
+  required: ['members', 'connectionCount', 'allConnectionCount'],
+  properties: {
+    members: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['address', 'liteMember', 'localMember', 'uuid', 'memberVersion'],
+        properties: { address: { type: 'string' }, liteMember: { type: 'boolean' }, localMember: { type: 'boolean' }, uuid: UUID, memberVersion: { type: 'string' } },
+      },
+    },
+    connectionCount: COUNT,
+    allConnectionCount: COUNT,
+  },
+};
+const PARTITIONS_SCHEMA = {
+  type: 'object',
+  required: ['version', 'partitionCount', 'replicaCount', 'migrationQueueSize', 'clusterSafe', 'members', 'partitions'],
+  properties: {
+    version: { type: 'integer' },
+    partitionCount: COUNT,
+    replicaCount: COUNT,
+    migrationQueueSize: COUNT,
+    clusterSafe: { type: 'boolean' },
+    members: {
+      type: 'array',
+      items: { type: 'object', required: ['uuid', 'address', 'owned', 'backups'], properties: { uuid: UUID, address: { type: ['string', 'null'] }, owned: COUNT, backups: COUNT } },
+    },
+    partitions: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
+  },
+};
+
 /** The version of the REST surface's document (info.version): bumped when a row changes what it answers. */
 export const OPENAPI_VERSION = '1.0.0';
 
@@ -185,7 +220,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/cluster': clusterInfo },
-    responses: { 200: 'json' },
+    responses: { 200: { body: 'json', about: 'The member list (rest-interface.md §2).', schema: CLUSTER_SCHEMA } },
     examples: [['GET', 'rest/cluster']],
   },
   {
@@ -197,7 +232,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/partitions': partitionsInfo },
-    responses: { 200: 'json' },
+    responses: { 200: { body: 'json', about: 'The partition table as this member knows it.', schema: PARTITIONS_SCHEMA } },
     examples: [['GET', 'rest/partitions']],
   },
   {
@@ -209,7 +244,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/instance': instanceName },
-    responses: { 200: 'json' },
+    responses: { 200: { body: 'json', about: 'The instance name.', schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } } },
     examples: [['GET', 'rest/instance']],
   },
   {
