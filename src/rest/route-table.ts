@@ -18,6 +18,7 @@ import { metrics } from './metrics-routes.js';
 import { reloadTls } from './tls-routes.js';
 import { openApiHandler, type Reply } from './openapi.js';
 import { PARAMS } from './route-scopes.js';
+import { CLUSTER_SCHEMA, PARTITIONS_SCHEMA } from './response-schemas.js';
 
 export interface Endpoint {
   /** As the doc writes it: one method, or several (`DELETE, GET`). HEAD goes wherever GET does (but where `head` is false). */
@@ -59,41 +60,6 @@ export interface Endpoint {
   /** Served under /grid/ only (Hazelcast has no such endpoint). */
   readonly gridOnly?: true;
 }
-
-const UUID = { type: 'string', minLength: 1 };
-const COUNT = { type: 'integer', minimum: 0 };
-const CLUSTER_SCHEMA = {
-  type: 'object',
-  required: ['members', 'connectionCount', 'allConnectionCount'],
-  properties: {
-    members: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['address', 'liteMember', 'localMember', 'uuid', 'memberVersion'],
-        properties: { address: { type: 'string' }, liteMember: { type: 'boolean' }, localMember: { type: 'boolean' }, uuid: UUID, memberVersion: { type: 'string' } },
-      },
-    },
-    connectionCount: COUNT,
-    allConnectionCount: COUNT,
-  },
-};
-const PARTITIONS_SCHEMA = {
-  type: 'object',
-  required: ['version', 'partitionCount', 'replicaCount', 'migrationQueueSize', 'clusterSafe', 'members', 'partitions'],
-  properties: {
-    version: { type: 'integer' },
-    partitionCount: COUNT,
-    replicaCount: COUNT,
-    migrationQueueSize: COUNT,
-    clusterSafe: { type: 'boolean' },
-    members: {
-      type: 'array',
-      items: { type: 'object', required: ['uuid', 'address', 'owned', 'backups'], properties: { uuid: UUID, address: { type: ['string', 'null'] }, owned: COUNT, backups: COUNT } },
-    },
-    partitions: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
-  },
-};
 
 /** The version of the REST surface's document (info.version): bumped when a row changes what it answers. */
 export const OPENAPI_VERSION = '1.0.0';
