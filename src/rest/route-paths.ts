@@ -11,6 +11,8 @@ export const MAP_LIST = 'rest/maps';
 export const QUEUE_LIST = 'rest/queues';
 export const HEALTH = 'health';
 export const METRICS = 'metrics';
+/** Grid's own: the OpenAPI document of this surface (served under /grid/ only). */
+export const OPENAPI = 'openapi.json';
 export const CLUSTER = 'rest/cluster';
 export const PARTITIONS = 'rest/partitions';
 export const INSTANCE = 'rest/instance';

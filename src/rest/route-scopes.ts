@@ -10,13 +10,15 @@ import { unknown, type Method, type Route, type RouteLabel } from './route-kit.j
 import * as maps from './maps-routes.js';
 import * as queues from './queues-routes.js';
 import * as cp from './cp-routes.js';
-import { MAP_LIST, QUEUE_LIST, CLUSTER, CONFIG, CP_DATA, CP_SUBSYSTEM, HEALTH, INSTANCE, LICENSE, LOG_LEVEL, LOG_LEVEL_SUB, MANAGEMENT, MAPS, METRICS, PARTITIONS, QUEUES, TLS, WAN, WAN_STATUS } from './route-paths.js';
+import { OPENAPI, MAP_LIST, QUEUE_LIST, CLUSTER, CONFIG, CP_DATA, CP_SUBSYSTEM, HEALTH, INSTANCE, LICENSE, LOG_LEVEL, LOG_LEVEL_SUB, MANAGEMENT, MAPS, METRICS, PARTITIONS, QUEUES, TLS, WAN, WAN_STATUS } from './route-paths.js';
 
 export interface ParamSpec {
   /** Whether a raw (still encoded) segment can be this parameter at all; else the route does not match. */
   readonly accepts?: (raw: string) => boolean;
   /** The parameter from its raw text: decoded and checked (a 400 when malformed), once a route matched. */
   readonly bind: (raw: string) => string;
+  /** What it is, for the OpenAPI document. */
+  readonly about?: string;
 }
 
 const required = (what: string) => (raw: string): string => {
@@ -27,28 +29,28 @@ const decoded = (what: string) => (raw: string): string => decodeSegment(raw, wh
 
 /** Every `<name>` of the route patterns. */
 export const PARAMS: Readonly<Record<string, ParamSpec>> = {
-  map: { bind: required('map name') },
+  map: { about: "The map's name.", bind: required('map name') },
   // A key may hold `/`; one trailing `/` is not part of it.
-  key: {
+  key: { about: 'The key (a string; may hold `/`, percent-escapes decoded).',
     bind: (raw) => {
       const k = raw.endsWith('/') ? raw.slice(0, -1) : raw;
       if (k.length === 0) throw new GridError('BAD_REQUEST', 'missing key (an empty key is not a key)');
       return decodeSegment(k, 'key');
     },
   },
-  queue: { bind: required('queue name') },
-  value: { bind: decoded('queue value') },
-  seconds: { bind: (raw) => String(parseTimeoutSeconds(raw)) },
-  uuid: { accepts: (raw) => raw.length > 0, bind: decoded('uuid') },
+  queue: { about: "The queue's name.", bind: required('queue name') },
+  value: { about: 'The item to offer.', bind: decoded('queue value') },
+  seconds: { about: 'How long to wait for an item, in whole seconds.', bind: (raw) => String(parseTimeoutSeconds(raw)) },
+  uuid: { about: 'The uuid of a WAN sync.', accepts: (raw) => raw.length > 0, bind: decoded('uuid') },
   // `map` there is POST consistencyCheck/map's, never a check's uuid.
-  check: { accepts: (raw) => raw.length > 0 && raw !== 'map', bind: decoded('uuid') },
-  group: { bind: decoded('CP group name') },
-  session: { bind: (raw) => cp.sessionIdOf(decodeSegment(raw, 'CP session id')) },
-  member: { bind: decoded('CP member uuid') },
-  atomicLong: { bind: (raw) => cp.requiredSegment(raw, 'atomic long name') },
-  lock: { bind: (raw) => cp.requiredSegment(raw, 'lock name') },
-  sessionGroup: { bind: (raw) => cp.requiredSegment(raw, 'CP group name') },
-  sessionId: { bind: (raw) => cp.sessionIdOf(cp.requiredSegment(raw, 'CP session id')) },
+  check: { about: 'The uuid of a consistency check.', accepts: (raw) => raw.length > 0 && raw !== 'map', bind: decoded('uuid') },
+  group: { about: 'A CP group name.', bind: decoded('CP group name') },
+  session: { about: 'A CP session id.', bind: (raw) => cp.sessionIdOf(decodeSegment(raw, 'CP session id')) },
+  member: { about: 'A CP member uuid.', bind: decoded('CP member uuid') },
+  atomicLong: { about: "The atomic long's name (`name@group` for a group).", bind: (raw) => cp.requiredSegment(raw, 'atomic long name') },
+  lock: { about: "The lock's name.", bind: (raw) => cp.requiredSegment(raw, 'lock name') },
+  sessionGroup: { about: 'A CP group name.', bind: (raw) => cp.requiredSegment(raw, 'CP group name') },
+  sessionId: { about: 'A CP session id.', bind: (raw) => cp.sessionIdOf(cp.requiredSegment(raw, 'CP session id')) },
 };
 
 export interface Scope {
@@ -96,6 +98,7 @@ export const SCOPES: readonly Scope[] = [
   { prefix: QUEUES, shape: 'under', label: 'queues', claimsGroup: true, otherwise: (m, rest) => queues.queuePathRefused(m, rest, rest.slice(QUEUES.length)) },
   { prefix: HEALTH, shape: 'tree', label: 'health', claimsGroup: true, otherwise: unknownPath },
   { prefix: METRICS, shape: 'exact', label: 'metrics', claimsGroup: false, otherwise: unknownPath },
+  { prefix: OPENAPI, shape: 'exact', label: 'health', claimsGroup: false, otherwise: unknownPath },
   { prefix: CLUSTER, shape: 'exact', label: 'cluster', claimsGroup: false, otherwise: unknownPath },
   { prefix: PARTITIONS, shape: 'exact', label: 'cluster', claimsGroup: false, otherwise: unknownPath },
   { prefix: INSTANCE, shape: 'exact', label: 'cluster', claimsGroup: false, otherwise: unknownPath },

@@ -18,6 +18,9 @@ import { clusterInfo, instanceName, partitionsInfo } from './cluster-routes.js';
 import { persistenceCommand } from './persistence-routes.js';
 import { metrics } from './metrics-routes.js';
 import { reloadTls } from './tls-routes.js';
+import { openApiHandler, type Reply } from './openapi.js';
+import { PARAMS } from './route-scopes.js';
+import { CLUSTER_SCHEMA, PARTITIONS_SCHEMA } from './response-schemas.js';
 
 export interface Endpoint {
   /** As the doc writes it: one method, or several (`DELETE, GET`). HEAD goes wherever GET does (but where `head` is false). */
@@ -46,7 +49,22 @@ export interface Endpoint {
   readonly head?: false;
   /** Requests of this endpoint (method, path after the prefix) that resolve to it. */
   readonly examples: readonly (readonly [Method, string])[];
+  /**
+   * For the OpenAPI document (openapi.ts): the statuses it answers besides the errors every
+   * route can (400, 403, 431, 500, 503; 413 where it reads a body), each with its body.
+   * Absent: a 200 of any content.
+   */
+  readonly responses?: Readonly<Record<number, Reply>>;
+  /** `responses` of one of its route patterns, where that route answers otherwise. */
+  readonly responsesOf?: Readonly<Record<string, Readonly<Record<number, Reply>>>>;
+  /** Its query parameters and what they mean (OpenAPI). */
+  readonly query?: Readonly<Record<string, string>>;
+  /** Served under /grid/ only (Hazelcast has no such endpoint). */
+  readonly gridOnly?: true;
 }
+
+/** The version of the REST surface's document (info.version): bumped when a row changes what it answers. */
+export const OPENAPI_VERSION = '1.0.0';
 
 export const ENDPOINTS: readonly Endpoint[] = [
   {
@@ -72,6 +90,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/maps/<map>/<key…>': maps.getEntry },
+    responses: { 200: { body: 'value', about: 'The value, with the Content-Type it was stored with.' }, 204: { body: 'empty', about: 'No entry for the key.' } },
     examples: [['GET', 'rest/maps/m/k']],
   },
   {
@@ -83,6 +102,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: false,
     routes: { 'rest/maps/<map>/<key…>': maps.putEntry },
+    responses: { 200: 'empty' },
     examples: [['POST', 'rest/maps/m/k']],
   },
   {
@@ -94,6 +114,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/maps/<map>/<key…>': maps.removeEntry },
+    responses: { 200: 'empty' },
     examples: [['DELETE', 'rest/maps/m/k']],
   },
   {
@@ -105,6 +126,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/maps/<map>': maps.clearMap },
+    responses: { 200: 'empty' },
     examples: [['DELETE', 'rest/maps/m']],
   },
   {
@@ -138,6 +160,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: false,
     routes: { 'rest/queues/<queue>': queues.offerBody },
+    responses: { 200: 'empty', 503: { body: 'error', about: 'The queue is full (or the member cannot serve now).' } },
     examples: [['POST', 'rest/queues/q']],
   },
   {
@@ -149,6 +172,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/queues/<queue>/<value…>': queues.offerPathValue },
+    responses: { 200: 'empty', 503: { body: 'error', about: 'The queue is full (or the member cannot serve now).' } },
     examples: [['POST', 'rest/queues/q/v']],
   },
   {
@@ -161,6 +185,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     credentials: false,
     routes: { 'rest/queues/<queue>/size': queues.queueSize },
     label: 'queue_stats',
+    responses: { 200: { body: 'text', about: 'The queue size in decimal.', schema: { type: 'string', pattern: '^[0-9]+$' } } },
     examples: [['GET', 'rest/queues/q/size']],
   },
   {
@@ -173,6 +198,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     credentials: false,
     routes: { 'rest/queues/<queue>/stats': queues.queueStats },
     label: 'queue_stats',
+    responses: { 200: { body: 'json', about: 'The queue statistics at its owner.', schema: { type: 'object', required: ['size', 'reserved', 'waitingPolls'], properties: { size: { type: 'integer', minimum: 0 }, reserved: { type: 'integer', minimum: 0 }, waitingPolls: { type: 'integer', minimum: 0 } } } } },
     examples: [['GET', 'rest/queues/q/stats']],
   },
   {
@@ -186,6 +212,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     routes: { 'rest/queues/<queue>/<seconds…>': queues.pollItem },
     // A poll takes an item, which a HEAD must not.
     head: false,
+    responses: { 200: { body: 'value', about: 'The item, with the Content-Type it was offered with.' }, 204: { body: 'empty', about: 'No item within the timeout.' } },
     examples: [['DELETE', 'rest/queues/q/5'], ['GET', 'rest/queues/q/5']],
   },
   {
@@ -197,6 +224,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/cluster': clusterInfo },
+    responses: { 200: { body: 'json', about: 'The member list (rest-interface.md §2).', schema: CLUSTER_SCHEMA } },
     examples: [['GET', 'rest/cluster']],
   },
   {
@@ -208,6 +236,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/partitions': partitionsInfo },
+    responses: { 200: { body: 'json', about: 'The partition table as this member knows it.', schema: PARTITIONS_SCHEMA } },
     examples: [['GET', 'rest/partitions']],
   },
   {
@@ -219,6 +248,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/instance': instanceName },
+    responses: { 200: { body: 'json', about: 'The instance name.', schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } } },
     examples: [['GET', 'rest/instance']],
   },
   {
@@ -230,6 +260,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { metrics },
+    responses: { 200: 'prometheus', 500: { body: 'error', about: 'Metrics are disabled on this member.' } },
     examples: [['GET', 'metrics'], ['HEAD', 'metrics']],
   },
   {
@@ -241,6 +272,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { health: health.health },
+    responses: { 200: { body: 'json', about: 'The member\'s health as JSON; Hazelcast 3.x text when Accept prefers text/plain; HEAD: the same as Hazelcast-* headers.' } },
     examples: [['GET', 'health'], ['HEAD', 'health']],
   },
   {
@@ -260,6 +292,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
       'health/ready': health.ready,
       'health/memory': health.memory,
     },
+    responses: { 200: 'json', 503: { body: 'error', about: 'The probed condition does not hold.' } },
+    responsesOf: {
+      'health/cluster-safe': { 200: { body: 'empty', about: 'The cluster is safe (no partition without its backups).' }, 503: { body: 'error', about: 'The cluster is not safe.' } },
+      'health/ready': { 200: { body: 'empty', about: 'The member is ACTIVE, joined and not restarting.' }, 503: { body: 'error', about: 'The member is not ready (the reason in X-Grid-Error).' } },
+      'health/memory': { 200: 'json', 500: { body: 'error', about: 'This member has no memory guard.' } },
+    },
     examples: [['GET', 'health/node-state'], ['GET', 'health/cluster-state'], ['GET', 'health/cluster-safe'], ['GET', 'health/migration-queue-size'], ['GET', 'health/cluster-size'], ['GET', 'health/ready'], ['GET', 'health/memory']],
   },
   {
@@ -271,6 +309,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: true,
     routes: { 'rest/management/cluster/state': management.clusterStateRead },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/management/cluster/state']],
   },
   {
@@ -282,6 +321,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: true,
     routes: { 'rest/management/cluster/nodes': management.clusterNodes },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/management/cluster/nodes']],
   },
   {
@@ -293,6 +333,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/management/cluster/version': management.clusterVersion },
+    responses: { 200: 'json' },
     examples: [['GET', 'rest/management/cluster/version']],
   },
   {
@@ -304,6 +345,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: true,
     routes: { 'rest/management/cluster/version': management.setClusterVersion },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/management/cluster/version']],
   },
   {
@@ -315,6 +357,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: true,
     routes: { 'rest/management/cluster/changeState': management.changeClusterState },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/management/cluster/changeState']],
   },
   {
@@ -326,6 +369,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: true,
     routes: { 'rest/management/cluster/clusterShutdown': management.shutdown('cluster') },
+    responses: { 200: 'json', 409: { body: 'error', about: 'This member has not joined a cluster yet.' } },
     examples: [['POST', 'rest/management/cluster/clusterShutdown']],
   },
   {
@@ -337,6 +381,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: true,
     routes: { 'rest/management/cluster/memberShutdown': management.shutdown('member') },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/management/cluster/memberShutdown']],
   },
   {
@@ -353,6 +398,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
       'rest/management/cluster/backup': persistenceCommand('backup'),
       'rest/management/cluster/backupInterrupt': persistenceCommand('backupInterrupt'),
     },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/management/cluster/forceStart'], ['POST', 'rest/management/cluster/partialStart'], ['POST', 'rest/management/cluster/backup'], ['POST', 'rest/management/cluster/backupInterrupt']],
   },
   {
@@ -367,6 +413,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
       'rest/management/cluster/hotBackup': persistenceCommand('hotBackup'),
       'rest/management/cluster/hotBackupInterrupt': persistenceCommand('hotBackupInterrupt'),
     },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/management/cluster/hotBackup'], ['POST', 'rest/management/cluster/hotBackupInterrupt']],
   },
   {
@@ -378,6 +425,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/log-level': management.getLogLevel },
+    responses: { 200: 'json' },
     examples: [['GET', 'rest/log-level']],
   },
   {
@@ -389,6 +437,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: true,
     routes: { 'rest/log-level': management.setLogLevel },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/log-level']],
   },
   {
@@ -400,6 +449,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: true,
     routes: { 'rest/log-level/reset': management.resetLogLevel },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/log-level/reset']],
   },
   {
@@ -411,6 +461,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: true,
     routes: { 'rest/tls/reload': reloadTls },
+    responses: { 200: 'json', 500: { body: 'error', about: 'TLS is not enabled on this member.' } },
     examples: [['POST', 'rest/tls/reload']],
   },
   {
@@ -422,6 +473,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/license': management.getLicense },
+    responses: { 400: { body: 'error', about: 'GET license is not supported (Hazelcast answers the same).' } },
     examples: [['GET', 'rest/license']],
   },
   {
@@ -433,6 +485,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: true,
     routes: { 'rest/license': management.setLicense },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/license']],
   },
   {
@@ -444,6 +497,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/config/tcp-ip/member-list': management.tcpIpMembers },
+    responses: { 200: 'json' },
     examples: [['GET', 'rest/config/tcp-ip/member-list']],
   },
   {
@@ -455,6 +509,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: true,
     routes: { 'rest/config/tcp-ip/member-list': management.setTcpIpMembers },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/config/tcp-ip/member-list']],
   },
   {
@@ -472,6 +527,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
       'rest/cp-subsystem/members': cp.cpMembers,
       'rest/cp-subsystem/members/local': cp.cpLocalMember,
     },
+    responses: { 200: 'json', 404: { body: 'error', about: 'unknown group or not a CP member' } },
     examples: [['GET', 'rest/cp-subsystem/groups'], ['GET', 'rest/cp-subsystem/groups/g'], ['GET', 'rest/cp-subsystem/groups/g/sessions'], ['GET', 'rest/cp-subsystem/members'], ['GET', 'rest/cp-subsystem/members/local']],
   },
   {
@@ -489,6 +545,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
       'rest/cp-subsystem/members/<member>/remove': cp.removeCpMember,
       'rest/cp-subsystem/reset': cp.resetCp,
     },
+    responses: { 200: 'empty' },
     examples: [['POST', 'rest/cp-subsystem/groups/g/remove'], ['POST', 'rest/cp-subsystem/groups/g/sessions/1/remove'], ['POST', 'rest/cp-subsystem/members'], ['POST', 'rest/cp-subsystem/members/u/remove'], ['POST', 'rest/cp-subsystem/reset']],
   },
   {
@@ -500,6 +557,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/cp': cp.cpStatus },
+    responses: { 200: 'json' },
     examples: [['GET', 'rest/cp']],
   },
   {
@@ -511,6 +569,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/cp/atomiclongs/<atomicLong>': cp.getAtomicLong },
+    responses: { 200: { body: 'text', about: 'The value in decimal.', schema: { type: 'string', pattern: '^-?[0-9]+$' } } },
     examples: [['GET', 'rest/cp/atomiclongs/a']],
   },
   {
@@ -526,6 +585,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
       'rest/cp/atomiclongs/<atomicLong>/addAndGet': cp.addAndGet,
       'rest/cp/atomiclongs/<atomicLong>/compareAndSet': cp.compareAndSet,
     },
+    responses: { 200: { body: 'text', about: 'The new value in decimal; compareAndSet: true or false.', schema: { type: 'string', pattern: '^(-?[0-9]+|true|false)$' } } },
     examples: [['POST', 'rest/cp/atomiclongs/a/set'], ['POST', 'rest/cp/atomiclongs/a/addAndGet'], ['POST', 'rest/cp/atomiclongs/a/compareAndSet']],
   },
   {
@@ -537,6 +597,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/cp/locks/<lock>': cp.lockInfo },
+    responses: { 200: 'json' },
     examples: [['GET', 'rest/cp/locks/l']],
   },
   {
@@ -548,6 +609,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: false,
     routes: { 'rest/cp/locks/<lock>/lock': cp.lock, 'rest/cp/locks/<lock>/unlock': cp.unlock },
+    query: { sessionId: 'The CP session that holds the lock (0: a new session).', timeoutMs: 'How long lock waits (-1: forever, 0: try once).' },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/cp/locks/l/lock'], ['POST', 'rest/cp/locks/l/unlock']],
   },
   {
@@ -559,6 +622,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: false,
     routes: { 'rest/cp/sessions/<sessionGroup>/<sessionId>/heartbeat': cp.heartbeat, 'rest/cp/sessions/<sessionGroup>/<sessionId>/close': cp.closeSession },
+    responses: { 200: 'json', 404: { body: 'error', about: 'unknown session' } },
     examples: [['POST', 'rest/cp/sessions/g/1/heartbeat'], ['POST', 'rest/cp/sessions/g/1/close']],
   },
   {
@@ -575,6 +639,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
       'rest/wan/resumePublisher': wan.publisherCommand('resumePublisher'),
       'rest/wan/stopPublisher': wan.publisherCommand('stopPublisher'),
     },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/wan/clearWanQueues'], ['POST', 'rest/wan/pausePublisher'], ['POST', 'rest/wan/resumePublisher'], ['POST', 'rest/wan/stopPublisher']],
   },
   {
@@ -586,6 +651,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: true,
     routes: { 'rest/wan/sync/allmaps': wan.syncAllMaps },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/wan/sync/allmaps']],
   },
   {
@@ -597,6 +663,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: true,
     routes: { 'rest/wan/sync/map': wan.syncMap, 'rest/wan/consistencyCheck/map': wan.consistencyCheckMap },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/wan/sync/map'], ['POST', 'rest/wan/consistencyCheck/map']],
   },
   {
@@ -608,6 +675,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: true,
     credentials: true,
     routes: { 'rest/wan/addWanConfig': wan.addWanConfig },
+    responses: { 200: 'json' },
     examples: [['POST', 'rest/wan/addWanConfig']],
   },
   {
@@ -619,6 +687,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/wan/sync/progress/<uuid>': wan.syncProgress },
+    responses: { 200: 'json', 404: { body: 'error', about: 'unknown uuid' } },
     examples: [['GET', 'rest/wan/sync/progress/u']],
   },
   {
@@ -630,6 +699,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/wan/consistencyCheck/<check>': wan.consistencyResult },
+    responses: { 200: 'json', 404: { body: 'error', about: 'unknown uuid' } },
     examples: [['GET', 'rest/wan/consistencyCheck/u']],
   },
   {
@@ -641,7 +711,22 @@ export const ENDPOINTS: readonly Endpoint[] = [
     readsBody: false,
     credentials: false,
     routes: { 'rest/wan': wan.wanStatus },
+    responses: { 200: 'json' },
     examples: [['GET', 'rest/wan']],
+  },
+  {
+    method: 'GET',
+    path: '`/openapi.json` (Grid\'s own, not under `/hazelcast/`)',
+    group: 'HEALTH_CHECK',
+    params: '–',
+    answer: '200 JSON: the OpenAPI 3.1 document of this table',
+    readsBody: false,
+    credentials: false,
+    routes: { 'openapi.json': openApiHandler(() => ENDPOINTS, () => PARAMS, OPENAPI_VERSION) },
+    label: 'health',
+    responses: { 200: { body: 'json', about: 'The OpenAPI 3.1 document of the REST surface.', schema: { type: 'object', required: ['openapi', 'paths'] } } },
+    gridOnly: true,
+    examples: [['GET', 'openapi.json']],
   },
 ];
 
