@@ -8,6 +8,16 @@ const GRID_PREFIX = '/grid/';
 const HAZELCAST_PREFIX = '/hazelcast/';
 export const PREFIXES = [GRID_PREFIX, HAZELCAST_PREFIX] as const;
 
+/** Whether a request's URL is under `/grid/` (Grid's own endpoints; `/hazelcast/` keeps Hazelcast's contract). */
+export function isGridPath(url: string): boolean {
+  if (url.charCodeAt(0) !== 0x2f /* '/' */) {
+    const m = /^https?:\/\/[^/?#]*/i.exec(url);
+    if (m === null) return false;
+    url = url.slice(m[0].length);
+  }
+  return url.startsWith(GRID_PREFIX);
+}
+
 /**
  * The path after the `/grid/` or `/hazelcast/` prefix, query string removed, still encoded;
  * undefined when the path has neither prefix. One path is served without a prefix: `/metrics`
