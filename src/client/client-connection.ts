@@ -12,9 +12,10 @@ import { AuthStatus, decodeAuthRequest, encodeAuthResponse, type AuthStatusCode 
 import { decideClientAuth } from './client-auth.js';
 import { MessageBuilder, requestHeader, writeUuid, type RequestHeader } from './codec.js';
 import { encodeMembersView, encodePartitionsView } from './cluster-view-codec.js';
-import { dataOfStored, keyOf } from './data.js';
+import { dataOfStored, keyOf, stringData } from './data.js';
 import { decodeMapRequest } from './map-codecs.js';
 import { serveMapRequest } from './map-requests.js';
+import { dataListResponse, decodeMapViewRequest, entryListResponse, type MapViewRequest } from './map-view-codecs.js';
 import { encodeError, ErrorCode, holder, holderOf } from './error-codec.js';
 import { encodeMessage, FrameReader, type ClientMessage } from './frame.js';
 import { HAZELCAST_COMPAT_VERSION, MessageId } from './message-ids.js';
@@ -24,6 +25,8 @@ import { serveQueue, type ClientChannel } from './queue-requests.js';
 import { decodeAtomicLongRequest } from './atomic-long-codecs.js';
 import { serveAtomicLong } from './atomic-long-requests.js';
 import type { ClientDeps } from './client-deps.js';
+import { ClientListeners } from './client-listeners.js';
+import { decodeAddEntryListener, decodeRemoveEntryListener, isListenerMessage, ListenerMessageId } from './listener-codecs.js';
 
 /**
  * Answers waiting in the socket's write buffer beyond which this connection stops reading
@@ -31,6 +34,13 @@ import type { ClientDeps } from './client-deps.js';
  * back rather than growing the member's memory.
  */
 const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Unsent bytes beyond which entry events to this connection are dropped (a listener that does
+ * not keep up never grows the member's memory or slows the writers; Hazelcast drops events when
+ * its event queue is full too).
+ */
+const MAX_EVENT_BACKLOG_BYTES = 16 * 1024 * 1024;
 
 /** Marks a response its handler already wrote itself (a poll's, whose write the reservation follows). */
 const SENT = new MessageBuilder(Buffer.alloc(0));
@@ -58,6 +68,12 @@ export class ClientConnection {
     sendWritten: (b, written) => this.send(b, written),
     sent: SENT,
   };
+  /** Entry listeners registered on this connection (made at the first). */
+  private listeners: ClientListeners | undefined;
+  /** Entry events of this turn, written together at its end (one socket write for many events). */
+  private events: Buffer[] = [];
+  /** Events dropped for a full backlog (logged once per burst). */
+  private droppedEvents = 0;
 
   constructor(
     private readonly socket: net.Socket,
@@ -85,6 +101,7 @@ export class ClientConnection {
       this.deps.onClosed(this);
       for (const fn of this.onClose) fn();
       this.onClose.clear();
+      this.listeners?.close();
     });
     this.socket.on('data', (chunk: Buffer) => this.feed(chunk));
     if (head.length > 3) this.feed(head.subarray(3));
@@ -197,12 +214,15 @@ export class ClientConnection {
         queueMicrotask(() => this.pushViews());
         return emptyResponse(h.type, h.correlationId);
     }
+    if (isListenerMessage(h.type)) return this.listenerRequest(h, m);
     const mapReq = decodeMapRequest(h.type, m);
     if (mapReq !== undefined) return serveMapRequest(this.deps.maps, h.type, h.correlationId, mapReq);
     const q = decodeQueueRequest(h.type, m);
     if (q !== undefined) return serveQueue(h, q, this.deps.queues, this.channel);
     const al = decodeAtomicLongRequest(h.type, m);
     if (al !== undefined) return serveAtomicLong(h, al, this.deps.cp);
+    const view = decodeMapViewRequest(h.type, m);
+    if (view !== undefined) return this.serveView(h, view);
     const req = decodeDataRequest(h.type, m);
     if (req === undefined) {
       throw new GridError('UNSUPPORTED', `client message type 0x${h.type.toString(16).padStart(6, '0')} is not supported by Grid yet`);
@@ -251,6 +271,31 @@ export class ClientConnection {
     });
   }
 
+  private listenerRequest(h: RequestHeader, m: ClientMessage): MaybePromise<MessageBuilder> {
+    const listeners = (this.listeners ??= new ClientListeners(this.deps.events, (b) => this.sendEvent(b), this.log));
+    if (h.type === ListenerMessageId.MapRemoveEntryListener) return boolResponse(h.type, h.correlationId, listeners.remove(decodeRemoveEntryListener(m).registrationId));
+    const req = decodeAddEntryListener(h.type, m);
+    return listeners.add(h.correlationId, req).then((id) => uuidResponse(h.type, h.correlationId, (buf, at) => writeUuid(buf, at, id)));
+  }
+
+  private sendEvent(b: MessageBuilder): void {
+    if (this.closed) return;
+    if (this.socket.writableLength > MAX_EVENT_BACKLOG_BYTES) {
+      if (this.droppedEvents++ === 0) this.log.warn({ client: this.clientName }, `entry events to client ${this.clientName} dropped: it reads them slower than they come (${MAX_EVENT_BACKLOG_BYTES} bytes unsent)`);
+      return;
+    }
+    this.droppedEvents = 0;
+    if (this.events.length === 0) setImmediate(() => this.flushEvents());
+    this.events.push(encodeMessage(b.frames));
+  }
+
+  private flushEvents(): void {
+    const events = this.events;
+    this.events = [];
+    if (this.closed || this.socket.destroyed || !this.socket.writable || events.length === 0) return;
+    this.socket.write(events.length === 1 ? events[0]! : Buffer.concat(events));
+  }
+
   /** Push the members and partitions views to this connection's listener when they changed. */
   pushViews(): void {
     if (this.viewListener === undefined || this.closed) return;
@@ -287,6 +332,16 @@ export class ClientConnection {
       case 'map.clear':
         return maps.clear(r.name).then(() => emptyResponse(type, corr));
     }
+  }
+
+  /** keySet, values, entrySet: the whole map by scan pages (docs/data-api.md), values mapped as for get. */
+  private serveView(h: RequestHeader, r: MapViewRequest): Promise<MessageBuilder> {
+    const { type, correlationId: corr } = h;
+    return this.deps.maps.scanAll(r.name, r.kind !== 'map.keySet').then((entries) => {
+      if (r.kind === 'map.keySet') return dataListResponse(type, corr, entries.map((e) => stringData(e.key)));
+      if (r.kind === 'map.values') return dataListResponse(type, corr, entries.map((e) => dataOfStored(e.value ?? '', e.contentType)));
+      return entryListResponse(type, corr, entries.map((e) => [stringData(e.key), dataOfStored(e.value ?? '', e.contentType)] as const));
+    });
   }
 }
 

@@ -4,6 +4,7 @@ import type { CredentialChecker } from '../security/credentials.js';
 import type { CpFacade } from '../cp/cp-api.js';
 import type { MapFacade } from '../map/map-service.js';
 import type { QueueFacade } from '../queue/queue-service.js';
+import type { EventFacade } from '../events/event-service.js';
 import type { ViewMember } from './cluster-view-codec.js';
 
 export interface ClientDeps {
@@ -25,6 +26,8 @@ export interface ClientDeps {
   /** True the first time an authentication from `address` is refused (it is warned about once). */
   firstRefusalFrom(address: string): boolean;
   readonly cp: CpFacade;
+  /** Entry listeners subscribe here (listener-codecs.ts, client-listeners.ts). */
+  readonly events: EventFacade;
   /** Told when a connection closed (the server forgets it). */
   onClosed(connection: { readonly isClosed: boolean }): void;
 }

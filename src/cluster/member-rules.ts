@@ -57,6 +57,9 @@ export const AUTHORITY: Readonly<Record<number, Authority>> = {
   [Msg.CpDiscover]: 'member',
   [Msg.CpBootstrap]: 'master',
   [Msg.CpReset]: 'member',
+  // Change events: interest is versioned per sender, events deduplicated by (partition, epoch, sequence).
+  [Msg.EventInterest]: 'member',
+  [Msg.MapEvents]: 'member',
   [Msg.PartitionTable]: 'master',
   [Msg.Migrate]: 'master',
   [Msg.MigrateEnd]: 'master',

@@ -104,6 +104,8 @@ export class EntrySlab {
   /** Index slot of the record the last find() found, and the hash it looked for. */
   private foundSlot = -1;
   private foundHash = 0;
+  /** Bumped whenever handles become void (a compaction, clear): a walk that spans turns (map-scan.ts) starts over then. */
+  layoutVersion = 0;
 
   /** `metaFields` numbers (f64) are kept per entry, read and written by index. */
   constructor(readonly metaFields: number) {
@@ -156,6 +158,40 @@ export class EntrySlab {
     if (wide) return len === key.length * 2 && buf.ucs2Slice(start, start + len) === key;
     if (len !== key.length) return false;
     for (let j = 0; j < len; j++) if (buf[start + j] !== key.charCodeAt(j)) return false;
+    return true;
+  }
+
+  /**
+   * The record's key against `key` in UTF-16 code unit order (JS string order): negative,
+   * 0 or positive. No string is made: a scan (map-scan.ts) compares every record this way.
+   */
+  compareKeyAt(r: number, key: string): number {
+    const kw = this.u32s[r >>> OFFSET_BITS]![((r & OFFSET_MASK) << 1) + 1]!;
+    const buf = this.bufs[r >>> OFFSET_BITS]!;
+    const start = ((r & OFFSET_MASK) << 3) + this.keyOffset;
+    const wide = (kw & KEY_WIDE) !== 0;
+    const n = wide ? (kw & KEY_BYTES_MASK) >>> 1 : kw & KEY_BYTES_MASK;
+    const m = n < key.length ? n : key.length;
+    for (let j = 0; j < m; j++) {
+      const c = wide ? buf[start + 2 * j]! | (buf[start + 2 * j + 1]! << 8) : buf[start + j]!;
+      const d = key.charCodeAt(j);
+      if (c !== d) return c - d;
+    }
+    return n - key.length;
+  }
+
+  /** Whether the record's key starts with `prefix` (code units, no string made). */
+  keyStartsWith(r: number, prefix: string): boolean {
+    const kw = this.u32s[r >>> OFFSET_BITS]![((r & OFFSET_MASK) << 1) + 1]!;
+    const buf = this.bufs[r >>> OFFSET_BITS]!;
+    const start = ((r & OFFSET_MASK) << 3) + this.keyOffset;
+    const wide = (kw & KEY_WIDE) !== 0;
+    const n = wide ? (kw & KEY_BYTES_MASK) >>> 1 : kw & KEY_BYTES_MASK;
+    if (n < prefix.length) return false;
+    for (let j = 0; j < prefix.length; j++) {
+      const c = wide ? buf[start + 2 * j]! | (buf[start + 2 * j + 1]! << 8) : buf[start + j]!;
+      if (c !== prefix.charCodeAt(j)) return false;
+    }
     return true;
   }
 
@@ -412,6 +448,7 @@ export class EntrySlab {
    */
   /** Forget every chunk (the caller rebuilds or empties the index). */
   private dropChunks(): void {
+    this.layoutVersion++;
     this.bufs = [];
     this.u32s = [];
     this.f64s = [];

@@ -62,6 +62,8 @@ export class MapContainer {
   readonly stats: boolean;
   /** The map publishes its mutations to a WAN replication (`wan-replication-ref`). */
   readonly publishes: boolean;
+  /** Told of each store created (change events watch it while the map has listeners: map-events.ts). */
+  onStore: ((partitionId: number, store: RecordStore) => void) | undefined;
 
   constructor(
     readonly mapName: string,
@@ -104,6 +106,7 @@ export class MapContainer {
       });
       if (persisted !== undefined) persisted.store = s;
       this.stores[partitionId] = s;
+      this.onStore?.(partitionId, s);
     }
     return s;
   }
@@ -143,6 +146,8 @@ export class MapRegistry {
   anyEvicting = false;
   /** Answers of recent conditional updates by operation id, for their retries (map-update.ts). */
   readonly recentUpdates = new RecentUpdates();
+  /** Given to each container made from now on (MapContainer.onStore; set by map-events.ts). */
+  onStore: ((c: MapContainer, partitionId: number, store: RecordStore) => void) | undefined;
   /** Told when a change of a persisted map is put back (set by the facade: the persistence module handles it). */
   onUndone: (pid: number, mapName: string, key: string) => void = () => undefined;
 
@@ -162,6 +167,9 @@ export class MapRegistry {
         this.onUndone(pid, mapName, key),
       );
       if (eviction.enabled) this.anyEvicting = true;
+      const onStore = this.onStore;
+      const made = c;
+      if (onStore !== undefined) c.onStore = (pid, store) => onStore(made, pid, store);
       this.containers.set(mapName, c);
     }
     return c;

@@ -13,8 +13,9 @@ import { forEachMergeEntry, type MapMerge } from './map-merge.js';
 import { decodeEntryView, encodeEntryView, type MapOperations } from './map-operations.js';
 import type { MapRegistry } from './map-registry.js';
 import type { MapWanEvents } from './map-wan.js';
+import { decodeNames, decodeScanResult, encodeNames, encodeScanResult, type MapScans, type PartitionPage } from './map-scan.js';
 
-export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerge, wanEvents: MapWanEvents): OperationHandler {
+export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerge, wanEvents: MapWanEvents, scans: MapScans): OperationHandler {
   return {
     operation: (pid: number, type: string, args: readonly WireValue[], _caller: Caller): Operation<unknown> => {
       const mapName = f.str(args, 0, 'map name');
@@ -43,6 +44,10 @@ export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerg
           return ops.observerQueryOp(pid, mapName, f.str(args, 1, 'query'), args[2] ?? null);
         case 'trim':
           return trimOp(maps, pid, mapName);
+        case 'scan':
+          return scans.scanOpFromWire(pid, args);
+        case 'names':
+          return scans.namesOp(pid);
       }
       throw new GridError('BAD_REQUEST', `unknown map operation ${type}`);
     },
@@ -55,6 +60,8 @@ export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerg
       if (type === 'update') return encodeUpdateResult(result as UpdateResult, true);
       if (type === 'entryView') return encodeEntryView(result as MergeEntry | undefined);
       if (type === 'observerQuery') return result as WireValue;
+      if (type === 'scan') return encodeScanResult(result as PartitionPage);
+      if (type === 'names') return encodeNames(result as [string, number][]);
       if (type === 'size' || type === 'merge' || type === 'wanApply' || type === 'trim') return result as number;
       return null;
     },
@@ -68,6 +75,8 @@ export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerg
       if (type === 'update') return decodeUpdateResult(w);
       if (type === 'entryView') return decodeEntryView(w, (t, i) => maps.contentTypeAt(t, i));
       if (type === 'observerQuery') return w;
+      if (type === 'scan') return decodeScanResult(w, (t, i) => maps.contentTypeAt(t, i));
+      if (type === 'names') return decodeNames(w);
       if (type === 'size' || type === 'merge' || type === 'wanApply' || type === 'trim') return typeof w === 'number' ? w : 0;
       return undefined;
     },

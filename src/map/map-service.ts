@@ -29,8 +29,10 @@ import type { MapPersistence } from './map-persistence.js';
 import { MapRecovery } from './map-recovery.js';
 import { MapRegistry } from './map-registry.js';
 import { mapHandler } from './map-remote.js';
+import { MapScans, type ScanPage, type ScanRequest, type ScanEntry } from './map-scan.js';
 import { mapReplicaData } from './map-replicas.js';
 import { MapWanEvents, type MapWanIncoming, type MapWanSink } from './map-wan.js';
+import { MapEventSource } from './map-events.js';
 
 // The names other layers import from here.
 export type { MapWanEvent } from '../protocol/wan-payloads.js';
@@ -41,6 +43,9 @@ export { MapCounters } from './map-metrics.js';
 export { decodePersistedEntry, encodePersistedEntry, type MapPersistence } from './map-persistence.js';
 export { SWEEP_BUDGET } from './map-expiry.js';
 export type { MapWanIncoming, MapWanSink } from './map-wan.js';
+export type { ScanEntry, ScanPage, ScanRequest } from './map-scan.js';
+export { decodeScanCursor, encodeScanCursor, scanScope, type ScanPosition } from './scan-cursor.js';
+export type { MapChangeEvent, MapEventBus, MapEventSource, MapEventType } from './map-events.js';
 
 export interface MapFacade {
   get(mapName: string, key: string): MaybePromise<StoredValue | undefined>;
@@ -52,6 +57,12 @@ export interface MapFacade {
   entryView(mapName: string, key: string): MaybePromise<MergeEntry | undefined>;
   clear(mapName: string): Promise<void>;
   size(mapName: string): Promise<number>;
+  /** One page of a scan (map-scan.ts): keys or entries from a position on, in partition then key order. */
+  scan(req: ScanRequest): Promise<ScanPage>;
+  /** Every entry (or key only) of the map, by scan pages. */
+  scanAll(mapName: string, values: boolean): Promise<ScanEntry[]>;
+  /** The maps that hold entries, cluster-wide, with their sizes, by name. */
+  mapNames(): Promise<{ name: string; size: number }[]>;
 }
 
 export class MapService implements MapFacade {
@@ -62,10 +73,13 @@ export class MapService implements MapFacade {
   private readonly merge: MapMerge;
   private readonly recovery: MapRecovery;
   private readonly expiry: MapExpiry;
+  private readonly scans: MapScans;
   /** The owner's side of remote calls, and the backups' side of writes. */
   readonly handler: OperationHandler;
   /** How the partition layer moves this service's data. */
   readonly replicaData: ReplicaData;
+  /** Change events at the partition owner (map-events.ts); the event service attaches to it. */
+  readonly events: MapEventSource;
 
   constructor(
     deps: DataServiceDeps & {
@@ -86,6 +100,7 @@ export class MapService implements MapFacade {
       gate: deps.writeGate,
     });
     const maps = this.maps;
+    this.events = new MapEventSource(maps, maps.deps.isOwner);
     this.protection = new StructureProtection({
       kind: 'map',
       config: deps.config,
@@ -100,7 +115,8 @@ export class MapService implements MapFacade {
     this.recovery = new MapRecovery(this.maps);
     this.expiry = new MapExpiry(this.maps);
     this.maps.onUndone = (pid, mapName, key) => this.recovery.undoneChange(pid, mapName, key);
-    this.handler = mapHandler(this.maps, this.ops, this.merge, this.wanEvents);
+    this.scans = new MapScans(this.maps, this.protection);
+    this.handler = mapHandler(this.maps, this.ops, this.merge, this.wanEvents, this.scans);
     this.replicaData = mapReplicaData(this.maps);
   }
 
@@ -152,6 +168,18 @@ export class MapService implements MapFacade {
     let n = 0;
     for (const v of await Promise.all(all)) n += v;
     return n;
+  }
+
+  scan(req: ScanRequest): Promise<ScanPage> {
+    return this.scans.page(req);
+  }
+
+  scanAll(mapName: string, values: boolean): Promise<ScanEntry[]> {
+    return this.scans.all(mapName, values);
+  }
+
+  mapNames(): Promise<{ name: string; size: number }[]> {
+    return this.scans.names();
   }
 
   /** The map's configuration (its own or the matching pattern's). */

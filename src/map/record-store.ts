@@ -78,9 +78,13 @@ export interface MergeEntry {
  * WAN layer keeps a Merkle tree of the entries this way. Only stores given one pay for it.
  */
 export interface StoreObserver {
-  changed(key: string, before: StoredValue | undefined, after: StoredValue | undefined): void;
-  cleared(): void;
+  /** `cause` says why an entry went away when it was not removed by a write: its expiry, or eviction. */
+  changed(key: string, before: StoredValue | undefined, after: StoredValue | undefined, cause?: RemovalCause): void;
+  /** `count`: the live and dead entries the clear dropped. */
+  cleared(count?: number): void;
 }
+
+export type RemovalCause = 'expired' | 'evicted';
 
 export interface ExpiryPolicy {
   /** 0 = no TTL. */
@@ -143,7 +147,13 @@ export class RecordStore {
   private plain: boolean;
   /** Whether get() and put() read their `nowMs` (a plain store without observer does not: callers may skip the clock). */
   usesClock: boolean;
+  /** The observer given at construction (a Merkle tree, persistence): what observer queries read. */
   readonly observer: StoreObserver | undefined;
+  /**
+   * What every change is told to: the observer, or while this map has listeners the change
+   * events' observer in front of it (setWatcher, map-events.ts). Unset, nothing pays for events.
+   */
+  private watcher: StoreObserver | undefined;
   private readonly expiredReads: { expirations: number } | undefined;
   private readonly onExpiring: (() => void) | undefined;
   /** Bytes the record evictOne removed last took. */
@@ -153,6 +163,7 @@ export class RecordStore {
 
   constructor(policy: ExpiryPolicy) {
     this.observer = policy.observer;
+    this.watcher = policy.observer;
     this.expiredReads = policy.expiredReads;
     this.onExpiring = policy.onExpiring;
     this.ttlMs = policy.ttlMs;
@@ -171,6 +182,11 @@ export class RecordStore {
   /** Whether entries of this store may expire (the sweeper skips the others). */
   get mayExpire(): boolean {
     return this.expiring;
+  }
+
+  /** Tell `watcher` of every change instead of the observer (it passes them on), or with undefined only the observer again. */
+  setWatcher(watcher: StoreObserver | undefined): void {
+    this.watcher = watcher ?? this.observer;
   }
 
   /** The live value of `key`, or undefined (an expired entry is removed on the way). */
@@ -225,7 +241,7 @@ export class RecordStore {
     const maxIdle = maxIdleMs < 0 ? this.maxIdleMs : maxIdleMs;
     if (this.plain) {
       if (ttl === 0 && maxIdle === 0) {
-        if (this.observer === undefined) return this.slab.version(this.slab.put(key, value, contentType));
+        if (this.watcher === undefined) return this.slab.version(this.slab.put(key, value, contentType));
         return this.slab.version(this.write(key, value, contentType, 0, 0, 0, 0, 0, 0, undefined));
       }
       this.keepExpiry();
@@ -334,7 +350,7 @@ export class RecordStore {
     version: number | undefined,
   ): number {
     const s = this.slab;
-    const observer = this.observer;
+    const observer = this.watcher;
     let before: StoredValue | undefined;
     if (observer !== undefined) {
       const p = s.find(key);
@@ -357,13 +373,13 @@ export class RecordStore {
   }
 
   /** Remove `key`; true when a live entry was removed. */
-  remove(key: string, nowMs: number): boolean {
+  remove(key: string, nowMs: number, cause?: RemovalCause): boolean {
     const s = this.slab;
     const o = s.remove(key);
     if (o < 0) return false;
     // The dead record stays readable until the next compaction.
     const live = this.plain || !this.isExpired(o, nowMs);
-    if (this.observer !== undefined) this.observer.changed(key, this.entryAt(o), undefined);
+    if (this.watcher !== undefined) this.watcher.changed(key, this.entryAt(o), undefined, live ? cause : 'expired');
     s.compactIfSparse();
     return live;
   }
@@ -372,7 +388,7 @@ export class RecordStore {
   private expireAt(key: string, o: number): void {
     const s = this.slab;
     s.removeAt(o);
-    if (this.observer !== undefined) this.observer.changed(key, this.entryAt(o), undefined);
+    if (this.watcher !== undefined) this.watcher.changed(key, this.entryAt(o), undefined, 'expired');
     s.compactIfSparse();
     if (this.expiredReads !== undefined) this.expiredReads.expirations++;
   }
@@ -411,7 +427,7 @@ export class RecordStore {
     if (best < 0) return undefined;
     const bestKey = s.key(best);
     this.lastEvictedBytes = s.recordBytes(best);
-    this.remove(bestKey, nowMs);
+    this.remove(bestKey, nowMs, 'evicted');
     return bestKey;
   }
 
@@ -422,8 +438,9 @@ export class RecordStore {
   }
 
   clear(): void {
+    const count = this.slab.size;
     this.slab.clear();
-    this.observer?.cleared();
+    this.watcher?.cleared(count);
   }
 
   /** Remove expired entries; returns how many were removed. */
@@ -435,7 +452,7 @@ export class RecordStore {
     for (let o = s.first(); o >= 0; o = s.next(o)) {
       if (!this.isExpired(o, nowMs)) continue;
       s.removeAt(o);
-      if (this.observer !== undefined) this.observer.changed(s.key(o), this.entryAt(o), undefined);
+      if (this.watcher !== undefined) this.watcher.changed(s.key(o), this.entryAt(o), undefined, 'expired');
       removed++;
     }
     s.compactIfSparse();
@@ -492,7 +509,17 @@ export class RecordStore {
     }
   }
 
-  /** The record at `o` as readers see it (all metadata zero in a store that keeps none). */
+  /** The entries themselves, for map-scan.ts's walk: read only (a scan never changes a store). */
+  get entries(): EntrySlab {
+    return this.slab;
+  }
+
+  /** Whether the record at `o` (a handle of `entries`) is live at `nowMs` (not expired). */
+  liveAt(o: number, nowMs: number): boolean {
+    return this.plain || !this.isExpired(o, nowMs);
+  }
+
+  /** The record at `o` as readers see it (all metadata zero in a map without expiry or statistics). */
   private entryAt(o: number): StoredValue {
     const s = this.slab;
     if (this.plain) return new StoredView(s.value(o), s.contentType(o), s.version(o));

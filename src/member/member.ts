@@ -31,6 +31,7 @@ import { Listener, inSharedReadBuffer, setReadSink } from '../net/listener.js';
 import { TlsEndpoints } from '../net/tls/tls-endpoints.js';
 import { RestServer } from '../rest/rest-server.js';
 import { WanService } from '../wan/wan-service.js';
+import { EventService } from '../events/event-service.js';
 import { CpService } from '../cp/cp-service.js';
 import { GridMetrics } from '../metrics/grid-metrics.js';
 import { reportWanMetrics } from '../wan/wan-metrics.js';
@@ -84,6 +85,8 @@ export class Member {
   readonly queues: QueueService;
   readonly partitions: PartitionService;
   readonly wan: WanService;
+  /** The cluster-wide bus of map change events (client listeners, REST change streams). */
+  readonly events: EventService;
   readonly cp: CpService;
   readonly net: MemberNet;
   /** TLS of the member port, REST's port, member and WAN dials (net/tls). */
@@ -230,6 +233,15 @@ export class Member {
     }
     this.partitions.register(this.maps.replicaData);
     this.partitions.register(this.queues.replicaData);
+    this.partitions.register(this.maps.events.replicaData);
+    this.events = new EventService({
+      net: this.net,
+      cluster,
+      source: this.maps.events,
+      tableVersion: () => partitions.table.version(),
+      clock: this.clock,
+      logger: this.logger.child({ component: 'events' }),
+    });
     const memberAuth = createMemberAuth(opts.config);
     this.wan = new WanService({
       config: this.config,
@@ -333,6 +345,7 @@ export class Member {
       reloadTls: () => this.reloadTls('REST'),
       cluster: this.cluster,
       maps: this.maps,
+      events: this.events,
       queues: this.queues,
       wan: this.wan,
       cp: this.cp,
@@ -383,6 +396,7 @@ export class Member {
 
     // WAN: handlers and the acceptor for other clusters' publishers before the port opens.
     this.wan.start();
+    this.events.start();
     this.cp.start();
     handlePersistenceCommands(this.net, this.persisting);
 
@@ -536,6 +550,7 @@ export class Member {
       this.logger.warn(`leaving the cluster failed: ${describeError(e)}`);
     }
     this.wan.stop();
+    this.events.stop();
     this.cp.stop();
     this.queues.stop();
     this.maps.stop();
@@ -590,6 +605,7 @@ export class Member {
         queues: this.queues,
         credentials,
         cp: this.cp,
+        events: this.events,
       },
       this.clock,
       this.logger.child({ component: 'client' }),

@@ -100,6 +100,11 @@ export const Msg = {
   CpBootstrap: 75,
   /** Any member -> every member: [newSeed] -> null: wipe the CP state (reset); the master forms the subsystem again under newSeed. */
   CpReset: 76,
+  // Change events (src/events/; payloads in event-payloads.ts).
+  /** A member with listeners -> every member: [version, mapNames[]] -> null: the maps whose events it wants now (the whole set; an older version is ignored). */
+  EventInterest: 80,
+  /** Partition owner -> an interested member, one-way: [11 values per event]: change events of its partitions, in sequence order per partition. */
+  MapEvents: 81,
 } as const;
 
 export type MessageType = (typeof Msg)[keyof typeof Msg];

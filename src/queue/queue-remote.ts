@@ -11,6 +11,7 @@ import type { QueueItem } from './queue-container.js';
 import { decodeItem, encodeItem, holderAt } from './queue-entry.js';
 import type { QueueOperations, QueueStats } from './queue-operations.js';
 import type { QueueRegistry } from './queue-registry.js';
+import { decodeQueueNames, encodeQueueNames, queueNamesOp } from './queue-list.js';
 
 function ids(t: readonly WireValue[], from: number): number[] {
   const out: number[] = [];
@@ -21,6 +22,7 @@ function ids(t: readonly WireValue[], from: number): number[] {
 export function queueHandler(reg: QueueRegistry, ops: QueueOperations): OperationHandler {
   return {
     operation: (pid: number, type: string, args: readonly WireValue[], caller: Caller): Operation<unknown> => {
+      if (type === 'names') return queueNamesOp(reg, pid);
       const name = f.str(args, 0, 'queue name');
       if (queuePartitionIdOf(name) !== pid) throw new GridError('BAD_REQUEST', `queue ${name} is not in partition ${pid}`);
       switch (type) {
@@ -50,6 +52,7 @@ export function queueHandler(reg: QueueRegistry, ops: QueueOperations): Operatio
     },
     encodeResult: (type: string, result: unknown): WireValue => {
       if (type === 'offer') return result as boolean;
+      if (type === 'names') return encodeQueueNames(result as [string, number][]);
       if (type === 'size' || type === 'confirm' || type === 'release') return result as number;
       if (type === 'poll' || type === 'peek') return result === undefined ? null : encodeItem(result as QueueItem);
       if (type === 'stats') {
@@ -60,6 +63,7 @@ export function queueHandler(reg: QueueRegistry, ops: QueueOperations): Operatio
     },
     decodeResult: (type: string, w: WireValue): unknown => {
       if (type === 'offer') return w === true;
+      if (type === 'names') return decodeQueueNames(w);
       if (type === 'size' || type === 'confirm' || type === 'release') return typeof w === 'number' ? w : 0;
       if (type === 'poll' || type === 'peek') {
         if (w === null) return undefined;

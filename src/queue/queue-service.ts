@@ -36,6 +36,7 @@ import { QueueOperations, type QueueStats } from './queue-operations.js';
 import type { QueuePersistence } from './queue-persistence.js';
 import { QueueRegistry, type QueueMembership, type ReservationStats } from './queue-registry.js';
 import { queueHandler } from './queue-remote.js';
+import { queueNames } from './queue-list.js';
 import { queueReplicaData } from './queue-replicas.js';
 
 // The names other layers import from here.
@@ -87,6 +88,8 @@ export interface QueueFacade {
   items(queueName: string): MaybePromise<QueueItem[]>;
   /** Room left under max-size (an unbounded queue counts as Java's Integer.MAX_VALUE). */
   remainingCapacity(queueName: string): MaybePromise<number>;
+  /** Every queue of the cluster (as their owners hold them) with its size, by name. */
+  queueNames(): Promise<{ name: string; size: number }[]>;
 }
 
 export class QueueService implements QueueFacade {
@@ -204,6 +207,10 @@ export class QueueService implements QueueFacade {
 
   maxSizeOf(queueName: string): number {
     return this.reg.configOf(queueName).maxSize;
+  }
+
+  queueNames(): Promise<{ name: string; size: number }[]> {
+    return queueNames(this.reg);
   }
 
   /** The per-queue metrics (docs/metrics.md) of the queues this member owns. */

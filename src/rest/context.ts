@@ -11,6 +11,7 @@ import type { PartitionService } from '../partition/partition-service.js';
 import type { CredentialChecker } from '../security/credentials.js';
 import type { WanFacade } from '../wan/wan-facade.js';
 import type { CpFacade } from '../cp/cp-service.js';
+import type { EventFacade } from '../events/event-service.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
 
 /** Anti-entropy counters of a member, as the partition facade reports them. */
@@ -78,6 +79,8 @@ export interface RestDeps {
   readonly instanceName: string;
   readonly cluster: ClusterFacade;
   readonly maps: MapFacade;
+  /** Change streams subscribe here (events-routes.ts); absent: none served. */
+  readonly events?: EventFacade;
   readonly queues: QueueFacade;
   /** WAN replication: the wan/* endpoints and GET rest/wan. */
   readonly wan: WanFacade;

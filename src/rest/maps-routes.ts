@@ -6,7 +6,7 @@ import type { RestResponse } from './exchange.js';
 import { GridError } from '../core/errors.js';
 import { andThenWith, type MaybePromise } from '../core/maybe-promise.js';
 import type { RestDeps, StoredValue } from './context.js';
-import { isGridPath, parseMapPath } from './paths.js';
+import { onGridPrefix, parseMapPath } from './paths.js';
 import { rawHeader } from './headers.js';
 import { sendEmpty, sendJson, sendValue } from './respond.js';
 import { STATUS_OF } from './status.js';
@@ -39,7 +39,7 @@ export function clearMap(r: Request, d: RestDeps, [mapName]: readonly string[]):
  * path stays what Hazelcast answers: a 400 for the missing key.
  */
 export async function batch(r: Request, d: RestDeps, [mapName]: readonly string[]): Promise<void> {
-  if (!isGridPath(r.req.url ?? '')) throw new GridError('BAD_REQUEST', 'missing key: POST needs /rest/maps/<map>/<key>');
+  if (!onGridPrefix(r.req.url ?? '')) throw new GridError('BAD_REQUEST', 'missing key: POST needs /rest/maps/<map>/<key>');
   const b = parseBatch(r.body);
   const put = b.put.map((p) => (isBatchInvalid(p) ? invalidResult(p) : putOne(d, mapName!, p)));
   const del = b.delete.map((k) => (isBatchInvalid(k) ? invalidResult(k) : deleteOne(d, mapName!, k)));

@@ -8,16 +8,6 @@ const GRID_PREFIX = '/grid/';
 const HAZELCAST_PREFIX = '/hazelcast/';
 export const PREFIXES = [GRID_PREFIX, HAZELCAST_PREFIX] as const;
 
-/** Whether a request's URL is under `/grid/` (Grid's own endpoints; `/hazelcast/` keeps Hazelcast's contract). */
-export function isGridPath(url: string): boolean {
-  if (url.charCodeAt(0) !== 0x2f /* '/' */) {
-    const m = /^https?:\/\/[^/?#]*/i.exec(url);
-    if (m === null) return false;
-    url = url.slice(m[0].length);
-  }
-  return url.startsWith(GRID_PREFIX);
-}
-
 /**
  * The path after the `/grid/` or `/hazelcast/` prefix, query string removed, still encoded;
  * undefined when the path has neither prefix. One path is served without a prefix: `/metrics`
@@ -36,6 +26,17 @@ export function stripPrefix(url: string): string | undefined {
   if (path.startsWith(GRID_PREFIX)) return path.slice(GRID_PREFIX.length);
   if (path === '/metrics' || path === '/metrics/') return path.slice(1);
   return undefined;
+}
+
+/**
+ * Whether a request's path has the `/grid/` prefix (Grid's own endpoints live only there; the
+ * `/hazelcast/` paths keep Hazelcast's contract). `url` as sent, absolute form too.
+ */
+export function onGridPrefix(url: string): boolean {
+  if (url.startsWith(GRID_PREFIX)) return true;
+  if (url.charCodeAt(0) === 0x2f /* '/' */) return false;
+  const m = /^https?:\/\/[^/?#]*/i.exec(url);
+  return m !== null && url.startsWith(GRID_PREFIX, m[0].length);
 }
 
 /** Percent-decode one path piece; a malformed escape is a 400. */

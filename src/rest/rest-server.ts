@@ -14,7 +14,7 @@ import { ConnectionState } from './connection-state.js';
 import type { RestRequest, RestResponse } from './exchange.js';
 import { Http1Connection, MAX_QUEUED_PER_CONNECTION, type Http1Host } from './http1-connection.js';
 import { rawHeader } from './headers.js';
-import { stripPrefix } from './paths.js';
+import { onGridPrefix, stripPrefix } from './paths.js';
 import { sendEmpty } from './respond.js';
 import { groupOfPath, resolveRoute, routeLabelOf, scopeOf, type Method, type Request, type Route } from './routes.js';
 import { RequestStats, methodIndexOf, type RouteLabel } from './request-stats.js';
@@ -292,7 +292,7 @@ export class RestServer implements Http1Host {
       const rest = stripPrefix(req.url ?? '');
       if (rest === undefined) throw new GridError('UNKNOWN_ENDPOINT', 'path must start with /grid/ or /hazelcast/');
       // One lookup in the route table gives the label, the claimed group and the route.
-      const scope = scopeOf(rest);
+      const scope = scopeOf(rest, onGridPrefix(req.url ?? ''));
       if (stats !== undefined) ex.routeLabel = routeLabelOf(rest, scope);
       const coarse = groupOfPath(rest, scope);
       if (coarse !== undefined && !this.deps.enabledGroups.has(coarse)) {

@@ -130,13 +130,13 @@ export class RouteDispatch {
     }
   }
 
-  /** The scope a path (after the prefix, still encoded) belongs to, if any. */
-  scopeOf(rest: string): CompiledScope | undefined {
+  /** The scope a path (after the prefix, still encoded) belongs to, if any; `grid`: the path came under `/grid/` (where Grid's own scopes are). */
+  scopeOf(rest: string, grid = true): CompiledScope | undefined {
     const list = this.index[slotOf(rest)]!;
     for (let i = 0; i < list.length; i++) {
       const c = list[i]!;
       const p = c.scope.prefix;
-      if (!rest.startsWith(p)) continue;
+      if (!rest.startsWith(p) || (!grid && c.scope.gridOnly === true)) continue;
       switch (c.scope.shape) {
         case 'under':
           return c;

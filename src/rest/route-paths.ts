@@ -6,6 +6,9 @@
 export const REST = 'rest/';
 export const MAPS = 'rest/maps/';
 export const QUEUES = 'rest/queues/';
+/** Grid's own lists of maps and queues (only under `/grid/`). */
+export const MAP_LIST = 'rest/maps';
+export const QUEUE_LIST = 'rest/queues';
 export const HEALTH = 'health';
 export const METRICS = 'metrics';
 export const CLUSTER = 'rest/cluster';

@@ -10,7 +10,7 @@ import { unknown, type Method, type Route, type RouteLabel } from './route-kit.j
 import * as maps from './maps-routes.js';
 import * as queues from './queues-routes.js';
 import * as cp from './cp-routes.js';
-import { CLUSTER, CONFIG, CP_DATA, CP_SUBSYSTEM, HEALTH, INSTANCE, LICENSE, LOG_LEVEL, LOG_LEVEL_SUB, MANAGEMENT, MAPS, METRICS, PARTITIONS, QUEUES, TLS, WAN, WAN_STATUS } from './route-paths.js';
+import { MAP_LIST, QUEUE_LIST, CLUSTER, CONFIG, CP_DATA, CP_SUBSYSTEM, HEALTH, INSTANCE, LICENSE, LOG_LEVEL, LOG_LEVEL_SUB, MANAGEMENT, MAPS, METRICS, PARTITIONS, QUEUES, TLS, WAN, WAN_STATUS } from './route-paths.js';
 
 export interface ParamSpec {
   /** Whether a raw (still encoded) segment can be this parameter at all; else the route does not match. */
@@ -67,6 +67,8 @@ export interface Scope {
   readonly claimsGroup: boolean;
   /** Routes match the path as sent; otherwise one trailing `/` is not part of the path. */
   readonly keepsSlash?: true;
+  /** Grid's own: the scope exists under `/grid/` only (under `/hazelcast/` its paths are what they were without it). */
+  readonly gridOnly?: true;
   /** Runs before every handler of the scope (after the credential check). */
   readonly guard?: (d: RestDeps) => void;
   /**
@@ -88,6 +90,8 @@ const cpEnabled = (d: RestDeps): void => {
 };
 
 export const SCOPES: readonly Scope[] = [
+  { prefix: MAP_LIST, shape: 'exact', label: 'maps', claimsGroup: false, gridOnly: true, otherwise: unknownPath },
+  { prefix: QUEUE_LIST, shape: 'exact', label: 'queues', claimsGroup: false, gridOnly: true, otherwise: unknownPath },
   { prefix: MAPS, shape: 'under', label: 'maps', claimsGroup: true, keepsSlash: true, otherwise: (m, rest, _path, tail) => maps.mapPathRefused(m, rest, tail) },
   { prefix: QUEUES, shape: 'under', label: 'queues', claimsGroup: true, otherwise: (m, rest) => queues.queuePathRefused(m, rest, rest.slice(QUEUES.length)) },
   { prefix: HEALTH, shape: 'tree', label: 'health', claimsGroup: true, otherwise: unknownPath },

@@ -7,11 +7,13 @@
 import type { EndpointGroupName } from '../config/types.js';
 import type { Handler, Method, RouteLabel } from './route-kit.js';
 import * as maps from './maps-routes.js';
+import { mapEvents } from './events-routes.js';
 import * as queues from './queues-routes.js';
 import * as health from './health-routes.js';
 import * as management from './management-routes.js';
 import * as cp from './cp-routes.js';
 import * as wan from './wan-routes.js';
+import * as data from './data-api-routes.js';
 import { clusterInfo, instanceName, partitionsInfo } from './cluster-routes.js';
 import { persistenceCommand } from './persistence-routes.js';
 import { metrics } from './metrics-routes.js';
@@ -47,6 +49,20 @@ export interface Endpoint {
 }
 
 export const ENDPOINTS: readonly Endpoint[] = [
+  {
+    // Before the entry GET: under /grid/ this path is the map's change stream; under /hazelcast/
+    // the handler serves the entry whose key is "events", as Hazelcast does.
+    method: 'GET',
+    path: '`/rest/maps/<map>/events` (`/grid/` only; docs/data-api.md)',
+    group: 'DATA',
+    params: '–',
+    answer: '200 text/event-stream',
+    readsBody: false,
+    credentials: false,
+    routes: { 'rest/maps/<map>/events': mapEvents },
+    head: false,
+    examples: [['GET', 'rest/maps/m/events']],
+  },
   {
     method: 'GET',
     path: '`/rest/maps/<map>/<key>`',
@@ -101,6 +117,28 @@ export const ENDPOINTS: readonly Endpoint[] = [
     credentials: false,
     routes: { 'rest/maps/<map>': maps.clearMap },
     examples: [['DELETE', 'rest/maps/m']],
+  },
+  {
+    method: 'GET',
+    path: '`/rest/maps/<map>?keys`, `?entries` (Grid\'s own, `/grid/` only; `limit`, `cursor`, `prefix`: [Data API](data-api.md))',
+    group: 'DATA',
+    params: '–',
+    answer: '200 JSON `{keys, cursor}` or `{entries, cursor}`, 400 bad parameter or cursor',
+    readsBody: false,
+    credentials: false,
+    routes: { 'rest/maps/<map>': data.scanMap },
+    examples: [['GET', 'rest/maps/m']],
+  },
+  {
+    method: 'GET',
+    path: '`/rest/maps`, `/rest/queues` (Grid\'s own, `/grid/` only)',
+    group: 'CLUSTER_READ',
+    params: '–',
+    answer: '200 JSON `{maps: [{name, size}]}` or `{queues: …}`',
+    readsBody: false,
+    credentials: false,
+    routes: { 'rest/maps': data.listMaps, 'rest/queues': data.listQueues },
+    examples: [['GET', 'rest/maps'], ['GET', 'rest/queues']],
   },
   {
     method: 'POST',

@@ -47,3 +47,49 @@ describe('hazelcast-client 5.7.0 on one Grid member', () => {
     expect(await m.size()).toBe(0);
   });
 });
+
+describe('hazelcast-client 5.7.0: keySet, values, entrySet (the map scan)', () => {
+  it('return every entry once, values mapped as for get, REST-written values as RestValue', async () => {
+    const m = await client.getMap<string, unknown>('cviews');
+    const keys = Array.from({ length: 300 }, (_, n) => `k${n}`);
+    await Promise.all(keys.map((k) => m.set(k, `v-${k}`)));
+    await m.set('bytes', Buffer.from([1, 2, 255]));
+    await m.set('json', { a: 1 });
+    expect((await c.http(0, 'POST', '/grid/rest/maps/cviews/rest', 'from-rest', { contentType: 'text/plain' })).status).toBe(200);
+    const all = [...keys, 'bytes', 'json', 'rest'];
+
+    const keySet = await m.keySet();
+    expect(keySet.length).toBe(all.length);
+    expect(new Set(keySet)).toEqual(new Set(all));
+
+    const values = await m.values();
+    expect(values.size()).toBe(all.length);
+
+    const entries = await m.entrySet();
+    expect(entries.length).toBe(all.length);
+    const byKey = new Map(entries);
+    expect(byKey.get('k7')).toBe('v-k7');
+    expect(Buffer.from(byKey.get('bytes') as Buffer).toString('hex')).toBe('0102ff');
+    expect(byKey.get('json')).toEqual({ a: 1 });
+    const rv = byKey.get('rest') as { value: string; contentType: string | null };
+    expect({ value: rv.value, contentType: rv.contentType }).toEqual({ value: 'from-rest', contentType: 'text/plain' });
+    // The values list holds the same values.
+    expect(values.toArray().filter((v) => v === 'v-k7')).toEqual(['v-k7']);
+    // And REST lists the same keys.
+    let listed: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = JSON.parse((await c.http(0, 'GET', `/grid/rest/maps/cviews?keys&limit=1000${cursor === null ? '' : `&cursor=${cursor}`}`)).body) as { keys: string[]; cursor: string | null };
+      listed = listed.concat(page.keys);
+      cursor = page.cursor;
+    } while (cursor !== null);
+    expect(listed.sort()).toEqual([...all].sort());
+  });
+
+  it('an empty or unknown map has empty views', async () => {
+    const m = await client.getMap<string, string>('cviews-empty');
+    expect(await m.keySet()).toEqual([]);
+    expect((await m.values()).size()).toBe(0);
+    expect(await m.entrySet()).toEqual([]);
+  });
+});

@@ -10,7 +10,7 @@ import { STATUS_OF } from '../../src/rest/status.js';
 import { REPO_ROOT } from '../support/process.js';
 
 const SRC = join(REPO_ROOT, 'src');
-const LAYERS = ['core', 'config', 'protocol', 'security', 'net', 'cluster', 'partition', 'invocation', 'persistence', 'map', 'queue', 'cp', 'wan', 'metrics', 'client', 'rest', 'member', 'cli'];
+const LAYERS = ['core', 'config', 'protocol', 'security', 'net', 'cluster', 'partition', 'invocation', 'persistence', 'map', 'queue', 'cp', 'wan', 'events', 'metrics', 'client', 'rest', 'member', 'cli'];
 
 function walk(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {

@@ -16,6 +16,7 @@ import * as F from '../../src/protocol/fields.js';
 import * as P from '../../src/protocol/payloads.js';
 import * as W from '../../src/protocol/wan-payloads.js';
 import * as C from '../../src/protocol/cp-payloads.js';
+import * as E from '../../src/protocol/event-payloads.js';
 import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../../src/protocol/preamble.js';
 import { INTERESTING_U32, Rng, chunkBytes, deepValue, mutateMany, randomNumber, randomString, randomValue } from './engine.js';
 
@@ -316,6 +317,19 @@ const CP = {
   reset: payload(C.encodeCpReset, C.decodeCpReset, { seed: formedSeed }),
 };
 
+const eventValue = (rng: Rng): E.EventValue | undefined => (rng.chance(0.3) ? undefined : { value: latin1Text(rng), contentType: rng.chance(0.5) ? 'text/plain' : undefined });
+const mapEvent = (rng: Rng): E.MapEventPayload => ({
+  mapName: mapName(rng),
+  partitionId: rng.int(PARTITION_COUNT),
+  epoch: small(rng),
+  sequence: small(rng),
+  type: rng.pick(E.MAP_EVENT_TYPES),
+  key: rng.chance(0.9) ? `k${rng.int(50)}` : undefined,
+  oldValue: eventValue(rng),
+  newValue: eventValue(rng),
+  count: small(rng),
+});
+
 const WAN_AUTH_PAYLOAD = payload(W.encodeWanAuth, W.decodeWanAuth, {
   sourceCluster: clusterName,
   targetCluster: clusterName,
@@ -525,6 +539,10 @@ const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'nam
   CpDiscover: { request: EMPTY, answer: CP.discoverAnswer, effect: 'harmless' },
   CpBootstrap: { request: CP.bootstrap, effect: 'command' },
   CpReset: { request: CP.reset, effect: 'command' },
+  // Change events (event-payloads.ts): an interest makes the receiver send events of the named
+  // maps to the sender; a batch reaches subscribers of those maps only (the fuzz cluster has none).
+  EventInterest: { request: payload(E.encodeEventInterest, E.decodeEventInterest, { version: small, maps: list(mapName, 3) }), effect: 'harmless' },
+  MapEvents: { request: { valid: (rng: Rng): WireValue => E.encodeMapEvents(Array.from({ length: rng.size(4) }, () => mapEvent(rng))), decode: E.decodeMapEvents } satisfies PayloadSpec, effect: 'harmless' },
 };
 
 export const ALL_MESSAGES: readonly MessageSpec[] = (Object.keys(SPECS) as (keyof typeof Msg)[]).map((name) => ({ type: Msg[name], name, ...SPECS[name] }));

@@ -41,6 +41,7 @@ async function setup(silenceMs = 60_000, credentials = SECURITY_OFF) {
     queues: undefined as unknown as ClientDeps['queues'],
     credentials,
     cp: undefined as unknown as ClientDeps['cp'],
+    events: undefined as unknown as ClientDeps['events'],
   };
   const clients = new ClientServer(deps, clock, logs.control.logger, silenceMs);
   const server = net.createServer((s) => s.once('data', (head: Buffer) => clients.accept(s, head)));

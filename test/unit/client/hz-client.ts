@@ -98,6 +98,11 @@ export const hz = {
   queueSize: codec('QueueSizeCodec'),
   queueIsEmpty: codec('QueueIsEmptyCodec'),
   backupListener: codec('ClientLocalBackupListenerCodec'),
+  mapAddEntryListener: codec('MapAddEntryListenerCodec'),
+  mapAddEntryListenerToKey: codec('MapAddEntryListenerToKeyCodec'),
+  mapAddEntryListenerWithPredicate: codec('MapAddEntryListenerWithPredicateCodec'),
+  mapAddEntryListenerToKeyWithPredicate: codec('MapAddEntryListenerToKeyWithPredicateCodec'),
+  mapRemoveEntryListener: codec('MapRemoveEntryListenerCodec'),
   errorFactory: new (lib('protocol/ErrorFactory.js').ClientErrorFactory as new () => { createErrorFromClientMessage(m: HzMessage): Error }),
 };
 

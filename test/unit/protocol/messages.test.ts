@@ -52,6 +52,8 @@ const PINNED: Readonly<Record<string, number>> = {
   CpDiscover: 74,
   CpBootstrap: 75,
   CpReset: 76,
+  EventInterest: 80,
+  MapEvents: 81,
 };
 
 describe('member protocol message table', () => {

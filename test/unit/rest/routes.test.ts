@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EndpointGroupName } from '../../../src/config/types.js';
 import type { RestDeps } from '../../../src/rest/context.js';
-import { resolveRoute, type Method, type Request } from '../../../src/rest/routes.js';
+import { resolveRoute, scopeOf, type Method, type Request } from '../../../src/rest/routes.js';
 import { expectGridError } from './helpers.js';
 
 const group = (method: Method, rest: string): EndpointGroupName => resolveRoute(method, rest).group;
@@ -171,7 +171,8 @@ describe('resolveRoute: unknown paths and methods', () => {
     ['GET', 'REST/CLUSTER'],
     ['GET', 'rest/clust%65r'],
   ] as const)('%s %s -> UNKNOWN_ENDPOINT', (method, rest) => {
-    expectGridError(() => resolveRoute(method, rest), 'UNKNOWN_ENDPOINT', /^no endpoint /);
+    // As under /hazelcast/ (Grid's own rest/maps and rest/queues lists exist under /grid/ only).
+    expectGridError(() => resolveRoute(method, rest, scopeOf(rest, false)), 'UNKNOWN_ENDPOINT', /^no endpoint /);
   });
 
   it('names method and path in the message', () => {
@@ -182,8 +183,6 @@ describe('resolveRoute: unknown paths and methods', () => {
   it.each([
     ['GET', 'rest/maps/', /missing map name/],
     ['GET', 'rest/maps//k', /missing map name/],
-    ['GET', 'rest/maps/m', /missing key/],
-    ['HEAD', 'rest/maps/m', /missing key/],
     ['GET', 'rest/maps/m/', /missing key/],
     ['DELETE', 'rest/maps/m/', /missing key/],
     ['POST', 'rest/maps/m/', /missing key/],
@@ -202,7 +201,30 @@ describe('resolveRoute: unknown paths and methods', () => {
     ['GET', 'rest/wan/sync/progress/%ZZ', /malformed percent-escape in uuid/],
     ['GET', 'rest/wan/consistencyCheck/%ZZ', /malformed percent-escape in uuid/],
   ] as const)('%s %s -> BAD_REQUEST', (method, rest, message) => {
-    expectGridError(() => resolveRoute(method, rest), 'BAD_REQUEST', message);
+    expectGridError(() => resolveRoute(method, rest, scopeOf(rest, false)), 'BAD_REQUEST', message);
+  });
+});
+
+describe('GET rest/maps/<map> (Grid\'s listing under /grid/, Hazelcast\'s 400 under /hazelcast/)', () => {
+  const noDeps = undefined as unknown as RestDeps;
+  const request = (method: Method, url: string): Request => ({ method, req: { url, headers: {} }, res: undefined, body: Buffer.alloc(0) }) as unknown as Request;
+
+  it.each(['GET', 'HEAD'] as const)('%s /hazelcast/rest/maps/m is the contract\'s missing key', async (method) => {
+    const route = resolveRoute(method, 'rest/maps/m', scopeOf('rest/maps/m', false));
+    expect(route.group).toBe('DATA');
+    await expect(Promise.resolve().then(() => route.run(request(method, '/hazelcast/rest/maps/m?keys'), noDeps))).rejects.toMatchObject({ code: 'BAD_REQUEST', message: `missing key: ${method} needs /rest/maps/<map>/<key>` });
+  });
+
+  it('GET /grid/rest/maps/m without keys or entries is a missing key that names the listing', async () => {
+    const route = resolveRoute('GET', 'rest/maps/m');
+    await expect(Promise.resolve().then(() => route.run(request('GET', '/grid/rest/maps/m'), noDeps))).rejects.toMatchObject({ code: 'BAD_REQUEST', message: /missing key: .*\?keys or \?entries/ });
+  });
+
+  it('rest/maps and rest/queues are lists (CLUSTER_READ) under /grid/ only', () => {
+    expect(resolveRoute('GET', 'rest/maps').group).toBe('CLUSTER_READ');
+    expect(resolveRoute('GET', 'rest/queues/').group).toBe('CLUSTER_READ');
+    expect(scopeOf('rest/maps', false)).toBeUndefined();
+    expect(scopeOf('rest/maps/', false)?.scope.prefix).toBe('rest/maps/');
   });
 });
 

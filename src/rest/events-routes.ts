@@ -1,0 +1,142 @@
+// GET /grid/rest/maps/<map>/events: a map's change events as Server-Sent Events, from any member
+// (a cluster-wide subscription on the event bus). Each event has `id: <partition>.<epoch>.<sequence>`,
+// `event: <type>` and `data:` JSON (key, partition, and with ?values=true the values as text or
+// base64 with their content types); ?prefix= keeps the keys that start with it; a comment every
+// heartbeat. The stream owns its socket: a consumer that leaves more than MAX_UNSENT_BYTES
+// unread is cut off with a reason, so it never holds the writers or the member's memory.
+// Under /hazelcast/ the path stays Hazelcast's: the entry whose key is "events".
+
+import { GridError } from '../core/errors.js';
+import { restContentType } from '../client/data.js';
+import type { MapChangeEvent } from '../events/event-service.js';
+import type { RestDeps } from './context.js';
+import { rawHeader } from './headers.js';
+import { getEntry } from './maps-routes.js';
+import type { Request } from './route-kit.js';
+
+/** Bytes a stream may leave unsent before it is cut off (its memory bound). */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+/** Seconds between heartbeat comments, unless ?heartbeat= says otherwise (1..300). */
+const DEFAULT_HEARTBEAT_S = 15;
+
+interface StreamOptions {
+  readonly values: boolean;
+  readonly prefix: string | undefined;
+  readonly heartbeatMs: number;
+}
+
+function parseQuery(url: string): StreamOptions {
+  const q = url.indexOf('?');
+  const params = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+  let values = false;
+  let prefix: string | undefined;
+  let heartbeatMs = DEFAULT_HEARTBEAT_S * 1000;
+  for (const [name, v] of params) {
+    if (name === 'values') {
+      if (v !== 'true' && v !== 'false' && v !== '') throw new GridError('BAD_REQUEST', `values=${v}: true or false`);
+      values = v !== 'false';
+    } else if (name === 'prefix') prefix = v;
+    else if (name === 'heartbeat') {
+      const s = Number(v);
+      if (!Number.isInteger(s) || s < 1 || s > 300) throw new GridError('BAD_REQUEST', `heartbeat=${v}: whole seconds from 1 to 300`);
+      heartbeatMs = s * 1000;
+    } else throw new GridError('BAD_REQUEST', `unknown parameter ${name} (values, prefix, heartbeat)`);
+  }
+  return { values, prefix, heartbeatMs };
+}
+
+/** A value as JSON fields: text when its content type is text, else base64. */
+function valueFields(name: string, v: { value: string; contentType: string | undefined } | undefined): Record<string, string> {
+  if (v === undefined) return {};
+  const ct = restContentType(v.contentType) ?? v.contentType;
+  const bytes = Buffer.from(v.value, 'latin1');
+  const text = ct !== undefined && (ct.startsWith('text/') || ct.startsWith('application/json'));
+  return {
+    [name]: text ? bytes.toString('utf8') : bytes.toString('base64'),
+    ...(text ? {} : { [`${name}Encoding`]: 'base64' }),
+    ...(ct === undefined ? {} : { [`${name}ContentType`]: ct }),
+  };
+}
+
+/** One event as its SSE frame. */
+export function sseFrame(e: MapChangeEvent, values: boolean): string {
+  const data: Record<string, unknown> = { partition: e.partitionId };
+  if (e.key !== undefined) data.key = e.key;
+  if (e.type === 'cleared') data.count = e.count;
+  if (values) Object.assign(data, valueFields('value', e.newValue), valueFields('oldValue', e.oldValue));
+  return `id: ${e.partitionId}.${e.epoch}.${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[]): Promise<void> | void {
+  const url = r.req.url ?? '';
+  if (!url.startsWith('/grid/')) return getEntry(r, d, [mapName!, 'events']) as Promise<void> | void;
+  const events = d.events;
+  if (events === undefined) throw new GridError('UNSUPPORTED', 'change streams are not available on this member');
+  const opts = parseQuery(url);
+  const resumeFrom = rawHeader(r.req, 'last-event-id');
+  const socket = r.req.socket;
+  return new Promise<void>((resolve) => {
+    let unsubscribe: (() => void) | undefined;
+    let heartbeat: NodeJS.Timeout | undefined;
+    let over = false;
+    /** The answer's head is out (before it, a cut can only close the connection). */
+    let started = false;
+    const finish = (): void => {
+      if (over) return;
+      over = true;
+      if (heartbeat !== undefined) clearInterval(heartbeat);
+      unsubscribe?.();
+      resolve();
+    };
+    const cut = (reason: string): void => {
+      if (over) return;
+      if (!started) {
+        socket.destroy();
+        finish();
+        return;
+      }
+      // The reason is the last few bytes the stream may add beyond its bound.
+      socket.end(`event: cut\ndata: ${JSON.stringify({ reason })}\n\n`);
+      d.logger.info({ map: mapName, remote: socket.remoteAddress }, `change stream cut off: ${reason}`);
+      finish();
+    };
+    const write = (text: string): void => {
+      if (over || socket.destroyed) return;
+      if (socket.writableLength > MAX_UNSENT_BYTES) {
+        cut(`slow consumer: more than ${MAX_UNSENT_BYTES} bytes unread`);
+        return;
+      }
+      socket.write(text);
+    };
+    socket.once('close', finish);
+    events
+      .subscribe({
+        mapName: mapName!,
+        localOnly: false,
+        event: (e) => {
+          if (opts.prefix !== undefined && e.key !== undefined && !e.key.startsWith(opts.prefix)) return;
+          write(sseFrame(e, opts.values));
+        },
+        ended: (reason) => cut(reason),
+        lost: (pid) => write(`event: lost\ndata: ${JSON.stringify({ partition: pid, reason: 'events of this partition may have been lost (its owner changed without handing them over)' })}\n\n`),
+      })
+      .then((unsub) => {
+        unsubscribe = unsub;
+        if (over) {
+          unsub();
+          return;
+        }
+        // The stream owns the connection from here: its answer is never followed by another.
+        started = true;
+        socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\nX-Accel-Buffering: no\r\n\r\n: subscribed\n\n');
+        if (resumeFrom !== undefined) {
+          write(`event: reset\ndata: ${JSON.stringify({ lastEventId: resumeFrom, reason: 'this member keeps no event journal: events since that id cannot be replayed; read the map again' })}\n\n`);
+        }
+        heartbeat = setInterval(() => write(': heartbeat\n\n'), opts.heartbeatMs);
+        heartbeat.unref();
+      }, (e: unknown) => {
+        socket.destroy(e instanceof Error ? e : undefined);
+        finish();
+      });
+  });
+}
