@@ -122,7 +122,7 @@ describe('map batches', () => {
     expect(a.put.map((r) => r.status)).toEqual([201, 400, 400, 400]);
     expect(a.put[1]).toMatchObject({ key: 'bad', error: 'value is not valid base64' });
     expect(a.put[0]).toEqual({ key: 'good', status: 201, version: 0 });
-    // A get carries the version only where the read path has it (see the report: local and remote reads differ).
+    // A get carries the version only where the read path has it: a get served by a remote owner comes without one.
     expect(a.get[0]).toMatchObject({ key: 'good', status: 200, value: 'v', encoding: 'text' });
     expect(a.get[1]).toEqual({ status: 400, error: 'key must be a string' });
     expect(a.delete).toEqual([{ key: '', status: 400, error: 'key must not be empty' }, { key: 'absent', status: 404 }]);
