@@ -118,6 +118,17 @@ export const ENDPOINTS: readonly Endpoint[] = [
     examples: [['DELETE', 'rest/maps/m/k']],
   },
   {
+    method: 'POST',
+    path: '`/rest/maps/<map>` (`/grid/` only: batch)',
+    group: 'DATA',
+    params: 'body = JSON batch `{get, put, delete}`',
+    answer: '200 JSON per-entry results, 400 broken body, 413 too many entries or bytes',
+    readsBody: true,
+    credentials: false,
+    routes: { 'rest/maps/<map>': maps.batch },
+    examples: [['POST', 'rest/maps/m']],
+  },
+  {
     method: 'DELETE',
     path: '`/rest/maps/<map>`',
     group: 'DATA',
