@@ -72,6 +72,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     // the handler serves the entry whose key is "events", as Hazelcast does.
     method: 'GET',
     path: '`/rest/maps/<map>/events` (`/grid/` only; docs/data-api.md)',
+    gridOnly: true,
     group: 'DATA',
     params: '–',
     answer: '200 text/event-stream',
@@ -120,6 +121,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {
     method: 'POST',
     path: '`/rest/maps/<map>` (`/grid/` only: batch)',
+    gridOnly: true,
     group: 'DATA',
     params: 'body = JSON batch `{get, put, delete}`',
     answer: '200 JSON per-entry results, 400 broken body, 413 too many entries or bytes',
@@ -143,6 +145,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {
     method: 'GET',
     path: '`/rest/maps/<map>?keys`, `?entries` (Grid\'s own, `/grid/` only; `limit`, `cursor`, `prefix`: [Data API](data-api.md))',
+    gridOnly: true,
     group: 'DATA',
     params: '–',
     answer: '200 JSON `{keys, cursor}` or `{entries, cursor}`, 400 bad parameter or cursor',
@@ -154,6 +157,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {
     method: 'GET',
     path: '`/rest/maps`, `/rest/queues` (Grid\'s own, `/grid/` only)',
+    gridOnly: true,
     group: 'CLUSTER_READ',
     params: '–',
     answer: '200 JSON `{maps: [{name, size}]}` or `{queues: …}`',
