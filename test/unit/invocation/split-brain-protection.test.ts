@@ -78,7 +78,7 @@ describe('maps and queues under split-brain protection', () => {
     const size = { n: 3 };
     const { maps, queues } = services(size);
     await maps.put('guarded', 'k', 'v', undefined);
-    expect(await maps.get('guarded', 'k')).toEqual({ value: 'v', contentType: undefined });
+    expect(await maps.get('guarded', 'k')).toMatchObject({ value: 'v', contentType: undefined });
     expect(await maps.size('guarded')).toBe(1);
     expect(await queues.offer('guarded', { value: 'a', contentType: undefined })).toBe(true);
     expect(await queues.size('guarded')).toBe(1);
@@ -98,7 +98,7 @@ describe('maps and queues under split-brain protection', () => {
     await expect(maps.clear('guarded')).rejects.toThrow(/split-brain protection 'three'/);
     await expect(maps.size('guarded')).rejects.toThrow(/split-brain protection 'three'/);
     // WRITE-only: reads go on, writes are refused; a wildcard entry protects every map it matches.
-    expect(await maps.get('w-1', 'k')).toEqual({ value: 'v', contentType: undefined });
+    expect(await maps.get('w-1', 'k')).toMatchObject({ value: 'v', contentType: undefined });
     expect(refusal(() => maps.put('w-1', 'k', 'v2', undefined))).toBe(`split-brain protection 'writes' for map 'w-1': ${need}`);
     // Unprotected and disabled: untouched.
     await maps.put('plain', 'k', 'v', undefined);
@@ -111,7 +111,7 @@ describe('maps and queues under split-brain protection', () => {
     expect(await queues.size('w')).toBe(0);
     expect(await queues.offer('plain', { value: 'b', contentType: undefined })).toBe(true);
     size.n = 3;
-    expect(await maps.get('guarded', 'k')).toEqual({ value: 'v', contentType: undefined });
+    expect(await maps.get('guarded', 'k')).toMatchObject({ value: 'v', contentType: undefined });
   });
 
   it('the owner checks again when the operation arrives from another member; backups are never refused', () => {
