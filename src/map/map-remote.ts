@@ -54,7 +54,8 @@ export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerg
     encodeResult: (type: string, result: unknown): WireValue => {
       if (type === 'get') {
         const v = result as StoredValue | undefined;
-        return v === undefined ? null : [new Latin1(v.value), v.contentType ?? null];
+        // [value, content type, version]: members before versions read the first two.
+        return v === undefined ? null : v.version === undefined ? [new Latin1(v.value), v.contentType ?? null] : [new Latin1(v.value), v.contentType ?? null, v.version];
       }
       if (type === 'remove') return result as boolean;
       if (type === 'update') return encodeUpdateResult(result as UpdateResult, true);
@@ -69,7 +70,9 @@ export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerg
       if (type === 'get') {
         if (w === null) return undefined;
         const t = f.tuple(w, 'map value');
-        return { value: f.latin1(t, 0, 'value'), contentType: f.optStr(t, 1, 'content type') } satisfies StoredValue;
+        const version = t[2];
+        const v: StoredValue = { value: f.latin1(t, 0, 'value'), contentType: f.optStr(t, 1, 'content type') };
+        return typeof version === 'number' ? { ...v, version } : v;
       }
       if (type === 'remove') return w === true;
       if (type === 'update') return decodeUpdateResult(w);

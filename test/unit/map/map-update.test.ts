@@ -99,6 +99,21 @@ describe('RecordStore.update', () => {
   });
 });
 
+describe('versions of merged entries', () => {
+  it('a merge or WAN winner continues the receiving store\'s version line; an exact copy (migration, backup) keeps its version', () => {
+    const s = new RecordStore({ ttlMs: 0, maxIdleMs: 0 });
+    const e = { value: 'w', contentType: undefined, expiresAt: 0, lastAccessAt: 0, creationTime: 0, lastUpdateTime: 0, hits: 0, version: 41 };
+    s.putWinner('new', e, T0);
+    expect(s.mergeView('new', T0)?.version).toBe(0);
+    s.put('k', 'a', undefined, T0);
+    s.put('k', 'b', undefined, T0);
+    s.putWinner('k', e, T0);
+    expect(s.mergeView('k', T0)).toMatchObject({ value: 'w', version: 2 });
+    s.putMerged('copy', e);
+    expect(s.mergeView('copy', T0)?.version).toBe(41);
+  });
+});
+
 /** Runs operations here (the owner) and hands their backups to `backups`; `lose` drops the next backup. */
 class OwnerInvoker implements Invoker {
   backups: MapService[] = [];
