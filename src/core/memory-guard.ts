@@ -74,6 +74,11 @@ export class MemoryGuard implements WriteGate {
     private readonly clock: Clock,
   ) {}
 
+  /** The last decision, without a new reading (what the figures' reader may look at). */
+  get lastDecision(): boolean {
+    return this.refusingNow;
+  }
+
   refusing(): boolean {
     // Idle until now (no timer pending): the flag may be old, so read at once, as before.
     if (!this.armed) this.refresh();

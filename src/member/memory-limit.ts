@@ -4,7 +4,8 @@
 
 import { readFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
-import { getHeapStatistics } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { Clock } from '../core/clock.js';
 import { MemoryGuard, parseMemoryLimit, type MemoryFigures } from '../core/memory-guard.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
@@ -41,10 +42,39 @@ function readFigures(): MemoryFigures {
   return { rssBytes: u.rss, heapUsedBytes: u.heapUsed, heapLimitBytes: getHeapStatistics().heap_size_limit };
 }
 
+/** A full collection while writes are refused runs at most this often. */
+const COLLECT_EVERY_MS = 1000;
+
+/** V8's full collection, reached without --expose-gc (undefined where the runtime refuses it). */
+function fullCollector(): (() => void) | undefined {
+  try {
+    setFlagsFromString('--expose-gc');
+    const gc: unknown = runInNewContext('gc');
+    return typeof gc === 'function' ? (gc as () => void) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The guard of this member, from grid.memory.limit (hazelcast.memory.limit; or the default). Throws CONFIG_INVALID for a bad value. */
 export function memoryGuardOf(properties: ReadonlyMap<string, string>, clock: Clock): MemoryGuard {
   const text = properties.get('grid.memory.limit') ?? properties.get('hazelcast.memory.limit') ?? DEFAULT_MEMORY_LIMIT;
-  return new MemoryGuard(parseMemoryLimit(text, availableMemoryBytes()), readFigures, clock);
+  let collect: (() => void) | undefined | null = null;
+  let lastCollect = -Infinity;
+  // While writes are refused, garbage (the slabs of a map just cleared or destroyed) can keep the
+  // resident set over the resume mark until V8 collects on its own, which a member that only
+  // reads may not do for minutes: collect before the reading, at most once a second.
+  const read = (): MemoryFigures => {
+    if (guard.lastDecision && clock.now() - lastCollect >= COLLECT_EVERY_MS) {
+      lastCollect = clock.now();
+      if (collect === null) collect = fullCollector();
+      collect?.();
+    }
+    return readFigures();
+  };
+  // `read` runs only after construction (the guard reads on its first question), so `guard` is set by then.
+  const guard: MemoryGuard = new MemoryGuard(parseMemoryLimit(text, availableMemoryBytes()), read, clock);
+  return guard;
 }
 
 export function reportMemoryMetrics(r: MetricsRegistrar, guard: MemoryGuard): void {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Latin1, type WireValue } from '../../src/protocol/codec.js';
 import { Msg, messageName } from '../../src/protocol/messages.js';
 import * as P from '../../src/protocol/payloads.js';
-import { partitionIdOf } from '../../src/partition/partitioning.js';
+import { PARTITION_HASH_VERSION, partitionIdOf } from '../../src/partition/partitioning.js';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { MemberPeer, fakeMemberListener } from '../support/member-peer.js';
 
@@ -93,7 +93,7 @@ describe('hostile member-protocol peers', () => {
       expect(fake.auths()).toBeGreaterThan(0);
     }
     // A listener that answers as somebody else.
-    const liar = await fakeMemberListener(() => ({ ok: true, payload: P.encodeAuthAnswer({ uuid: 'u-somebody-else', address: '127.0.0.1:1' }) }));
+    const liar = await fakeMemberListener(() => ({ ok: true, payload: P.encodeAuthAnswer({ uuid: 'u-somebody-else', address: '127.0.0.1:1', partitionHash: PARTITION_HASH_VERSION }) }));
     const liarAddress = `127.0.0.1:${liar.port}`;
     const peer = await MemberPeer.authenticated(master.port, 'dev', 'u-forged', liarAddress);
     const a = await peer.request(Msg.Join, joinAs('u-forged', liarAddress, liar.port), 10_000);

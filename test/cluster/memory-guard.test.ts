@@ -63,7 +63,9 @@ it('a write flood gets 503 MEMORY_LIMIT instead of killing the member; reads, de
   const m = await scrape(base);
   expect(sampleValue(m, 'grid_memory_refusing_writes')).toBe(1);
   expect(sampleValue(m, 'grid_memory_refused_writes_total')).toBeGreaterThanOrEqual(3);
-  expect(sampleValue(m, 'grid_map_evictions_total', { map: 'cache' })).toBeGreaterThan(50);
+  // A put evicts from its own partition's store only: of the 100 puts above, those whose partition
+  // held no other entry evict nothing (about half with ~200 entries over 271 partitions).
+  expect(sampleValue(m, 'grid_map_evictions_total', { map: 'cache' })).toBeGreaterThan(25);
 
   // Delete the data: writes come back once the resident set is under 90% of the limit.
   expect((await c.http(0, 'DELETE', '/hazelcast/rest/maps/cache')).status).toBe(200);
