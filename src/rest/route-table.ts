@@ -3,6 +3,9 @@
 // requests); the scopes and path parameters its patterns use are in route-scopes.ts.
 // route-dispatch.ts compiles both at load into the dispatch; docs/rest-api.md's "Endpoint
 // summary" is endpointIndex() of ENDPOINTS (test/unit/rest/route-table.test.ts fails when they differ).
+// It stays one file over 700 lines on purpose: it is data, one row per endpoint, and the one place
+// a reader (or the OpenAPI generator, openapi.ts) sees the whole REST surface; the handlers and
+// response schemas live in their own files.
 
 import type { EndpointGroupName } from '../config/types.js';
 import type { Handler, Method, RouteLabel } from './route-kit.js';
