@@ -20,12 +20,12 @@ import { unknown, type Method, type Request, type Route } from './route-kit.js';
 
 /** GET/HEAD rest/maps/<map>/<key>: the value, or 204 when there is none. */
 export function getEntry(r: Request, d: RestDeps, [mapName, key]: readonly string[]): MaybePromise<void> {
-  if (isGridUrl(r.req.url)) return getGridEntry(r, d, mapName!, key!);
+  if (onGridPrefix(r.req.url ?? '')) return getGridEntry(r, d, mapName!, key!);
   return andThenWith(d.maps.get(mapName!, key!), r.res, answerFound);
 }
 
 export function putEntry(r: Request, d: RestDeps, [mapName, key]: readonly string[]): MaybePromise<void> {
-  if (isGridUrl(r.req.url)) {
+  if (onGridPrefix(r.req.url ?? '')) {
     const o = writeOptionsOf(r, false);
     if (o !== undefined) {
       const u: MapUpdate = {
@@ -44,7 +44,7 @@ export function putEntry(r: Request, d: RestDeps, [mapName, key]: readonly strin
 }
 
 export function removeEntry(r: Request, d: RestDeps, [mapName, key]: readonly string[]): MaybePromise<void> {
-  if (isGridUrl(r.req.url)) {
+  if (onGridPrefix(r.req.url ?? '')) {
     const o = writeOptionsOf(r, true);
     if (o?.condition !== undefined) {
       return andThenWith(d.maps.update(mapName!, key!, { action: 'remove', condition: o.condition, ttlMs: -1, maxIdleMs: -1, returnOld: false }), r.res, answerUpdate);
@@ -55,13 +55,6 @@ export function removeEntry(r: Request, d: RestDeps, [mapName, key]: readonly st
 
 export function clearMap(r: Request, d: RestDeps, [mapName]: readonly string[]): Promise<void> {
   return d.maps.clear(mapName!).then(() => sendEmpty(r.res, 200));
-}
-
-/** Whether the request came in under /grid/ (also in absolute form): only there do Grid's own headers apply. */
-function isGridUrl(url: string | undefined): boolean {
-  if (url === undefined) return false;
-  if (url.startsWith('/grid/')) return true;
-  return url.charCodeAt(0) !== 0x2f && /^https?:\/\/[^/?#]*\/grid\//i.test(url);
 }
 
 /** A /grid/ write's options, all checked before anything is written; undefined: none given (the plain write). */
