@@ -44,6 +44,8 @@ const RANK = {
 const ONLY_IN = { 'fast-xml-parser': 'config', yaml: 'config', commander: 'cli', 'prom-client': 'metrics' };
 /** Packages allowed only in one file (path below src/). */
 const ONLY_FILE = { pino: 'core/logger.ts', 'pino-pretty': 'core/logger.ts' };
+/** The web console's libraries (console/, built for the browser): never in the member's src/. */
+const CONSOLE_ONLY = new Set(['preact', 'uplot', 'esbuild', 'playwright-core']);
 
 /**
  * The modules of other layers rest/ may import (paths below src/): the facades of the services
@@ -106,6 +108,10 @@ for (const file of files) {
     const spec = m[1];
     if (spec.startsWith('.')) {
       const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
+      if (!target.startsWith(src + '/')) {
+        problems.push(`${relative(root, file)}: imports ${spec}, outside src/ (the console, console/, is served from its build, never imported)`);
+        continue;
+      }
       deps.push(target);
       const to = layerOf(target);
       const toRel = relative(src, target);
@@ -123,6 +129,7 @@ for (const file of files) {
       const pkg = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
       const only = ONLY_IN[pkg];
       if (only !== undefined && only !== from) problems.push(`${relative(root, file)}: ${pkg} may only be imported in ${only}`);
+      if (CONSOLE_ONLY.has(pkg)) problems.push(`${relative(root, file)}: ${pkg} is the web console's (console/), not the member's`);
       const onlyFile = ONLY_FILE[pkg];
       if (onlyFile !== undefined && onlyFile !== rel) problems.push(`${relative(root, file)}: ${pkg} may only be imported in ${onlyFile}`);
     }
@@ -147,6 +154,19 @@ function visit(f) {
   state.set(f, 2);
 }
 for (const f of files) if (!state.has(f)) visit(f);
+
+// The console is browser code: it imports its own files and its libraries, nothing of src/
+// (the member's types would pull node's into the bundle).
+const consoleDir = join(root, 'console');
+const walkConsole = (dir) => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walkConsole(join(dir, n)) : /\.tsx?$/.test(n) ? [join(dir, n)] : []));
+for (const file of walkConsole(consoleDir)) {
+  for (const m of readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm)) {
+    const spec = m[1];
+    if (spec.startsWith('.')) {
+      if (!resolve(dirname(file), spec).startsWith(consoleDir + '/')) problems.push(`${relative(root, file)}: imports ${spec}, outside console/`);
+    } else if (!/^(preact|uplot)(\/|$)/.test(spec)) problems.push(`${relative(root, file)}: imports ${spec}: the console uses preact and uplot only`);
+  }
+}
 
 if (problems.length > 0) {
   for (const p of problems) console.error(p);

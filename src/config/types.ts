@@ -11,7 +11,9 @@ export type EndpointGroupName =
   | 'PERSISTENCE'
   | 'WAN'
   | 'DATA'
-  | 'CP';
+  | 'CP'
+  /** Grid's own (Hazelcast has no such group): the web console at /grid/console/ (docs/console.md). */
+  | 'CONSOLE';
 
 export const ENDPOINT_GROUPS: readonly EndpointGroupName[] = [
   'CLUSTER_READ',
@@ -21,6 +23,7 @@ export const ENDPOINT_GROUPS: readonly EndpointGroupName[] = [
   'WAN',
   'DATA',
   'CP',
+  'CONSOLE',
 ];
 
 export interface PortConfig {

@@ -30,6 +30,7 @@ import { createCredentialChecker, createMemberAuth, type CredentialChecker } fro
 import { Listener, inSharedReadBuffer, setReadSink } from '../net/listener.js';
 import { TlsEndpoints } from '../net/tls/tls-endpoints.js';
 import { RestServer } from '../rest/rest-server.js';
+import { loadConsoleAssets } from '../rest/console-assets.js';
 import { WanService } from '../wan/wan-service.js';
 import { EventService } from '../events/event-service.js';
 import { CpService } from '../cp/cp-service.js';
@@ -341,6 +342,9 @@ export class Member {
           `${groups.size > 0 ? 'every REST call that takes credentials will be refused (403), and ' : ''}every Hazelcast client will be refused (CREDENTIALS_FAILED)`,
       );
     }
+    // The web console's files are read once, here, and only when its group is on.
+    const consoleBundle = groups.has('CONSOLE') ? loadConsoleAssets() : undefined;
+    if (consoleBundle !== undefined && !consoleBundle.ok) this.logger.warn(`console: ${consoleBundle.reason}; /grid/console/ answers 500 until the member runs a build that has it`);
     // REST server first (it does no I/O until connections are handed to it).
     const deps: RestDeps = {
       config: cfg,
@@ -373,6 +377,7 @@ export class Member {
       connections: () => this.connectionCounts(),
       sharedReads: { setReadSink, inSharedReadBuffer },
       enabledGroups: groups,
+      ...(consoleBundle === undefined ? {} : { console: consoleBundle }),
       ...(this.metrics === undefined ? {} : { metrics: this.metrics }),
     };
     const rest = groups.size > 0 ? new RestServer(deps) : undefined;

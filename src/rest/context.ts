@@ -13,6 +13,7 @@ import type { WanFacade } from '../wan/wan-facade.js';
 import type { CpFacade } from '../cp/cp-service.js';
 import type { EventFacade } from '../events/event-service.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
+import type { ConsoleBundle } from './console-assets.js';
 
 /** Anti-entropy counters of a member, as the partition facade reports them. */
 export type ReplicaSyncStats = ReturnType<PartitionService['replicaSync']['counters']>;
@@ -96,6 +97,8 @@ export interface RestDeps {
   readonly metrics?: MetricsEndpoint;
   /** The listener's shared read buffer, read by Grid's own HTTP/1.1 path. */
   readonly sharedReads: SharedReads;
+  /** The web console's files, read at start when the CONSOLE group is on (console-assets.ts). */
+  readonly console?: ConsoleBundle;
   /** Endpoint groups enabled on the port that received the request. */
   readonly enabledGroups: ReadonlySet<EndpointGroupName>;
   /** Rereads the TLS files (POST rest/tls/reload): per endpoint, the certificate now in use or why the new files were refused. */

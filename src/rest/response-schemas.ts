@@ -38,3 +38,18 @@ export const PARTITIONS_SCHEMA = {
     partitions: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
   },
 };
+
+/** GET /grid/console/session (console-routes.ts). */
+export const CONSOLE_SESSION_SCHEMA = {
+  type: 'object',
+  required: ['securityEnabled', 'clusterName', 'instanceName', 'memberUuid', 'memberAddress', 'memberVersion', 'groups'],
+  properties: {
+    securityEnabled: { type: 'boolean' },
+    clusterName: { type: 'string' },
+    instanceName: { type: 'string' },
+    memberUuid: { type: 'string' },
+    memberAddress: { type: 'string' },
+    memberVersion: { type: 'string' },
+    groups: { type: 'array', items: { type: 'string' } },
+  },
+} as const;

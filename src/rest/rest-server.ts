@@ -19,6 +19,8 @@ import { sendEmpty } from './respond.js';
 import { groupOfPath, resolveRoute, routeLabelOf, scopeOf, type Method, type Request, type Route } from './routes.js';
 import { RequestStats, methodIndexOf, type RouteLabel } from './request-stats.js';
 import { STATUS_OF } from './status.js';
+import { crossSiteRefusal } from './cross-site.js';
+import { endpointOf } from './route-dispatch.js';
 
 const EMPTY = Buffer.alloc(0);
 /** pino's numeric level of debug (Grid's FINE): requests are logged at or below it. */
@@ -61,6 +63,19 @@ function methodOf(m: string | undefined): Method | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * A browser request from another site is refused before anything runs (cross-site.ts). curl,
+ * clients and benchmarks send neither header: two header scans and nothing else.
+ */
+function refuseCrossSite(req: RestRequest, m: Method, route: Route): void {
+  const secFetchSite = rawHeader(req, 'sec-fetch-site');
+  const origin = secFetchSite === undefined ? rawHeader(req, 'origin') : undefined;
+  if (secFetchSite === undefined && origin === undefined) return;
+  const safe = (m === 'GET' || m === 'HEAD') && endpointOf(route)?.changesOnGet !== true;
+  const why = crossSiteRefusal({ secFetchSite, secFetchMode: rawHeader(req, 'sec-fetch-mode'), origin, host: rawHeader(req, 'host') }, safe);
+  if (why !== undefined) throw new GridError('FORBIDDEN', why);
 }
 
 export class RestServer implements Http1Host {
@@ -302,6 +317,7 @@ export class RestServer implements Http1Host {
       if (route.group !== coarse && !this.deps.enabledGroups.has(route.group)) {
         throw new GridError('GROUP_DISABLED', `endpoint group ${route.group} is disabled`);
       }
+      refuseCrossSite(req, m, route);
       if (route.readsBody) {
         const declared = rawHeader(req, 'content-length');
         // node's parser refuses a request with both headers; a Transfer-Encoding body is charged as it arrives.

@@ -70,6 +70,7 @@ export const ROUTE_LABELS = [
   'wan', // rest/wan, rest/wan/*
   'cp', // rest/cp-subsystem/*, rest/cp/*
   'metrics', // metrics
+  'console', // console, console/* (the web console's files and session)
   'unknown', // anything else (answered 400), a path without prefix, an unsupported method
 ] as const;
 export type RouteLabel = (typeof ROUTE_LABELS)[number];

@@ -28,3 +28,5 @@ export const CP_DATA = 'rest/cp';
 /** Grid's own GET rest/wan; every WAN endpoint is under WAN. */
 export const WAN_STATUS = 'rest/wan';
 export const WAN = 'rest/wan/';
+/** Grid's own: the web console (console-routes.ts), under /grid/ and /hazelcast/. */
+export const CONSOLE = 'console';

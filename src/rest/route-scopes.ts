@@ -10,7 +10,7 @@ import { unknown, type Method, type Route, type RouteLabel } from './route-kit.j
 import * as maps from './maps-routes.js';
 import * as queues from './queues-routes.js';
 import * as cp from './cp-routes.js';
-import { OPENAPI, MAP_LIST, QUEUE_LIST, CLUSTER, CONFIG, CP_DATA, CP_SUBSYSTEM, HEALTH, INSTANCE, LICENSE, LOG_LEVEL, LOG_LEVEL_SUB, MANAGEMENT, MAPS, METRICS, PARTITIONS, QUEUES, TLS, WAN, WAN_STATUS } from './route-paths.js';
+import { CONSOLE, OPENAPI, MAP_LIST, QUEUE_LIST, CLUSTER, CONFIG, CP_DATA, CP_SUBSYSTEM, HEALTH, INSTANCE, LICENSE, LOG_LEVEL, LOG_LEVEL_SUB, MANAGEMENT, MAPS, METRICS, PARTITIONS, QUEUES, TLS, WAN, WAN_STATUS } from './route-paths.js';
 
 export interface ParamSpec {
   /** Whether a raw (still encoded) segment can be this parameter at all; else the route does not match. */
@@ -51,6 +51,8 @@ export const PARAMS: Readonly<Record<string, ParamSpec>> = {
   lock: { about: "The lock's name.", bind: (raw) => cp.requiredSegment(raw, 'lock name') },
   sessionGroup: { about: 'A CP group name.', bind: (raw) => cp.requiredSegment(raw, 'CP group name') },
   sessionId: { about: 'A CP session id.', bind: (raw) => cp.sessionIdOf(cp.requiredSegment(raw, 'CP session id')) },
+  // Empty for the console's root (`console`, `console/`): its index.html. Only looked up in memory.
+  asset: { about: "A file of the console's build (empty: its index.html).", bind: decoded('console file name') },
 };
 
 export interface Scope {
@@ -98,6 +100,8 @@ export const SCOPES: readonly Scope[] = [
   { prefix: QUEUES, shape: 'under', label: 'queues', claimsGroup: true, otherwise: (m, rest) => queues.queuePathRefused(m, rest, rest.slice(QUEUES.length)) },
   { prefix: HEALTH, shape: 'tree', label: 'health', claimsGroup: true, otherwise: unknownPath },
   { prefix: METRICS, shape: 'exact', label: 'metrics', claimsGroup: false, otherwise: unknownPath },
+  // Under /hazelcast/ too: the console is served at both prefixes (docs/console.md).
+  { prefix: CONSOLE, shape: 'tree', label: 'console', claimsGroup: true, otherwise: unknownPath },
   { prefix: OPENAPI, shape: 'exact', label: 'health', claimsGroup: false, otherwise: unknownPath },
   { prefix: CLUSTER, shape: 'exact', label: 'cluster', claimsGroup: false, otherwise: unknownPath },
   { prefix: PARTITIONS, shape: 'exact', label: 'cluster', claimsGroup: false, otherwise: unknownPath },

@@ -23,7 +23,8 @@ import { metrics } from './metrics-routes.js';
 import { reloadTls } from './tls-routes.js';
 import { openApiHandler, type Reply } from './openapi.js';
 import { PARAMS } from './route-scopes.js';
-import { CLUSTER_SCHEMA, PARTITIONS_SCHEMA } from './response-schemas.js';
+import { CLUSTER_SCHEMA, CONSOLE_SESSION_SCHEMA, PARTITIONS_SCHEMA } from './response-schemas.js';
+import { consoleSession, serveConsole } from './console-routes.js';
 
 export interface Endpoint {
   /** As the doc writes it: one method, or several (`DELETE, GET`). HEAD goes wherever GET does (but where `head` is false). */
@@ -64,6 +65,8 @@ export interface Endpoint {
   readonly query?: Readonly<Record<string, string>>;
   /** Served under /grid/ only (Hazelcast has no such endpoint). */
   readonly gridOnly?: true;
+  /** Its GET changes state (a queue poll takes an item): a browser may never send it cross-site (cross-site.ts). */
+  readonly changesOnGet?: true;
 }
 
 /** The version of the REST surface's document (info.version): bumped when a row changes what it answers. */
@@ -230,6 +233,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     routes: { 'rest/queues/<queue>/<seconds…>': queues.pollItem },
     // A poll takes an item, which a HEAD must not.
     head: false,
+    changesOnGet: true,
     responses: { 200: { body: 'value', about: 'The item, with the Content-Type it was offered with.' }, 204: { body: 'empty', about: 'No item within the timeout.' } },
     examples: [['DELETE', 'rest/queues/q/5'], ['GET', 'rest/queues/q/5']],
   },
@@ -731,6 +735,37 @@ export const ENDPOINTS: readonly Endpoint[] = [
     routes: { 'rest/wan': wan.wanStatus },
     responses: { 200: 'json' },
     examples: [['GET', 'rest/wan']],
+  },
+  {
+    // Before the assets: `session` is not a file name (the console's files all have an extension).
+    method: 'GET',
+    path: '`/console/session` (Grid\'s own; [Console](console.md))',
+    group: 'CONSOLE',
+    params: '– (Basic when secured)',
+    answer: '200 JSON `{securityEnabled, clusterName, instanceName, memberUuid, memberAddress, memberVersion, groups}`',
+    readsBody: false,
+    credentials: false,
+    routes: { 'console/session': consoleSession },
+    responses: { 200: { body: 'json', about: 'What the console needs: whether security is on, this member, and the endpoint groups it serves.', schema: CONSOLE_SESSION_SCHEMA } },
+    examples: [['GET', 'console/session']],
+  },
+  {
+    method: 'GET',
+    path: '`/console/`, `/console/<file>` (Grid\'s own; [Console](console.md))',
+    group: 'CONSOLE',
+    params: '–',
+    answer: '200 the console\'s page or file (gzip when accepted; ETag, 304), 308 `/console` to `/console/`, 404 unknown file, 500 not built',
+    readsBody: false,
+    credentials: false,
+    routes: { 'console/<asset…>': serveConsole },
+    responses: {
+      200: { body: 'value', about: 'index.html for the console\'s root, else the named file, with its Content-Type; gzip when the request accepts it.' },
+      304: { body: 'empty', about: 'The If-None-Match ETag is current.' },
+      308: { body: 'empty', about: '`/console` redirected to `/console/` (Location).' },
+      404: { body: 'error', about: 'No console file of that name.' },
+      500: { body: 'error', about: 'This member\'s build has no console assets (X-Grid-Error says so).' },
+    },
+    examples: [['GET', 'console/'], ['GET', 'console'], ['GET', 'console/index.html'], ['HEAD', 'console/']],
   },
   {
     method: 'GET',

@@ -55,7 +55,7 @@ describe('docs/architecture.md maps src/', () => {
 
 describe('docs/*.md name only files that exist', () => {
   const known = new Set(
-    ['src', 'test', 'scripts', 'bench'].flatMap((d) =>
+    ['src', 'test', 'scripts', 'bench', 'console'].flatMap((d) =>
       walk(join(REPO_ROOT, d)).map((p) => basename(p)),
     ),
   );

@@ -10,6 +10,7 @@ import {
   type GridConfig,
 } from '../../../src/config/index.js';
 import { GridError } from '../../../src/core/errors.js';
+import { ENDPOINT_GROUPS } from '../../../src/config/types.js';
 import { configErrorOf, plain } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -101,7 +102,7 @@ describe('shipped config files', () => {
     expect(config.clusterName).toBe('dev');
     expect(config.network.port).toEqual({ port: 5701, autoIncrement: true, portCount: 100 });
     expect(config.network.restApi.enabled).toBe(true);
-    expect(config.network.restApi.enabledGroups.size).toBe(7);
+    expect(config.network.restApi.enabledGroups).toEqual(new Set(ENDPOINT_GROUPS));
     expect(config.network.bindHost).toBe('127.0.0.1');
     expect(config.network.join.tcpIp).toMatchObject({ enabled: true, members: ['127.0.0.1:5701-5703'] });
     expect(config.maps.map((m) => m.name)).toEqual(['default']);

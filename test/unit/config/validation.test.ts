@@ -39,7 +39,7 @@ describe('validation errors name the source, the path and the problem', () => {
 
   it('unknown endpoint group', () => {
     expect(configErrorOf(xml('<network><rest-api enabled="true"><endpoint-group name="FOO" enabled="true"/></rest-api></network>')).message).toBe(
-      'grid.xml: hazelcast.network.rest-api.endpoint-groups.FOO: unknown endpoint group (known: CLUSTER_READ, CLUSTER_WRITE, HEALTH_CHECK, PERSISTENCE, WAN, DATA, CP, HOT_RESTART)',
+      'grid.xml: hazelcast.network.rest-api.endpoint-groups.FOO: unknown endpoint group (known: CLUSTER_READ, CLUSTER_WRITE, HEALTH_CHECK, PERSISTENCE, WAN, DATA, CP, CONSOLE, HOT_RESTART)',
     );
   });
 

@@ -1,0 +1,282 @@
+// The web console (docs/console.md) end to end: Debian's headless Chromium, driven by
+// playwright-core, against one real 3-member cluster (child processes) and one secured member
+// (in process), both shared by every test of the file, as is the one browser. The files as
+// served (308, gzip, ETag/304, immutable names, 404s, no traversal, both prefixes); the Cluster
+// page's members and partition counts; a state change pressed in the console, read back over
+// REST; a cross-site page's fetch and form refused by the member; the login: a wrong password
+// sees no data; a member shut down from its console, and one killed with kill -9, leave the page
+// within the heartbeat deadline. Screenshots of each page go to test-results/console/
+// (`npm run console:screenshots` copies them to docs/img/). The member-changing tests run last.
+
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { startCluster, type Cluster } from '../support/cluster.js';
+import { sendRequest, basic } from '../support/http.js';
+import { freePort } from '../support/ports.js';
+import { REPO_ROOT } from '../support/process.js';
+import { waitFor } from '../support/wait.js';
+import { configFromObject } from '../../src/config/index.js';
+import { Member } from '../../src/member/member.js';
+import { LogCapture } from '../support/logs.js';
+
+const CHROMIUM = process.env.GRID_CHROMIUM ?? '/usr/bin/chromium';
+/** The flags every Chromium of the tests starts with (no network of its own, no sandbox in containers). */
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const BUILT = existsSync(join(REPO_ROOT, 'dist', 'console', 'manifest.json'));
+const SKIP = !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run does)` : !BUILT ? 'no dist/console (npm run build)' : undefined;
+if (SKIP !== undefined) console.warn(`test/console/console.test.ts skipped: ${SKIP}`);
+
+const SHOTS = join(REPO_ROOT, 'test-results', 'console');
+/** hazelcast.max.no.heartbeat.seconds of the harness (5 s) plus the page's 1 s poll and room for a loaded machine. */
+const HEARTBEAT_DEADLINE_MS = 20_000;
+const CONSOLE_GROUP = { network: { 'rest-api': { 'endpoint-groups': { CONSOLE: { enabled: true } } } } };
+const SECURITY = {
+  enabled: true,
+  realms: [{ name: 'r', authentication: { simple: { users: [{ username: 'admin', password: 's3cret', roles: ['admin'] }] } } }],
+  'client-authentication': { realm: 'r' },
+};
+
+let c: Cluster;
+let secured: Member;
+let securedPort: number;
+let browser: BrowserContext;
+let userDir: string;
+
+beforeAll(async () => {
+  if (SKIP !== undefined) return;
+  const { chromium } = await import('playwright-core');
+  userDir = mkdtempSync(join(tmpdir(), 'grid-console-chromium-'));
+  mkdirSync(SHOTS, { recursive: true });
+  securedPort = await freePort();
+  const { config } = configFromObject({
+    'cluster-name': 'secured',
+    security: SECURITY,
+    network: {
+      port: { port: securedPort, 'auto-increment': false },
+      interfaces: { enabled: true, interfaces: ['127.0.0.1'] },
+      join: { 'tcp-ip': { enabled: false }, multicast: { enabled: false } },
+      'rest-api': { enabled: true, 'endpoint-groups': { CLUSTER_READ: { enabled: true }, HEALTH_CHECK: { enabled: true }, CONSOLE: { enabled: true } } },
+    },
+  });
+  [c, browser, secured] = await Promise.all([
+    startCluster({ size: 3, scope: 'file', spare: 0, config: () => CONSOLE_GROUP }),
+    chromium.launchPersistentContext(userDir, { executablePath: CHROMIUM, args: CHROMIUM_FLAGS, viewport: { width: 1280, height: 900 } }),
+    Member.start({ config, logDestination: new LogCapture() }),
+  ]);
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await secured?.stop();
+  await c?.destroy();
+  if (userDir !== undefined) rmSync(userDir, { recursive: true, force: true });
+});
+
+const consoleUrl = (port: number, page = 'cluster'): string => `http://127.0.0.1:${port}/grid/console/#/${page}`;
+
+async function open(port: number, page = 'cluster', width = 1280): Promise<Page> {
+  const p = await browser.newPage();
+  await p.setViewportSize({ width, height: 900 });
+  await p.goto(consoleUrl(port, page));
+  return p;
+}
+
+/** The rows of the members table as the page shows them. */
+async function memberRows(p: Page): Promise<{ address: string; owned: number; backups: number }[]> {
+  return p.$$eval('[data-testid=member-row]', (rows) =>
+    rows.map((r) => ({
+      address: (r.querySelector('td')?.textContent ?? '').trim(),
+      owned: Number(r.querySelector('[data-testid=owned]')?.textContent),
+      backups: Number(r.querySelector('[data-testid=backups]')?.textContent),
+    })),
+  );
+}
+
+async function clusterState(i: number): Promise<string> {
+  const r = await c.http(i, 'GET', '/hazelcast/health');
+  return (JSON.parse(r.body) as { clusterState: string }).clusterState;
+}
+
+describe.skipIf(SKIP !== undefined)('the console', () => {
+  it('is served from memory at both prefixes: 308 to the root, no-cache index, immutable gzipped files, 304, 404s', async () => {
+    const port = c.member(0).port;
+    const redirect = await sendRequest(port, 'GET', '/grid/console');
+    expect(redirect.status).toBe(308);
+    expect(redirect.headers['location']).toBe('console/');
+    const index = await sendRequest(port, 'GET', '/hazelcast/console/', { headers: { 'Accept-Encoding': 'gzip, br' } });
+    expect(index.status).toBe(200);
+    expect(index.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(index.headers['cache-control']).toBe('no-cache');
+    expect(index.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    const html = index.headers['content-encoding'] === 'gzip' ? gunzipSync(index.body).toString() : index.body.toString();
+    const script = /src="([^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toMatch(/^main-[A-Z0-9]+\.js$/);
+    const plain = await sendRequest(port, 'GET', `/grid/console/${script!}`);
+    const zipped = await sendRequest(port, 'GET', `/grid/console/${script!}`, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(plain.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(zipped.body).equals(plain.body)).toBe(true);
+    expect(zipped.body.length).toBeLessThan(plain.body.length);
+    const again = await sendRequest(port, 'GET', `/grid/console/${script!}`, { headers: { 'If-None-Match': plain.headers['etag'] as string } });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+    const head = await sendRequest(port, 'HEAD', '/grid/console/');
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    for (const bad of ['nothing.js', '..%2F..%2Fpackage.json', '../manifest.json', 'manifest.json', '%2e%2e/%2e%2e/package.json', `${script!}.gz`]) {
+      const r = await sendRequest(port, 'GET', `/grid/console/${bad}`);
+      expect(r.status, bad).toBe(404);
+    }
+  });
+
+  it('lists the 3 members on the Cluster page, and their partition counts add up to 271 owned plus 271 backups', async () => {
+    const p = await open(c.member(0).port);
+    try {
+      const rows = await waitFor('3 members with every partition placed', async () => {
+        const r = await memberRows(p);
+        return r.length === 3 && r.reduce((s, x) => s + x.owned, 0) === 271 && r.reduce((s, x) => s + x.backups, 0) === 271 ? r : undefined;
+      }, 15_000, 100);
+      expect(rows.map((r) => r.address).sort()).toEqual(c.members.map((m) => m.address).sort());
+      const rest = await c.partitions(0);
+      for (const m of rest.members) expect(rows.find((r) => r.address === m.address)).toMatchObject({ owned: m.owned, backups: m.backups });
+      expect(await p.textContent('[data-testid=partition-totals]')).toBe('271 owned + 271 backups');
+      expect(await p.textContent('[data-testid=cluster-safe]')).toBe('yes');
+      expect(await p.textContent('[data-testid=cluster-state]')).toBe('ACTIVE');
+      await p.screenshot({ path: join(SHOTS, 'cluster.png'), fullPage: true });
+      // A phone's width: the nav and the page stay usable, nothing wider than the screen but the members table's own scroll.
+      await p.setViewportSize({ width: 390, height: 844 });
+      expect(await p.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      await p.screenshot({ path: join(SHOTS, 'cluster-phone.png'), fullPage: true });
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('changes the cluster state from the console after a confirmation (Escape cancels), as GET health then shows', async () => {
+    const p = await open(c.member(1).port);
+    try {
+      await p.waitForSelector('[data-testid=member-row]');
+      await p.selectOption('[data-testid=state-select]', 'FROZEN');
+      await p.click('[data-testid=change-state]');
+      await p.waitForSelector('dialog[open]');
+      await p.screenshot({ path: join(SHOTS, 'cluster-confirm.png') });
+      await p.keyboard.press('Escape');
+      await p.waitForSelector('dialog', { state: 'detached' });
+      expect(await clusterState(0)).toBe('ACTIVE');
+      // Keyboard only: Tab to the button, Enter opens the dialog, Tab from Cancel to Confirm, Enter.
+      await p.focus('[data-testid=change-state]');
+      await p.keyboard.press('Enter');
+      await p.waitForSelector('dialog[open]');
+      await p.keyboard.press('Tab');
+      await p.keyboard.press('Enter');
+      await waitFor('the cluster FROZEN over REST', async () => (await clusterState(2)) === 'FROZEN', 10_000, 100);
+      await waitFor('the page showing FROZEN', async () => (await p.textContent('[data-testid=cluster-state]')) === 'FROZEN', 10_000, 100);
+      await p.selectOption('[data-testid=state-select]', 'ACTIVE');
+      await p.click('[data-testid=change-state]');
+      await p.click('[data-testid=confirm]');
+      await waitFor('the cluster ACTIVE again', async () => (await clusterState(0)) === 'ACTIVE', 10_000, 100);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('refuses a cross-site page\'s fetch and form that try to change the cluster state', async () => {
+    const member = c.member(0).port;
+    const target = `http://127.0.0.1:${member}/grid/rest/management/cluster/changeState`;
+    const put = `http://127.0.0.1:${member}/grid/rest/maps/csrf/k`;
+    // Another origin (another port) on the same machine: a page a user might have open.
+    const evil = http.createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html' });
+      res.end(`<!doctype html><body>
+        <iframe name="sink"></iframe>
+        <form id="f" method="POST" action="${put}" target="sink" enctype="text/plain"><input name="stolen" value="yes"></form>
+        <script>
+          window.fetched = fetch(${JSON.stringify(target)}, { method: 'POST', mode: 'no-cors', body: 'dev&&PASSIVE' }).then(() => 'answered', (e) => String(e));
+          document.querySelector('iframe').addEventListener('load', () => { window.submitted = true; });
+          document.getElementById('f').submit();
+        </script></body>`);
+    });
+    await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r));
+    const p = await browser.newPage();
+    try {
+      const port = (evil.address() as { port: number }).port;
+      await p.goto(`http://127.0.0.1:${port}/`);
+      // The member answered both (the fetch resolved with its opaque answer, the form's frame loaded it).
+      expect(await p.evaluate('window.fetched')).toBe('answered');
+      await p.waitForFunction('window.submitted === true', undefined, { timeout: 10_000 });
+      expect(await clusterState(0)).toBe('ACTIVE');
+      expect((await c.http(0, 'GET', '/grid/rest/maps/csrf/k')).status).toBe(204);
+      // The same body without a browser's headers (curl, scripts) is taken: the refusal is the headers'.
+      const direct = await sendRequest(member, 'POST', '/grid/rest/management/cluster/changeState', { body: 'dev&&ACTIVE' });
+      expect(direct.status).toBe(200);
+      const crossSite = await sendRequest(member, 'POST', '/grid/rest/management/cluster/changeState', { body: 'dev&&PASSIVE', headers: { 'Sec-Fetch-Site': 'cross-site' } });
+      expect(crossSite.status).toBe(403);
+      expect(crossSite.headers['x-grid-error']).toMatch(/cross-site request refused/);
+      expect(crossSite.headers['www-authenticate']).toBeUndefined();
+    } finally {
+      await p.close();
+      evil.close();
+    }
+  });
+
+  it('with security on, asks for credentials: a wrong password sees no data, the right one sees the members', async () => {
+    const p = await open(securedPort);
+    try {
+      await p.waitForSelector('[data-testid=login]');
+      expect(await p.$('[data-testid=members]')).toBeNull();
+      await p.fill('input[name=username]', 'admin');
+      await p.fill('input[name=password]', 'wrong');
+      await p.click('button[type=submit]');
+      await p.waitForSelector('[data-testid=login-message]');
+      expect(await p.textContent('[data-testid=login-message]')).toContain('Wrong user name or password');
+      expect(await p.$('[data-testid=members]')).toBeNull();
+      const uuid = (JSON.parse((await sendRequest(securedPort, 'GET', '/grid/rest/cluster')).body.toString()) as { members: { uuid: string }[] }).members[0]!.uuid;
+      expect(await p.evaluate('document.body.innerText')).not.toContain(uuid);
+      await p.screenshot({ path: join(SHOTS, 'login.png') });
+      // No WWW-Authenticate ever, so the browser never offers (and remembers) credentials itself.
+      const refused = await sendRequest(securedPort, 'GET', '/grid/console/session', { headers: { Authorization: basic('admin', 'wrong') } });
+      expect(refused.status).toBe(403);
+      expect(refused.headers['www-authenticate']).toBeUndefined();
+      await p.fill('input[name=username]', 'admin');
+      await p.fill('input[name=password]', 's3cret');
+      await p.click('button[type=submit]');
+      await p.waitForSelector('[data-testid=member-row]');
+      expect(await p.textContent('[data-testid=members]')).toContain(uuid);
+      // CLUSTER_WRITE is off on this member: its actions are "not allowed", not offered.
+      expect(await p.textContent('[data-testid=not-allowed]')).toContain('CLUSTER_WRITE');
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('drops a member shut down from its own console, and one killed with kill -9, within the heartbeat deadline', async () => {
+    const watcher = await open(c.member(0).port);
+    const victim = await open(c.member(2).port);
+    try {
+      await waitFor('3 members on the page', async () => (await memberRows(watcher)).length === 3, 10_000, 100);
+      await victim.waitForSelector('[data-testid=shutdown]');
+      await victim.click('[data-testid=shutdown]');
+      await victim.click('[data-testid=confirm]');
+      await c.waitExit(2, 30_000);
+      await waitFor('member 2 gone from the page', async () => !(await memberRows(watcher)).some((r) => r.address === c.member(2).address), HEARTBEAT_DEADLINE_MS, 100);
+      await c.kill(1);
+      const killedAt = Date.now();
+      await waitFor('member 1 gone from the page after kill -9', async () => {
+        const rows = await memberRows(watcher);
+        return rows.length === 1 && rows[0]!.address === c.member(0).address;
+      }, HEARTBEAT_DEADLINE_MS, 100);
+      expect(Date.now() - killedAt).toBeLessThan(HEARTBEAT_DEADLINE_MS);
+    } finally {
+      await watcher.close();
+      await victim.close();
+    }
+  }, 60_000);
+});
+
