@@ -1,13 +1,15 @@
-// The Cluster page: members (address, uuid, roles, version; this member's state, heap and RSS),
+// The Cluster page: members (address, uuid, roles, version, state, uptime, heap, RSS),
 // partitions owned and backed up per member as a chart, cluster state and safety, migrations,
 // and the two actions: change the cluster state, shut this member down (each confirmed).
-// Reads GET rest/cluster and rest/partitions (CLUSTER_READ), health and health/memory
-// (HEALTH_CHECK), rest/cp-subsystem/members (CP); acts through rest/management/cluster/*
-// (CLUSTER_WRITE). A group that is off hides what needs it.
+// Reads GET rest/cluster and rest/partitions (CLUSTER_READ; the rows and the partition counts,
+// from one member's table so they add up), rest/members where the member has it (every member's
+// own figures, gathered over the member protocol; without it, only the serving member's figures
+// from health/memory), health (HEALTH_CHECK), rest/cp-subsystem/members (CP); acts through
+// rest/management/cluster/* (CLUSTER_WRITE). A group that is off hides what needs it.
 
 import { useState } from 'preact/hooks';
 import { ApiError, describe, getJson, postParams, usePoll, type Session } from '../api.js';
-import { Confirm, ErrorView, Loading, NotAllowed, Panel, formatBytes } from '../ui.js';
+import { Confirm, ErrorView, Loading, NotAllowed, Panel, formatBytes, formatDuration } from '../ui.js';
 import type { PageProps } from './index.js';
 
 interface MemberView {
@@ -50,6 +52,24 @@ interface Memory {
   readonly refusing: boolean;
 }
 
+/** GET rest/members: each member's figures, answered by that member (or why it did not). */
+interface MembersReport {
+  readonly members: readonly {
+    readonly uuid: string;
+    readonly master: boolean;
+    readonly reachable: boolean;
+    readonly error?: string;
+    readonly figures?: {
+      readonly state: string;
+      readonly cpMember: boolean;
+      readonly uptimeMs: number;
+      readonly heapUsedBytes: number;
+      readonly heapTotalBytes: number;
+      readonly rssBytes: number;
+    };
+  }[];
+}
+
 interface ClusterView {
   readonly cluster: ClusterInfo;
   readonly partitions: PartitionsInfo;
@@ -57,7 +77,12 @@ interface ClusterView {
   readonly memory: Memory | undefined;
   /** Uuids of the CP members; undefined when the CP group is off or CP is not enabled. */
   readonly cp: ReadonlySet<string> | undefined;
+  /** Every member's own figures; undefined on a member without GET rest/members. */
+  readonly report: ReadonlyMap<string, MembersReport['members'][number]> | undefined;
 }
+
+/** Each member gets this long to answer rest/members: a silent member shows as unreachable, the page keeps polling. */
+const REPORT_TIMEOUT_MS = 1500;
 
 const POLL_MS = 1000;
 const STATES = ['ACTIVE', 'NO_MIGRATION', 'FROZEN', 'PASSIVE'] as const;
@@ -67,21 +92,30 @@ async function optional<T>(p: Promise<T>): Promise<T | undefined> {
   try {
     return await p;
   } catch (e) {
-    if (e instanceof ApiError && (e.status === 403 || e.status === 404 || e.status === 500)) return undefined;
+    // 400: a member without that endpoint (an older build); 403: its group is off; 404/500: not enabled here.
+    if (e instanceof ApiError && (e.status === 400 || e.status === 403 || e.status === 404 || e.status === 500)) return undefined;
     throw e;
   }
 }
 
 async function loadCluster(session: Session, signal: AbortSignal): Promise<ClusterView> {
   const has = (g: string): boolean => session.groups.includes(g);
-  const [cluster, partitions, health, memory, cp] = await Promise.all([
+  const [cluster, partitions, health, memory, cp, report] = await Promise.all([
     getJson<ClusterInfo>('rest/cluster', signal),
     getJson<PartitionsInfo>('rest/partitions', signal),
     has('HEALTH_CHECK') ? optional(getJson<Health>('health', signal)) : undefined,
     has('HEALTH_CHECK') ? optional(getJson<Memory>('health/memory', signal)) : undefined,
     has('CP') ? optional(getJson<readonly { uuid: string }[]>('rest/cp-subsystem/members', signal)) : undefined,
+    optional(getJson<MembersReport>(`rest/members?timeoutMs=${REPORT_TIMEOUT_MS}`, signal)),
   ]);
-  return { cluster, partitions, health, memory, cp: cp === undefined ? undefined : new Set(cp.map((m) => m.uuid)) };
+  return {
+    cluster,
+    partitions,
+    health,
+    memory,
+    cp: cp === undefined ? undefined : new Set(cp.map((m) => m.uuid)),
+    report: report === undefined ? undefined : new Map(report.members.map((m) => [m.uuid, m])),
+  };
 }
 
 export function ClusterPage({ session }: PageProps) {
@@ -140,19 +174,36 @@ function Summary({ view, session }: { view: ClusterView; session: Session }) {
   );
 }
 
-function rolesOf(m: MemberView, i: number, cp: ReadonlySet<string> | undefined): string[] {
+function rolesOf(m: MemberView, i: number, view: ClusterView): string[] {
   const roles: string[] = [];
+  const own = view.report?.get(m.uuid);
   // The member list is in join order and the oldest member is the master (as in Hazelcast).
-  if (i === 0) roles.push('master');
+  if (own !== undefined ? own.master : i === 0) roles.push('master');
   if (m.liteMember) roles.push('lite');
-  if (cp?.has(m.uuid) === true) roles.push('CP');
+  if (own?.figures?.cpMember === true || view.cp?.has(m.uuid) === true) roles.push('CP');
   if (m.localMember) roles.push('this member');
   return roles;
 }
 
+/** A member's state, uptime, heap and RSS: its own figures, else (the serving member) health and health/memory. */
+function figuresOf(m: MemberView, view: ClusterView): { state: string; stateTitle?: string; uptime: string; heap: string; rss: string } {
+  const own = view.report?.get(m.uuid);
+  const f = own?.figures;
+  if (f !== undefined) {
+    return { state: f.state, uptime: formatDuration(f.uptimeMs), heap: `${formatBytes(f.heapUsedBytes)} / ${formatBytes(f.heapTotalBytes)}`, rss: formatBytes(f.rssBytes) };
+  }
+  if (own !== undefined && !own.reachable) return { state: 'unreachable', stateTitle: own.error ?? 'no answer', uptime: '—', heap: '—', rss: '—' };
+  const mem = m.localMember ? view.memory : undefined;
+  return {
+    state: m.localMember ? view.health?.nodeState ?? '—' : '—',
+    uptime: '—',
+    heap: mem !== undefined ? `${formatBytes(mem.heapUsedBytes)} / ${formatBytes(mem.heapLimitBytes)}` : '—',
+    rss: mem !== undefined ? formatBytes(mem.rssBytes) : '—',
+  };
+}
+
 function Members({ view }: { view: ClusterView }) {
   const counts = new Map(view.partitions.members.map((m) => [m.uuid, m]));
-  const mem = view.memory;
   return (
     <Panel title="Members" id="members-title">
       <div class="table-wrap">
@@ -164,6 +215,7 @@ function Members({ view }: { view: ClusterView }) {
               <th scope="col">Roles</th>
               <th scope="col">Version</th>
               <th scope="col">State</th>
+              <th scope="col" class="num">Uptime</th>
               <th scope="col" class="num">Owned</th>
               <th scope="col" class="num">Backups</th>
               <th scope="col" class="num">Heap</th>
@@ -173,6 +225,7 @@ function Members({ view }: { view: ClusterView }) {
           <tbody>
             {view.cluster.members.map((m, i) => {
               const c = counts.get(m.uuid);
+              const f = figuresOf(m, view);
               return (
                 <tr key={m.uuid} data-uuid={m.uuid} data-testid="member-row">
                   <td>
@@ -186,28 +239,33 @@ function Members({ view }: { view: ClusterView }) {
                   </td>
                   <td class="mono">{m.uuid}</td>
                   <td>
-                    {rolesOf(m, i, view.cp).map((r) => (
+                    {rolesOf(m, i, view).map((r) => (
                       <span class={`tag tag-${r.replace(' ', '-').toLowerCase()}`} key={r}>
                         {r}
                       </span>
                     ))}
                   </td>
                   <td>{m.memberVersion}</td>
-                  <td>{m.localMember ? view.health?.nodeState ?? '—' : '—'}</td>
+                  <td class={f.state === 'unreachable' ? 'warn' : undefined} title={f.stateTitle} data-testid="member-state">
+                    {f.state}
+                  </td>
+                  <td class="num">{f.uptime}</td>
                   <td class="num" data-testid="owned">{c?.owned ?? 0}</td>
                   <td class="num" data-testid="backups">{c?.backups ?? 0}</td>
-                  <td class="num">{m.localMember && mem !== undefined ? `${formatBytes(mem.heapUsedBytes)} / ${formatBytes(mem.heapLimitBytes)}` : '—'}</td>
-                  <td class="num">{m.localMember && mem !== undefined ? formatBytes(mem.rssBytes) : '—'}</td>
+                  <td class="num">{f.heap}</td>
+                  <td class="num">{f.rss}</td>
                 </tr>
               );
             })}
           </tbody>
         </table>
       </div>
-      <p class="muted small">
-        State, heap and RSS are this member's own (the one serving the console); open another member's console from its address for
-        its figures.
-      </p>
+      {view.report === undefined && (
+        <p class="muted small">
+          This member does not gather the others' figures (no GET /grid/rest/members): state, heap and RSS are its own. Open another
+          member's console from its address for its figures.
+        </p>
+      )}
     </Panel>
   );
 }
