@@ -3,10 +3,9 @@
 // it to, the Data comes back byte-exact, and no String text ever meets a Data form.
 
 import { describe, expect, it } from 'vitest';
-import Long from 'long';
 import { dataKeyOf, isDataKey, keyDataOf, partitionIdOfKey, storeKeyOfText, stringKeyData, textOfStoreKey } from '../../../src/map/map-keys.js';
 import { partitionIdOf } from '../../../src/partition/partitioning.js';
-import { hzPartitioner, hzSerializer } from '../client/hz-client.js';
+import { hzPartitioner, hzSerializer, Long } from '../client/hz-client.js';
 
 const ser = hzSerializer();
 const partitioner = hzPartitioner();
