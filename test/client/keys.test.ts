@@ -14,7 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, HazelcastJsonValue, type EntryEvent } from 'hazelcast-client';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { parsePrometheus, sampleValue } from '../support/prometheus.js';
+import { openStream } from '../support/sse.js';
 import { waitFor } from '../support/wait.js';
+
+/** A Long 1 as the clients serialize it: partition hash 0, type -8, 8 bytes big-endian. */
+const LONG_1_DATA = Buffer.from('00000000fffffff80000000000000001', 'hex');
 
 type Long = { toString(): string };
 const ClientLong = createRequire(createRequire(import.meta.url).resolve('hazelcast-client'))('long') as { fromNumber(n: number): Long; isLong(v: unknown): boolean };
@@ -148,12 +152,20 @@ describe('keys that are not Strings, from hazelcast-client 5.7.0 on 3 Grid membe
 
   it('REST: sizes count them, listings skip and count them, a map DELETE clears them, a String key stays the one REST names', async () => {
     const m = await client.getMap<unknown, string>('rest-view');
+    const stream = await openStream(c.member(1).port, '/grid/rest/maps/rest-view/events');
     await m.putAll([
       [ClientLong.fromNumber(1), 'l1'],
       [Buffer.from([1]), 'b1'],
       ['1', 's1'],
       ['\u0000nul', 'nul'],
     ]);
+    // Change streams: a String key as `key`, any other as `keyData` (its serialized Data, base64).
+    await waitFor('4 added events', () => stream.events().filter((e) => e.event === 'added').length >= 4, 20_000);
+    stream.socket.destroy();
+    const added = stream.events().filter((e) => e.event === 'added').map((e) => (e.data.key !== undefined ? `key:${String(e.data.key)}` : `keyData:${String(e.data.keyData)}`));
+    expect(added.sort()).toEqual(
+      [`keyData:${LONG_1_DATA.toString('base64')}`, `keyData:${Buffer.from('00000000fffffff40000000101', 'hex').toString('base64')}`, 'key:1', 'key:\u0000nul'].sort(),
+    );
     const maps = await c.json<{ maps: { name: string; size: number }[] }>(1, '/grid/rest/maps');
     expect(maps.maps.find((x) => x.name === 'rest-view')?.size).toBe(4);
     const keys = await c.json<{ keys: string[]; nonStringKeys?: number }>(2, '/grid/rest/maps/rest-view?keys');
