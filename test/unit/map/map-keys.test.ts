@@ -47,6 +47,16 @@ describe('store keys of non-String client keys', () => {
     expect(keyDataOf(dataKeyOf(data)).equals(data)).toBe(true);
   });
 
+  it('pinned partition ids of known Data keys, so they never drift (Long 1, byte[] {1}, Integer 42)', () => {
+    const hex = (h: string): Buffer => Buffer.from(h, 'hex');
+    expect(partitionIdOfKey(dataKeyOf(hex('00000000fffffff80000000000000001')))).toBe(110);
+    expect(partitioner.getPartitionId(Long.fromNumber(1))).toBe(110);
+    expect(partitionIdOfKey(dataKeyOf(hex('00000000fffffff40000000101')))).toBe(191);
+    expect(partitioner.getPartitionId(Buffer.from([1]))).toBe(191);
+    // A Java Integer (the Node client sends numbers as Doubles by default).
+    expect(partitionIdOfKey(dataKeyOf(hex('00000000fffffff90000002a')))).toBe(175);
+  });
+
   it('refuses a Data shorter than its header', () => {
     expect(() => dataKeyOf(Buffer.alloc(7))).toThrow(/shorter than the 8-byte header/);
     expect(dataKeyOf(Buffer.alloc(8))).toBe('\u0000' + '\u0000'.repeat(8));
