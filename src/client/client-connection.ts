@@ -12,11 +12,11 @@ import { AuthStatus, decodeAuthRequest, encodeAuthResponse, type AuthStatusCode 
 import { decideClientAuth } from './client-auth.js';
 import { MessageBuilder, requestHeader, writeUuid, type RequestHeader } from './codec.js';
 import { encodeMembersView, encodePartitionsView } from './cluster-view-codec.js';
-import { dataOfStored, keyOf, stringData } from './data.js';
+import { dataOfStored, keyOf } from './data.js';
+import { keyDataOf, partitionIdOfKey } from '../map/map-service.js';
 import { decodeMapRequest } from './map-codecs.js';
 import { serveMapRequest } from './map-requests.js';
 import { dataListResponse, decodeMapViewRequest, entryListResponse, type MapViewRequest } from './map-view-codecs.js';
-import { partitionIdOf } from '../partition/partitioning.js';
 import { encodeError, ErrorCode, holder, holderOf } from './error-codec.js';
 import { encodeMessage, FrameReader, type ClientMessage } from './frame.js';
 import { HAZELCAST_COMPAT_VERSION, MessageId } from './message-ids.js';
@@ -341,12 +341,12 @@ export class ClientConnection {
 
   /**
    * Smart routing's effect, measured: a keyed request whose key's partition (where the map runs
-   * it) another member owns is forwarded there. A key that is not a String is refused anyway.
+   * it) another member owns is forwarded there. A malformed key is refused anyway.
    */
   private countRouting(data: Buffer): void {
     let pid: number;
     try {
-      pid = partitionIdOf(keyOf(data));
+      pid = partitionIdOfKey(keyOf(data));
     } catch {
       return;
     }
@@ -359,9 +359,9 @@ export class ClientConnection {
   private serveView(h: RequestHeader, r: MapViewRequest): Promise<MessageBuilder> {
     const { type, correlationId: corr } = h;
     return this.deps.maps.scanAll(r.name, r.kind !== 'map.keySet').then((entries) => {
-      if (r.kind === 'map.keySet') return dataListResponse(type, corr, entries.map((e) => stringData(e.key)));
+      if (r.kind === 'map.keySet') return dataListResponse(type, corr, entries.map((e) => keyDataOf(e.key)));
       if (r.kind === 'map.values') return dataListResponse(type, corr, entries.map((e) => dataOfStored(e.value ?? '', e.contentType)));
-      return entryListResponse(type, corr, entries.map((e) => [stringData(e.key), dataOfStored(e.value ?? '', e.contentType)] as const));
+      return entryListResponse(type, corr, entries.map((e) => [keyDataOf(e.key), dataOfStored(e.value ?? '', e.contentType)] as const));
     });
   }
 }

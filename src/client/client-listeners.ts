@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../core/logger.js';
 import type { EventFacade, MapChangeEvent, MapEventType } from '../events/event-service.js';
 import type { MessageBuilder } from './codec.js';
-import { dataOfStored, keyOf, stringData } from './data.js';
+import { dataOfStored, keyOf } from './data.js';
+import { keyDataOf } from '../map/map-service.js';
 import { encodeEntryEvent, EntryEventType, memberUuidBytes, type AddEntryListenerRequest } from './listener-codecs.js';
 
 const TYPE_BITS: Readonly<Record<MapEventType, number>> = {
@@ -54,7 +55,7 @@ export class ClientListeners {
             eventType: bit,
             memberUuid: this.originBytes(origin),
             affectedEntries: e.count,
-            key: e.key === undefined ? undefined : (keyData ?? stringData(e.key)),
+            key: e.key === undefined ? undefined : (keyData ?? keyDataOf(e.key)),
             value: r.includeValue && value !== undefined ? dataOfStored(value.value, value.contentType) : undefined,
             oldValue: r.includeValue && old !== undefined ? dataOfStored(old.value, old.contentType) : undefined,
           }),

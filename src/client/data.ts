@@ -11,6 +11,7 @@
 // write can never be mistaken for a client write.
 
 import { GridError } from '../core/errors.js';
+import { dataKeyOf, storeKeyOfText } from '../map/map-service.js';
 
 export const TypeId = {
   IDENTIFIED: -2,
@@ -72,17 +73,20 @@ function lengthPrefixed(data: Buffer, what: string): Buffer | null {
 }
 
 /**
- * The Grid key of a serialized key. Grid's keys are strings (REST path segments), so a String
- * key maps to the same entry a REST call names; other key types are refused for now.
+ * The store key (map/map-keys.ts) of a serialized key. A String key with no partition hash is
+ * its text, so it names the entry a REST path names; any other key (a Long, a byte[], a JSON
+ * value, an object; a String with a PartitionAware hash) is its whole Data, compared
+ * byte-exact and placed by the Data's partition hash, as on a Hazelcast member.
  */
 export function keyOf(data: Buffer): string {
   const type = typeOf(data);
-  if (type !== TypeId.STRING) {
-    throw new GridError('UNSUPPORTED', `only String keys are supported by Grid's client protocol so far (key type id ${type})`);
+  if (type === TypeId.STRING && data.readInt32BE(0) === 0) {
+    const bytes = lengthPrefixed(data, 'String key');
+    if (bytes === null) throw malformed('null String key');
+    // A text starting with U+0000 takes the Data form, the one REST gives the same text.
+    return storeKeyOfText(bytes.toString('utf8'));
   }
-  const bytes = lengthPrefixed(data, 'String key');
-  if (bytes === null) throw malformed('null String key');
-  return bytes.toString('utf8');
+  return dataKeyOf(data);
 }
 
 /** The serialized form of a string (what the clients send for a String key or value). */

@@ -4,7 +4,8 @@
 
 import { describeError } from '../core/errors.js';
 import type { Operation } from '../invocation/invoker.js';
-import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
+import { PARTITION_COUNT } from '../partition/partitioning.js';
+import { partitionIdOfKey } from './map-keys.js';
 import type { WireValue } from '../protocol/codec.js';
 import { FULL_STRIDE } from './record-store.js';
 import { pushMergeEntry } from './map-merge.js';
@@ -50,13 +51,13 @@ export class MapRecovery {
         const store = c.stores[pid];
         if (store === undefined) continue;
         for (const [key, v] of store.liveEntries(now)) {
-          const to = partitionIdOf(key);
+          const to = partitionIdOfKey(key);
           // Through the persisted form: the entry with all its times, as a log replay gives it.
           if (to !== pid) moves.push([pid, key, decodePersistedEntry(encodePersistedEntry(v))]);
         }
       }
       for (const [from, key] of moves) c.stores[from]!.remove(key, 0);
-      for (const [, key, e] of moves) c.store(partitionIdOf(key)).putMerged(key, e);
+      for (const [, key, e] of moves) c.store(partitionIdOfKey(key)).putMerged(key, e);
       moved += moves.length;
     }
     return moved;

@@ -12,7 +12,8 @@ import type { MaybePromise } from '../core/maybe-promise.js';
 import type { MapConfig } from '../config/types.js';
 import type { DataServiceDeps, OperationHandler } from '../invocation/invoker.js';
 import { ALONE_SIZE, StructureProtection } from '../invocation/split-brain-protection.js';
-import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
+import { PARTITION_COUNT } from '../partition/partitioning.js';
+import { partitionIdOfKey } from './map-keys.js';
 import type { ReplicaData } from '../partition/partition-service.js';
 import type { WireValue } from '../protocol/codec.js';
 import type { MapWanEvent } from '../protocol/wan-payloads.js';
@@ -46,7 +47,12 @@ export type { MapWanIncoming, MapWanSink } from './map-wan.js';
 export type { ScanEntry, ScanPage, ScanRequest } from './map-scan.js';
 export { decodeScanCursor, encodeScanCursor, scanScope, type ScanPosition } from './scan-cursor.js';
 export type { MapChangeEvent, MapEventBus, MapEventSource, MapEventType } from './map-events.js';
+export { dataKeyOf, isDataKey, keyDataOf, partitionIdOfKey, storeKeyOfText, textOfStoreKey } from './map-keys.js';
 
+/**
+ * Keys here are store keys (map-keys.ts): a String key's text, or a non-String client key's
+ * Data form. REST turns a path's key into one with storeKeyOfText.
+ */
 export interface MapFacade {
   get(mapName: string, key: string): MaybePromise<StoredValue | undefined>;
   put(mapName: string, key: string, value: string, contentType: string | undefined): MaybePromise<void>;
@@ -124,33 +130,33 @@ export class MapService implements MapFacade {
 
   get(mapName: string, key: string): MaybePromise<StoredValue | undefined> {
     this.protection.guardHere(mapName, 'READ');
-    const pid = partitionIdOf(key);
+    const pid = partitionIdOfKey(key);
     return this.maps.deps.invoker.invoke(pid, this.ops.getOp(pid, mapName, key));
   }
 
   put(mapName: string, key: string, value: string, contentType: string | undefined): MaybePromise<void> {
     this.protection.guardHere(mapName, 'WRITE');
-    const pid = partitionIdOf(key);
+    const pid = partitionIdOfKey(key);
     const ct = contentType === undefined ? undefined : this.maps.intern(contentType);
     return this.maps.deps.invoker.invoke(pid, this.ops.putOp(pid, mapName, key, value, ct));
   }
 
   remove(mapName: string, key: string): MaybePromise<boolean> {
     this.protection.guardHere(mapName, 'WRITE');
-    const pid = partitionIdOf(key);
+    const pid = partitionIdOfKey(key);
     return this.maps.deps.invoker.invoke(pid, this.ops.removeOp(pid, mapName, key));
   }
 
   update(mapName: string, key: string, u: MapUpdate): MaybePromise<UpdateResult> {
     this.protection.guardHere(mapName, 'WRITE');
-    const pid = partitionIdOf(key);
+    const pid = partitionIdOfKey(key);
     const ct = u.contentType === undefined ? undefined : this.maps.intern(u.contentType);
     return this.maps.deps.invoker.invoke(pid, updateOp(this.ops, pid, mapName, key, ct === u.contentType ? u : { ...u, contentType: ct }));
   }
 
   entryView(mapName: string, key: string): MaybePromise<MergeEntry | undefined> {
     this.protection.guardHere(mapName, 'READ');
-    const pid = partitionIdOf(key);
+    const pid = partitionIdOfKey(key);
     return this.maps.deps.invoker.invoke(pid, this.ops.entryViewOp(pid, mapName, key));
   }
 

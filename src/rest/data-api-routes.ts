@@ -1,10 +1,12 @@
 // Grid's own data API over HTTP (docs/data-api.md), under `/grid/rest/` only: key and entry
 // listings of a map in pages (`GET /grid/rest/maps/<map>?keys|?entries`, the map scan of
 // map/map-scan.ts with its opaque cursor) and the lists of maps and queues with their sizes.
-// Under `/hazelcast/` these paths answer what Hazelcast's contract says (a 400).
+// Under `/hazelcast/` these paths answer what Hazelcast's contract says (a 400). Listings show
+// String keys only: a key a Hazelcast client wrote as another type (a Long, a byte[], an
+// object) has no text a path could name, so a page skips it and counts it in `nonStringKeys`.
 
 import { GridError } from '../core/errors.js';
-import { decodeScanCursor, encodeScanCursor, scanScope, type ScanEntry, type ScanPosition } from '../map/map-service.js';
+import { decodeScanCursor, encodeScanCursor, scanScope, textOfStoreKey, type ScanEntry, type ScanPosition } from '../map/map-service.js';
 import { restContentType } from '../client/data.js';
 import type { RestDeps } from './context.js';
 import { headerSafe, onGridPrefix } from './paths.js';
@@ -123,8 +125,16 @@ export async function scanMap(r: Request, d: RestDeps, [mapName]: readonly strin
   const q = parseScanQuery(mapName!, parseQuery(url));
   const page = await d.maps.scan({ mapName: mapName!, from: q.from, limit: q.limit, prefix: q.prefix, values: q.mode === 'entries', maxBytes: MAX_SCAN_PAGE_BYTES });
   const cursor = page.next === undefined ? null : encodeScanCursor(page.next, scanScope(mapName!, q.prefix));
-  if (q.mode === 'keys') sendJson(r.res, { keys: page.entries.map((e) => e.key), cursor });
-  else sendJson(r.res, { entries: page.entries.map(entryJson), cursor });
+  const shown: ScanEntry[] = [];
+  let nonStringKeys = 0;
+  for (const e of page.entries) {
+    const text = textOfStoreKey(e.key);
+    if (text === undefined) nonStringKeys++;
+    else shown.push(text === e.key ? e : { ...e, key: text });
+  }
+  const skipped = nonStringKeys > 0 ? { nonStringKeys } : undefined;
+  if (q.mode === 'keys') sendJson(r.res, { keys: shown.map((e) => e.key), cursor, ...skipped });
+  else sendJson(r.res, { entries: shown.map(entryJson), cursor, ...skipped });
 }
 
 /** GET /grid/rest/maps: the maps that hold entries, with their sizes. */

@@ -1,7 +1,8 @@
 // GET /grid/rest/maps/<map>/events: a map's change events as Server-Sent Events, from any member
 // (a cluster-wide subscription on the event bus). Each event has `id: <partition>.<epoch>.<sequence>`,
 // `event: <type>` and `data:` JSON (key, partition, and with ?values=true the values as text or
-// base64 with their content types); ?prefix= keeps the keys that start with it; a comment every
+// base64 with their content types; a key that is not a String as `keyData`, its serialized
+// Data in base64); ?prefix= keeps the String keys that start with it; a comment every
 // heartbeat. The stream owns its socket: a consumer that leaves more than MAX_UNSENT_BYTES
 // unread is cut off with a reason, so it never holds the writers or the member's memory.
 // Under /hazelcast/ the path stays Hazelcast's: the entry whose key is "events".
@@ -9,6 +10,7 @@
 import { GridError } from '../core/errors.js';
 import { restContentType } from '../client/data.js';
 import type { MapChangeEvent } from '../events/event-service.js';
+import { keyDataOf, textOfStoreKey } from '../map/map-service.js';
 import type { RestDeps } from './context.js';
 import { rawHeader } from './headers.js';
 import { getEntry } from './maps-routes.js';
@@ -61,7 +63,12 @@ function valueFields(name: string, v: { value: string; contentType: string | und
 /** One event as its SSE frame. */
 export function sseFrame(e: MapChangeEvent, values: boolean): string {
   const data: Record<string, unknown> = { partition: e.partitionId };
-  if (e.key !== undefined) data.key = e.key;
+  if (e.key !== undefined) {
+    // A key that is not a String (a Hazelcast client's Long, byte[], object) as its serialized Data.
+    const text = textOfStoreKey(e.key);
+    if (text !== undefined) data.key = text;
+    else data.keyData = keyDataOf(e.key).toString('base64');
+  }
   if (e.type === 'cleared') data.count = e.count;
   if (values) Object.assign(data, valueFields('value', e.newValue), valueFields('oldValue', e.oldValue));
   return `id: ${e.partitionId}.${e.epoch}.${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -114,7 +121,7 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
         mapName: mapName!,
         localOnly: false,
         event: (e) => {
-          if (opts.prefix !== undefined && e.key !== undefined && !e.key.startsWith(opts.prefix)) return;
+          if (opts.prefix !== undefined && e.key !== undefined && textOfStoreKey(e.key)?.startsWith(opts.prefix) !== true) return;
           write(sseFrame(e, opts.values));
         },
         ended: (reason) => cut(reason),

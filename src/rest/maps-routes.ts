@@ -3,6 +3,7 @@
 // paths are rows of route-table.ts. The hot path: no closure per request.
 // Under /grid/ only, an entry's version is its ETag and writes take conditions and a TTL
 // (conditions.ts); /hazelcast/ keeps Hazelcast's contract: those headers are neither sent nor read.
+// A path's key is a String key's text; storeKeyOfText makes it the map's store key (map-keys.ts).
 
 import type { RestResponse } from './exchange.js';
 import { GridError } from '../core/errors.js';
@@ -13,18 +14,20 @@ import { rawHeader } from './headers.js';
 import { restContentType } from '../client/data.js';
 import { sendEmpty, sendJson, sendValue } from './respond.js';
 import { deadlineOf, etagOf, notModified, parseWriteOptions, queryOf, type WriteOptions } from './conditions.js';
-import type { MapUpdate, MergeEntry, UpdateResult } from '../map/map-service.js';
+import { storeKeyOfText, type MapUpdate, type MergeEntry, type UpdateResult } from '../map/map-service.js';
 import { STATUS_OF } from './status.js';
 import { encodeValue, invalidResult, isBatchInvalid, parseBatch, type BatchPut, type BatchResult, type ValueEncoding } from './map-batch.js';
 import { unknown, type Method, type Request, type Route } from './route-kit.js';
 
 /** GET/HEAD rest/maps/<map>/<key>: the value, or 204 when there is none. */
-export function getEntry(r: Request, d: RestDeps, [mapName, key]: readonly string[]): MaybePromise<void> {
-  if (onGridPrefix(r.req.url ?? '')) return getGridEntry(r, d, mapName!, key!);
-  return andThenWith(d.maps.get(mapName!, key!), r.res, answerFound);
+export function getEntry(r: Request, d: RestDeps, [mapName, text]: readonly string[]): MaybePromise<void> {
+  const key = storeKeyOfText(text!);
+  if (onGridPrefix(r.req.url ?? '')) return getGridEntry(r, d, mapName!, key);
+  return andThenWith(d.maps.get(mapName!, key), r.res, answerFound);
 }
 
-export function putEntry(r: Request, d: RestDeps, [mapName, key]: readonly string[]): MaybePromise<void> {
+export function putEntry(r: Request, d: RestDeps, [mapName, text]: readonly string[]): MaybePromise<void> {
+  const key = storeKeyOfText(text!);
   if (onGridPrefix(r.req.url ?? '')) {
     const o = writeOptionsOf(r, false);
     if (o !== undefined) {
@@ -37,20 +40,21 @@ export function putEntry(r: Request, d: RestDeps, [mapName, key]: readonly strin
         maxIdleMs: o.maxIdleMs,
         returnOld: false,
       };
-      return andThenWith(d.maps.update(mapName!, key!, u), r.res, answerUpdate);
+      return andThenWith(d.maps.update(mapName!, key, u), r.res, answerUpdate);
     }
   }
-  return andThenWith(d.maps.put(mapName!, key!, r.body.toString('latin1'), rawHeader(r.req, 'content-type')), r.res, send200);
+  return andThenWith(d.maps.put(mapName!, key, r.body.toString('latin1'), rawHeader(r.req, 'content-type')), r.res, send200);
 }
 
-export function removeEntry(r: Request, d: RestDeps, [mapName, key]: readonly string[]): MaybePromise<void> {
+export function removeEntry(r: Request, d: RestDeps, [mapName, text]: readonly string[]): MaybePromise<void> {
+  const key = storeKeyOfText(text!);
   if (onGridPrefix(r.req.url ?? '')) {
     const o = writeOptionsOf(r, true);
     if (o?.condition !== undefined) {
-      return andThenWith(d.maps.update(mapName!, key!, { action: 'remove', condition: o.condition, ttlMs: -1, maxIdleMs: -1, returnOld: false }), r.res, answerUpdate);
+      return andThenWith(d.maps.update(mapName!, key, { action: 'remove', condition: o.condition, ttlMs: -1, maxIdleMs: -1, returnOld: false }), r.res, answerUpdate);
     }
   }
-  return andThenWith(d.maps.remove(mapName!, key!), r.res, send200);
+  return andThenWith(d.maps.remove(mapName!, key), r.res, send200);
 }
 
 export function clearMap(r: Request, d: RestDeps, [mapName]: readonly string[]): Promise<void> {
@@ -138,7 +142,7 @@ export async function batch(r: Request, d: RestDeps, [mapName]: readonly string[
 
 async function putOne(d: RestDeps, mapName: string, p: BatchPut): Promise<BatchResult> {
   try {
-    const u = await d.maps.update(mapName, p.key, { action: 'put', condition: { kind: 'none' }, value: p.value, contentType: p.contentType, ttlMs: p.ttlMs, maxIdleMs: -1, returnOld: false });
+    const u = await d.maps.update(mapName, storeKeyOfText(p.key), { action: 'put', condition: { kind: 'none' }, value: p.value, contentType: p.contentType, ttlMs: p.ttlMs, maxIdleMs: -1, returnOld: false });
     return { key: p.key, status: u.old === undefined ? 201 : 200, version: u.version };
   } catch (e) {
     return failed(p.key, e);
@@ -147,7 +151,7 @@ async function putOne(d: RestDeps, mapName: string, p: BatchPut): Promise<BatchR
 
 async function deleteOne(d: RestDeps, mapName: string, key: string): Promise<BatchResult> {
   try {
-    const u = await d.maps.update(mapName, key, { action: 'remove', condition: { kind: 'none' }, ttlMs: -1, maxIdleMs: -1, returnOld: false });
+    const u = await d.maps.update(mapName, storeKeyOfText(key), { action: 'remove', condition: { kind: 'none' }, ttlMs: -1, maxIdleMs: -1, returnOld: false });
     return { key, status: u.old === undefined ? 404 : 204 };
   } catch (e) {
     return failed(key, e);
@@ -156,7 +160,7 @@ async function deleteOne(d: RestDeps, mapName: string, key: string): Promise<Bat
 
 async function getOne(d: RestDeps, mapName: string, key: string, encoding: ValueEncoding): Promise<BatchResult> {
   try {
-    const v = await d.maps.get(mapName, key);
+    const v = await d.maps.get(mapName, storeKeyOfText(key));
     if (v === undefined) return { key, status: 404 };
     const out: BatchResult = { key, status: 200, ...encodeValue(v.value, encoding) };
     const ct = restContentType(v.contentType);

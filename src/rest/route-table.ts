@@ -154,7 +154,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     gridOnly: true,
     group: 'DATA',
     params: '–',
-    answer: '200 JSON `{keys, cursor}` or `{entries, cursor}`, 400 bad parameter or cursor',
+    answer: '200 JSON `{keys, cursor}` or `{entries, cursor}` (and `nonStringKeys`: keys a Hazelcast client wrote as other types, skipped), 400 bad parameter or cursor',
     readsBody: false,
     credentials: false,
     routes: { 'rest/maps/<map>': data.scanMap },

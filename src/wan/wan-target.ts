@@ -11,7 +11,8 @@ import type { StoreObserver } from '../map/record-store.js';
 import type { MemberConnection } from '../net/member-net.js';
 import type { WireValue } from '../protocol/codec.js';
 import { decodeWanBatch, decodeWanMerkle, encodeWanMerkleAnswer, type WanAuthPayload } from '../protocol/wan-payloads.js';
-import { PARTITION_COUNT, partitionIdOf } from '../partition/partitioning.js';
+import { PARTITION_COUNT } from '../partition/partitioning.js';
+import { partitionIdOfKey } from '../map/map-keys.js';
 import { MAX_COMPARE_LEVEL, MERKLE_ACROSS_VERSIONS, MerkleObserver } from './merkle-observer.js';
 import { WanLiveness } from './wan-liveness.js';
 import type { WanDeps } from './wan-deps.js';
@@ -53,7 +54,7 @@ export class WanTarget {
     // One operation per map and partition, events in their order: per-key order holds.
     const groups = new Map<string, { pid: number; mapName: string; entries: MapWanIncoming[] }>();
     for (const e of batch.events) {
-      const pid = partitionIdOf(e.key);
+      const pid = partitionIdOfKey(e.key);
       const id = `${pid}\u0000${e.mapName}`;
       let g = groups.get(id);
       if (g === undefined) groups.set(id, (g = { pid, mapName: e.mapName, entries: [] }));

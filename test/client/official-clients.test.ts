@@ -92,6 +92,25 @@ const JAVA_EXPECTED: Record<string, unknown> = {
   'map.entryView ttl 0': 'value=v version=0 ttl=9223372036854775807 maxIdle=9223372036854775807 expires=never creation=-1 hits=-1 access=-1 stored=-1 updated=-1 cost=positive',
   'map.entryView ttl and max-idle': 'value=v version=0 ttl=60000 maxIdle=30000 expires=later creation=-1 hits=-1 access=-1 stored=-1 updated=yes cost=positive',
   'map.entryView missing': null,
+  'keys.put long 7': null,
+  'keys.put int 7': null,
+  'keys.put string 7': null,
+  'keys.put bytes': null,
+  'keys.put list': null,
+  'keys.size 5': 5,
+  'keys.get long 7': 'long',
+  'keys.get int 7': 'int',
+  'keys.get bytes copy': 'bytes',
+  'keys.get list copy': 'list',
+  'keys.containsKey long 8': false,
+  'keys.keySet': '[ArrayList:[a, 7], Integer:7, Long:7, String:7, bytes:0007]',
+  'keys.putIfAbsent int': 'int',
+  'keys.replace long': 'long',
+  'keys.replaceIfSame bytes': true,
+  'keys.removeIfSame list wrong': false,
+  'keys.remove list': 'list',
+  'keys.getAll': '[Integer:7=int, Long:7=long2]',
+  'keys.size 4': 4,
   'queue.remainingCapacity empty': 2147483647,
   'queue.put a': null,
   'queue.addAll': true,
@@ -160,6 +179,9 @@ describe.skipIf(unavailable !== undefined)(`the official clients on Grid and on 
         // An Integer: its whole serialized Data (type -7, big-endian 42).
         const n = await restGet(target, '/hazelcast/rest/maps/jm2/int');
         expect([t, n.contentType, n.bytes.toString('hex')]).toEqual([t, 'application/binary', '00000000fffffff90000002a']);
+        // Of the keys of types other than String, REST names none: the String key "7" is the entry it reads.
+        const k = await restGet(target, '/hazelcast/rest/maps/jm5/7');
+        expect([t, k.status, k.contentType, k.bytes.toString('utf8')]).toEqual([t, 200, 'text/plain', 'string']);
         const q = await restGet(target, '/hazelcast/rest/queues/jq1/1');
         expect([t, q.status, q.contentType, q.bytes.toString('utf8')]).toEqual([t, 200, 'text/plain', 'to-rest']);
       }

@@ -3,6 +3,7 @@
 // expectation here is Hazelcast's own. A scenario gets a connected client and the member's REST
 // surface; a new operation is one more entry (or one more line in an entry).
 
+import { createRequire } from 'node:module';
 import { expect } from 'vitest';
 import { Client } from 'hazelcast-client';
 import { waitFor } from '../support/wait.js';
@@ -65,6 +66,17 @@ interface View {
 }
 const n = (l: Long): number => Number(l.toString());
 
+// The client's own copy of `long` (its dependency, not ours): what it reads a Java Long as.
+const ClientLong = createRequire(createRequire(import.meta.url).resolve('hazelcast-client'))('long') as { fromNumber(n: number): Long; isLong(v: unknown): boolean };
+
+/** A key as its type and value, to compare keySets across key types. */
+function describeKey(k: unknown): string {
+  if (ClientLong.isLong(k)) return `long:${String(k)}`;
+  if (Buffer.isBuffer(k)) return `bytes:${k.toString('hex')}`;
+  if (typeof k === 'object' && k !== null) return `json:${JSON.stringify(k)}`;
+  return `${typeof k}:${String(k)}`;
+}
+
 export interface Scenario {
   readonly name: string;
   run(t: ScenarioTarget): Promise<void>;
@@ -108,6 +120,48 @@ export const SCENARIOS: readonly Scenario[] = [
       expect(await m.get('num')).toBe(1.5);
       await m.set('bool', true);
       expect(await m.get('bool')).toBe(true);
+    },
+  },
+  {
+    name: 'keys of any type (Long, Double, byte[], JSON, boolean) are distinct entries compared by their serialized form; a String key is the one REST names',
+    async run(t) {
+      const m = await t.client.getMap<unknown, string>('ck1');
+      const keys: [unknown, string][] = [
+        [ClientLong.fromNumber(7), 'long'],
+        [7, 'double'],
+        ['7', 'string'],
+        [Buffer.from([0, 7]), 'bytes'],
+        [{ id: 7 }, 'json'],
+        [true, 'bool'],
+      ];
+      for (const [k, v] of keys) expect(await m.put(k, v)).toBeNull();
+      expect(await m.size()).toBe(6);
+      for (const [k, v] of keys) expect(await m.get(k)).toBe(v);
+      // An equal copy is the same key (Hazelcast compares keys by their serialized bytes).
+      expect(await m.get(Buffer.from([0, 7]))).toBe('bytes');
+      expect(await m.containsKey({ id: 7 })).toBe(true);
+      expect(await m.containsKey(ClientLong.fromNumber(8))).toBe(false);
+      expect((await m.keySet()).map(describeKey).sort()).toEqual(['boolean:true', 'bytes:0007', 'json:{"id":7}', 'long:7', 'number:7', 'string:7']);
+      expect((await m.entrySet()).map(([k, v]) => `${describeKey(k)}=${v}`).sort()).toEqual(['boolean:true=bool', 'bytes:0007=bytes', 'json:{"id":7}=json', 'long:7=long', 'number:7=double', 'string:7=string']);
+      expect(await m.putIfAbsent(7, 'x')).toBe('double');
+      expect(await m.replace(ClientLong.fromNumber(7), 'long2')).toBe('long');
+      expect(await m.replaceIfSame(Buffer.from([0, 7]), 'bytes', 'bytes2')).toBe(true);
+      expect(await m.remove({ id: 7 }, 'nope')).toBe(false);
+      expect(await m.remove(true)).toBe('bool');
+      await m.delete({ id: 7 });
+      await m.putAll([[ClientLong.fromNumber(9), 'nine'], [Buffer.from([9]), 'b9']]);
+      expect((await m.getAll([ClientLong.fromNumber(7), ClientLong.fromNumber(9), Buffer.from([9]), 7, 'none'])).map(([k, v]) => `${describeKey(k)}=${v}`).sort()).toEqual([
+        'bytes:09=b9',
+        'long:7=long2',
+        'long:9=nine',
+        'number:7=double',
+      ]);
+      expect(await m.size()).toBe(6);
+      // REST names the String key "7" only.
+      const got = await restGet(t, '/hazelcast/rest/maps/ck1/7');
+      expect([got.status, got.contentType, got.bytes.toString('utf8')]).toEqual([200, 'text/plain', 'string']);
+      await m.clear();
+      expect(await m.size()).toBe(0);
     },
   },
   {

@@ -1,7 +1,7 @@
 // Fuzz of Hazelcast's client protocol on Grid: (1) in process, the pure decoders fed valid
 // messages the official client's own encoders wrote, mutated: whatever the bytes, the frame
 // reader gives the same outcome whole, chunked and byte by byte, and every decoder either
-// decodes or throws a GridError (BAD_REQUEST; UNSUPPORTED for a non-String key;
+// decodes or throws a GridError (BAD_REQUEST; UNSUPPORTED for what Grid does not serve;
 // PAYLOAD_TOO_LARGE from the reader). (2) Against a real member, the same streams sent before and
 // after authentication and then half-closed: each connection answers what it can and closes; the member
 // never crashes, and a real client and REST keep working (canaries). FUZZ_CASES scales both.
@@ -13,6 +13,7 @@ import { Client } from 'hazelcast-client';
 import { requestHeader } from '../../src/client/codec.js';
 import { decodeAuthRequest } from '../../src/client/auth-codec.js';
 import { keyOf, storedFormOf } from '../../src/client/data.js';
+import { partitionIdOfKey } from '../../src/map/map-keys.js';
 import { FrameReader, type ClientMessage } from '../../src/client/frame.js';
 import { MessageId } from '../../src/client/message-ids.js';
 import { decodeMapRequest, type MapRequest } from '../../src/client/map-codecs.js';
@@ -114,7 +115,14 @@ function decodeEverything(m: ClientMessage, what: string): void {
     const al = decodeAtomicLongRequest(h.type, m);
     if (al !== undefined) return al;
     const r: DataRequest | MapRequest | undefined = decodeDataRequest(h.type, m) ?? decodeMapRequest(h.type, m);
-    if (r !== undefined && 'key' in r) outcome(() => keyOf(r.key), `${what} key`);
+    if (r !== undefined && 'key' in r) {
+      outcome(() => {
+        // Any key bytes: a store key, placed in a partition (map-keys.ts), or a GridError.
+        const pid = partitionIdOfKey(keyOf(r.key));
+        if (!(pid >= 0 && pid < 271)) throw new Error(`partition ${pid} out of range`);
+        return pid;
+      }, `${what} key`);
+    }
     if (r !== undefined && 'value' in r) outcome(() => storedFormOf(r.value), `${what} value`);
     return r;
   }, what);

@@ -1,10 +1,13 @@
-// WAN replication between two real clusters on loopback, through REST only: puts, updates,
+// WAN replication between two real clusters on loopback, through REST (and keys of other
+// types than String from the Node.js client): puts, updates,
 // removes and clears of a replicated map reach the target with their bytes and Content-Type; a
 // map without wan-replication-ref stays home; and under concurrent writers every key ends at
 // its last value on the target without ever going backwards.
 
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { holdsFor } from '../support/cluster.js';
+import { Client, type ClientConfig } from 'hazelcast-client';
+import { holdsFor, type Cluster } from '../support/cluster.js';
 import {
   configOf,
   del,
@@ -25,6 +28,13 @@ import {
 import { waitFor } from '../support/process.js';
 
 const REP = 'to-b';
+// The client's own copy of `long` (its dependency, not ours).
+const ClientLong = createRequire(createRequire(import.meta.url).resolve('hazelcast-client'))('long') as { fromNumber(n: number): unknown };
+
+/** A default smart client of cluster `c` (cluster name and member addresses only). */
+function clientOf(c: Cluster): ClientConfig {
+  return { clusterName: c.clusterName, network: { clusterMembers: c.live().map((m) => m.address) }, properties: { 'hazelcast.logging.level': 'OFF' } };
+}
 
 /** A source (2 members) replicating maps `rep*` to a target B (2 members). */
 async function twoClusters(): Promise<{ a: Awaited<ReturnType<typeof startWanCluster>>; b: Awaited<ReturnType<typeof startWanCluster>> }> {
@@ -64,6 +74,17 @@ describe('WAN replication A -> B', () => {
     // The control: a map without wan-replication-ref.
     for (let n = 0; n < 20; n++) await put(a, n % 2, 'plain', `p${n}`, `plain-${n}`);
     let mutations = 5 + many.size;
+    // Keys a Hazelcast client wrote as other types than String (a Long, a byte[]): replicated
+    // as their serialized form, placed on B where a client of B looks for them.
+    const clientA = await Client.newHazelcastClient(clientOf(a));
+    const typed: [unknown, string][] = Array.from({ length: 20 }, (_, n) => [n % 2 === 0 ? ClientLong.fromNumber(n) : Buffer.from([n, 0xff]), `typed-${n}`]);
+    try {
+      const ma = await clientA.getMap<unknown, string>('rep');
+      for (const [k, v] of typed) await ma.set(k, v);
+    } finally {
+      await clientA.shutdown();
+    }
+    mutations += typed.length;
 
     // Everything arrives, read through either target member.
     await waitForEntries(b, 0, 'rep', many);
@@ -118,6 +139,16 @@ describe('WAN replication A -> B', () => {
     rest.delete('k7');
     await waitForEntries(b, 0, 'rep', rest);
 
+    const clientB = await Client.newHazelcastClient(clientOf(b));
+    try {
+      const mb = await clientB.getMap<unknown, string>('rep');
+      await waitFor('the typed keys on B', async () => {
+        for (const [k, v] of typed) if ((await mb.get(k)) !== v) return false;
+        return true;
+      }, 10_000, 50);
+    } finally {
+      await clientB.shutdown();
+    }
     // The map without wan-replication-ref never reaches B (everything replicated after it did).
     for (let n = 0; n < 20; n++) expect((await get(b, n % 2, 'plain', `p${n}`)).status, `plain/p${n} on B`).toBe(204);
     // One event per mutation of a replicated map, none for `plain` or the missing key's remove.

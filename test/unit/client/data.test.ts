@@ -16,7 +16,16 @@ describe('keys', () => {
     expect(stringData('héllo').equals(clientData('héllo'))).toBe(true);
   });
 
-  it('refuses other key types (not yet supported) and malformed strings', () => {
+  it('any other key type is its whole Data (map-keys.ts), as is a String with a PartitionAware hash', () => {
+    expect(keyOf(clientData(1))).toBe('\u0000' + clientData(1).toString('latin1'));
+    expect(keyOf(clientData(Buffer.from([1, 2])))).toBe('\u0000' + clientData(Buffer.from([1, 2])).toString('latin1'));
+    const aware = hex('0000002afffffff5000000026b31');
+    expect(keyOf(aware)).toBe('\u0000' + aware.toString('latin1'));
+    // A String whose text starts with U+0000 is its Data form too (the form REST gives the same text).
+    expect(keyOf(clientData('\u0000x'))).toBe('\u0000' + clientData('\u0000x').toString('latin1'));
+  });
+
+  it('refuses malformed strings and Data shorter than a header', () => {
     const err = (f: () => unknown): GridError => {
       try {
         f();
@@ -25,7 +34,6 @@ describe('keys', () => {
       }
       throw new Error('no error');
     };
-    expect(err(() => keyOf(clientData(1))).code).toBe('UNSUPPORTED');
     expect(err(() => keyOf(hex('00000000fffffff5 00000003 6b31'))).message).toMatch(/length 3 does not match/);
     expect(err(() => keyOf(hex('00000000fffffff5 ffffffff'))).message).toMatch(/null String key/);
     expect(err(() => keyOf(hex('00000000fffffff5'))).message).toMatch(/without its length/);

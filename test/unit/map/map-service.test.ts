@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configFromObject } from '../../../src/config/index.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import { GridError } from '../../../src/core/errors.js';
-import { MapService, SWEEP_BUDGET } from '../../../src/map/map-service.js';
+import { dataKeyOf, MapService, partitionIdOfKey, storeKeyOfText, SWEEP_BUDGET } from '../../../src/map/map-service.js';
 import { PARTITION_COUNT, partitionIdOf } from '../../../src/partition/partitioning.js';
 import { captureLogs, FailingInvoker, RecordingInvoker } from '../core/fakes.js';
 
@@ -236,5 +236,31 @@ describe('MapService: expiry sweeper', () => {
     svc.stop();
     svc.stop();
     expect(clock.pendingTimers()).toBe(0);
+  });
+});
+
+describe('MapService: keys of other types than String (their Data form, map-keys.ts)', () => {
+  // A Long 7 as the clients serialize it: partition hash 0, type -8, 8 bytes big-endian.
+  const longKey = dataKeyOf(Buffer.from('00000000fffffff80000000000000007', 'hex'));
+
+  it('run in the partition of their Data, not of their chars as a String', async () => {
+    const { svc, invoker } = setup();
+    await svc.put('m', longKey, 'v', undefined);
+    expect((await svc.get('m', longKey))?.value).toBe('v');
+    expect(invoker.calls.map((c) => c.partitionId)).toEqual([partitionIdOfKey(longKey), partitionIdOfKey(longKey)]);
+    expect(partitionIdOfKey(longKey)).not.toBe(partitionIdOf(longKey));
+    expect(await svc.get('m', storeKeyOfText('7'))).toBeUndefined();
+  });
+
+  it('a split-brain merge carries them into the other cluster, in their partition', async () => {
+    const from = setup().svc;
+    const into = setup().svc;
+    await from.put('m', longKey, 'from-the-small-side', 'text/plain');
+    await from.put('m', storeKeyOfText('\u0000text'), 'nul', undefined);
+    const batches = from.collectForMerge(Array.from({ length: PARTITION_COUNT }, (_, i) => i));
+    expect(batches.map((b) => b.partitionId).sort((a, b) => a - b)).toEqual([partitionIdOfKey(longKey), partitionIdOfKey(storeKeyOfText('\u0000text'))].sort((a, b) => a - b));
+    expect((await into.mergeInto(batches)).merged).toBe(2);
+    expect(await into.get('m', longKey)).toMatchObject({ value: 'from-the-small-side', contentType: 'text/plain' });
+    expect((await into.get('m', storeKeyOfText('\u0000text')))?.value).toBe('nul');
   });
 });
