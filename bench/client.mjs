@@ -8,6 +8,12 @@
 // Every phase keeps --outstanding calls (default 50) in flight for --duration seconds and reports
 // operations per second and member CPU µs per operation: utime+stime from /proc of every member
 // process (all of a JVM's threads), summed, so the load generator's own CPU is not counted.
+// Each phase also counts the members' read syscalls (/proc/<pid>/io syscr), so requests per
+// read shows how many pipelined requests each read brought. Before the phases, the members'
+// idle CPU (client connected, no calls) is measured over the same duration; per-op figures net
+// of it are the CPU the calls themselves cost. After the 3-member run, one member runs map.get
+// again with as many calls outstanding as the 3 members got requests per read: the same batch
+// per syscall, the one thing a smart client's spread over 3 connections changes.
 // The figures are one run on whatever machine runs it: compare phases of the same run only.
 //
 //   npm run bench -- --only client [--duration 6]
@@ -15,7 +21,7 @@
 
 import net from 'node:net';
 import path from 'node:path';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Client } from 'hazelcast-client';
@@ -52,6 +58,26 @@ const CLIENT_OPS = ['map.get', 'map.set', 'queue.offer', 'queue.poll'];
 
 const key = () => `key-${Math.floor(Math.random() * KEYS)}`;
 const cpuOf = (pids) => pids.reduce((sum, pid) => sum + readCpuMs(pid), 0);
+/** Read syscalls a process made so far (/proc/<pid>/io syscr; every read, the sockets' included). */
+const readsOf = (pid) => Number(/^syscr: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
+const allReadsOf = (pids) => pids.reduce((sum, pid) => sum + readsOf(pid), 0);
+
+/**
+ * The members' CPU with the client connected and no calls, over `durationMs`, as ms per second
+ * (heartbeats, partition table repeats, metrics, CP and view timers, the client's pings).
+ */
+async function idleCpu(pids, durationMs) {
+  const cpu0 = cpuOf(pids);
+  const t0 = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, durationMs));
+  return ((cpuOf(pids) - cpu0) * 1000) / (performance.now() - t0);
+}
+
+/** A phase's CPU per op net of the idle members' background over the same window. */
+function netOfIdle(r, idleCpuMsPerSec) {
+  const net = r.cpuMs - idleCpuMsPerSec * r.seconds;
+  return { ...r, idleCpuMsPerSec, netCpuUsPerOp: (net * 1000) / Math.max(1, r.ops) };
+}
 
 /**
  * Runs `call(lane)` in `outstanding` lanes, one call in flight each, for `durationMs` (after a
@@ -64,6 +90,7 @@ async function closedLoop(pids, { durationMs, outstanding }, call) {
     while (performance.now() < warmEnd) await call(lane).catch(() => undefined);
   }));
   const cpu0 = cpuOf(pids);
+  const reads0 = allReadsOf(pids);
   const t0 = performance.now();
   const deadline = t0 + durationMs;
   let ops = 0;
@@ -84,7 +111,18 @@ async function closedLoop(pids, { durationMs, outstanding }, call) {
   await Promise.all(Array.from({ length: outstanding }, lane));
   const seconds = (performance.now() - t0) / 1000;
   const cpuMs = cpuOf(pids) - cpu0;
-  return { opsPerSec: ops / seconds, cpuUsPerOp: (cpuMs * 1000) / Math.max(1, ops), ops, errors, empty, ...(firstError ? { firstError } : {}) };
+  const reads = allReadsOf(pids) - reads0;
+  return {
+    opsPerSec: ops / seconds,
+    cpuUsPerOp: (cpuMs * 1000) / Math.max(1, ops),
+    opsPerRead: ops / Math.max(1, reads),
+    ops,
+    seconds,
+    cpuMs,
+    errors,
+    empty,
+    ...(firstError ? { firstError } : {}),
+  };
 }
 
 /** One keep-alive socket per lane, one request at a time on each (the shape of the client's outstanding calls). */
@@ -112,8 +150,11 @@ async function restLoop(pids, port, opts, request) {
   }
 }
 
-/** The client phases against members `pids`, through a client connected to `addresses`. */
-async function clientPhases(label, pids, addresses, clusterName, opts, { smartRouting = true } = {}) {
+/**
+ * The client phases (`ops`, default all) against members `pids`, through a client connected to
+ * `addresses`; with `idle`, the members' idle CPU first and every phase also net of it.
+ */
+async function clientPhases(label, pids, addresses, clusterName, opts, { smartRouting = true, ops = CLIENT_OPS, idle = false } = {}) {
   const client = await Client.newHazelcastClient({
     clusterName,
     network: { clusterMembers: addresses, smartRouting },
@@ -124,6 +165,12 @@ async function clientPhases(label, pids, addresses, clusterName, opts, { smartRo
     const map = await client.getMap('bench');
     const queue = await client.getQueue('benchq');
     for (let i = 0; i < KEYS; i += 500) await Promise.all(Array.from({ length: 500 }, (_, j) => map.set(`key-${i + j}`, BODY)));
+    let idleCpuMsPerSec;
+    if (idle) {
+      idleCpuMsPerSec = await idleCpu(pids, opts.durationMs);
+      out.idleCpuMsPerSec = idleCpuMsPerSec;
+      log(`${label} idle: members' CPU ${idleCpuMsPerSec.toFixed(1)} ms per second (client connected, no calls)`);
+    }
     const calls = {
       'map.get': () => map.get(key()),
       'map.set': () => map.set(key(), BODY),
@@ -131,8 +178,9 @@ async function clientPhases(label, pids, addresses, clusterName, opts, { smartRo
       // The offers just before leave items to poll; an empty answer is counted apart.
       'queue.poll': async () => (await queue.poll()) !== null,
     };
-    for (const op of CLIENT_OPS) {
-      out[op] = await closedLoop(pids, opts, calls[op]);
+    for (const op of ops) {
+      const r = await closedLoop(pids, opts, calls[op]);
+      out[op] = idleCpuMsPerSec === undefined ? r : netOfIdle(r, idleCpuMsPerSec);
       logPhase(`${label} client ${op}`, out[op]);
     }
   } finally {
@@ -153,28 +201,52 @@ async function restPhases(label, pids, port, opts, { post = true } = {}) {
 }
 
 function logPhase(name, r) {
-  log(`${name.padEnd(28)} ${fmtInt(r.opsPerSec).padStart(8)} ops/s   member CPU ${fmtUs(r.cpuUsPerOp).padStart(6)} µs/op   errors ${r.errors}${r.empty ? `   empty ${r.empty}` : ''}`);
+  const net = r.netCpuUsPerOp === undefined ? '' : ` (${fmtUs(r.netCpuUsPerOp)} net of idle)`;
+  log(
+    `${name.padEnd(28)} ${fmtInt(r.opsPerSec).padStart(8)} ops/s   member CPU ${fmtUs(r.cpuUsPerOp).padStart(6)} µs/op${net}   ` +
+      `${r.opsPerRead.toFixed(1)} requests/read   errors ${r.errors}${r.empty ? `   empty ${r.empty}` : ''}`,
+  );
 }
 
-async function runOneMember(opts) {
+/** One member: `run(pid, port)` while it runs. */
+async function withOneMember(opts, run) {
   const port = await freePort();
   const child = startChild('client bench member', [opts.gridBin ?? path.join(ROOT, 'bin', 'grid.js'), 'start', '--config', writeBenchConfig(port, { dirPrefix: 'grid-bench-client-' })], 'client-member.log');
   try {
     await waitReady(child, port);
     log(`client: 1 Grid member, pid ${child.pid} on port ${port}`);
-    const client = await clientPhases('grid x1', [child.pid], [`${HOST}:${port}`], 'bench', opts);
-    const rest = await restPhases('grid x1', [child.pid], port, opts);
-    return { ...client, ...rest };
+    return await run(child.pid, port);
   } finally {
     await stopChild(child);
   }
+}
+
+async function runOneMember(opts) {
+  return withOneMember(opts, async (pid, port) => {
+    const client = await clientPhases('grid x1', [pid], [`${HOST}:${port}`], 'bench', opts, { idle: true });
+    const rest = await restPhases('grid x1', [pid], port, opts);
+    return { ...client, ...rest };
+  });
+}
+
+/**
+ * One member's map.get with as many calls outstanding as the 3 members' smart map.get got
+ * requests per read syscall: one connection in lock-step brings `outstanding` requests per read,
+ * so this is the one-member cost at the 3 members' batch per syscall.
+ */
+async function runOneMatched(opts, requestsPerRead) {
+  const outstanding = Math.max(1, Math.round(requestsPerRead));
+  return withOneMember(opts, async (pid, port) => {
+    const r = await clientPhases(`grid x1 ${outstanding} outstanding`, [pid], [`${HOST}:${port}`], 'bench', { ...opts, outstanding }, { ops: ['map.get'], idle: true });
+    return { outstanding, ...r };
+  });
 }
 
 async function runThreeMembers(opts) {
   const c = await BenchCluster.create('client-bench', { gridBin: opts.gridBin });
   try {
     await c.start();
-    const smart = await clientPhases('grid x3 smart', c.pids(), c.live().map((m) => m.address), 'bench-cluster', opts);
+    const smart = await clientPhases('grid x3 smart', c.pids(), c.live().map((m) => m.address), 'bench-cluster', opts, { idle: true });
     const uni = await clientPhases('grid x3 unisocket', c.pids(), [c.live()[0].address], 'bench-cluster', opts, { smartRouting: false });
     return { smart, uni };
   } finally {
@@ -219,7 +291,12 @@ export async function runClient(opts, report) {
   const out = { durationMs: o.durationMs, outstanding: o.outstanding, errors: [] };
   report.client = out;
   log(`client: ${o.outstanding} outstanding calls, ${o.durationMs / 1000} s per phase after a ${WARMUP_MS / 1000} s warm-up`);
-  for (const [name, run] of [['one', runOneMember], ['three', runThreeMembers], ['hazelcast', runHazelcast]]) {
+  const matched = (o2) => {
+    const perRead = out.three?.smart?.['map.get']?.opsPerRead;
+    if (perRead === undefined) throw new Error('no 3-member map.get to match');
+    return runOneMatched(o2, perRead);
+  };
+  for (const [name, run] of [['one', runOneMember], ['three', runThreeMembers], ['matched', matched], ['hazelcast', runHazelcast]]) {
     try {
       out[name] = await run(o);
     } catch (e) {
@@ -230,10 +307,14 @@ export async function runClient(opts, report) {
   const one = out.one;
   const three = out.three?.smart;
   const hz = out.hazelcast;
+  const matchedGet = out.matched?.['map.get'];
   out.goals = {
     getVsRest: one ? one['map.get'].cpuUsPerOp / one['REST GET'].cpuUsPerOp : null,
     getVsHazelcast: one && hz?.['map.get'] ? one['map.get'].cpuUsPerOp / hz['map.get'].cpuUsPerOp : null,
     threeVsOne: one && three ? Object.fromEntries(CLIENT_OPS.map((op) => [op, three[op].cpuUsPerOp / one[op].cpuUsPerOp])) : null,
+    threeVsOneNet: one && three ? Object.fromEntries(CLIENT_OPS.map((op) => [op, three[op].netCpuUsPerOp / one[op].netCpuUsPerOp])) : null,
+    // The 3 members' get against one member's at the same requests per read (net of idle both).
+    getThreeVsMatched: three && matchedGet ? three['map.get'].netCpuUsPerOp / matchedGet.netCpuUsPerOp : null,
   };
 }
 
@@ -257,9 +338,20 @@ export function renderClientReport(report) {
   if (g.getVsRest != null) lines.push(`  member CPU client map.get / REST GET (1 member): ${g.getVsRest.toFixed(2)}  goal <= ${CLIENT_GET_VS_REST_TARGET}  ${pf(g.getVsRest <= CLIENT_GET_VS_REST_TARGET)}`);
   if (g.getVsHazelcast != null) lines.push(`  member CPU client map.get Grid / Hazelcast: ${g.getVsHazelcast.toFixed(2)}  goal < 1  ${pf(g.getVsHazelcast < 1)}`);
   if (g.threeVsOne) {
+    const get = g.threeVsOne['map.get'];
+    const getNet = g.threeVsOneNet['map.get'];
     lines.push(
-      `  3 members (smart routing) / 1 member, CPU per op: ${CLIENT_OPS.map((op) => `${op} ${g.threeVsOne[op].toFixed(2)}`).join(', ')}  goal <= ${CLIENT_CLUSTER_CPU_TARGET}  ` +
-        `${pf(CLIENT_OPS.every((op) => g.threeVsOne[op] <= CLIENT_CLUSTER_CPU_TARGET))}`,
+      `  3 members (smart routing) / 1 member, member CPU per map.get: ${get.toFixed(2)} (net of idle ${getNet.toFixed(2)})  goal <= ${CLIENT_CLUSTER_CPU_TARGET}  ${pf(get <= CLIENT_CLUSTER_CPU_TARGET)}`,
+      `    idle members' CPU: 1 member ${t.one.idleCpuMsPerSec.toFixed(1)} ms/s, 3 members ${t.three.smart.idleCpuMsPerSec.toFixed(1)} ms/s (summed)`,
+      `    the other operations: ${CLIENT_OPS.filter((op) => op !== 'map.get').map((op) => `${op} ${g.threeVsOne[op].toFixed(2)} (net ${g.threeVsOneNet[op].toFixed(2)})`).join(', ')}`,
+      `    requests per read syscall, map.get: 1 member ${t.one['map.get'].opsPerRead.toFixed(1)}, 3 members ${t.three.smart['map.get'].opsPerRead.toFixed(1)}`,
+    );
+  }
+  const m = t.matched?.['map.get'];
+  if (m && g.getThreeVsMatched != null) {
+    lines.push(
+      `  1 member at ${t.matched.outstanding} outstanding (${m.opsPerRead.toFixed(1)} requests/read, as the 3 members got): ${fmtInt(m.opsPerSec)} ops/s, ` +
+        `${fmtUs(m.cpuUsPerOp)} µs/get (net ${fmtUs(m.netCpuUsPerOp)}); 3 members / this, net: ${g.getThreeVsMatched.toFixed(2)}`,
     );
   }
   for (const e of t.errors) lines.push(`  ERROR: ${e}`);
@@ -269,7 +361,7 @@ export function renderClientReport(report) {
 export function clientProblems(report) {
   const t = report.client;
   if (!t) return false;
-  const phases = [t.one, t.three?.smart, t.three?.uni, t.hazelcast].filter(Boolean).flatMap((p) => Object.values(p).filter((r) => typeof r === 'object' && r !== null && 'errors' in r));
+  const phases = [t.one, t.three?.smart, t.three?.uni, t.matched, t.hazelcast].filter(Boolean).flatMap((p) => Object.values(p).filter((r) => typeof r === 'object' && r !== null && 'errors' in r));
   return t.errors.length > 0 || phases.some((r) => r.errors > 0);
 }
 
