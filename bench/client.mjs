@@ -38,6 +38,8 @@ import {
   fmtUs,
   freePort,
   intOption,
+  logTail,
+  reservePorts,
   log,
   readCpuMs,
   startChild,
@@ -254,6 +256,46 @@ async function runThreeMembers(opts) {
   }
 }
 
+/** Waits until `child` accepts connections on `port` (the bare floor has no HTTP). */
+async function waitListening(child, port) {
+  const deadline = performance.now() + 30_000;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${child.benchName} exited (code ${child.exitCode}); log:\n${logTail(child.logFile)}`);
+    const ok = await new Promise((resolve) => {
+      const s = net.connect({ host: HOST, port }, () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${child.benchName} not listening on ${port} within 30 s`);
+}
+
+/**
+ * The floor (bench/bare-client-member.mjs): map.get from the same client against 1 and against 3
+ * processes that only answer the client protocol from a Map, smart routing as with Grid.
+ */
+async function runFloor(opts) {
+  const out = {};
+  for (const n of [1, 3]) {
+    const ports = await reservePorts(n);
+    const children = ports.map((_, i) =>
+      startChild(`bare client member ${i + 1}/${n}`, [path.join(ROOT, 'bench', 'bare-client-member.mjs'), '--ports', ports.join(','), '--index', String(i)], `client-floor-${n}-${i}.log`),
+    );
+    try {
+      for (let i = 0; i < n; i++) await waitListening(children[i], ports[i]);
+      const pids = children.map((c) => c.pid);
+      out[n === 1 ? 'one' : 'three'] = await clientPhases(`floor x${n}`, pids, ports.map((p) => `${HOST}:${p}`), 'bench', opts, { ops: ['map.get'], idle: true });
+    } finally {
+      await Promise.all(children.map((c) => stopChild(c)));
+    }
+  }
+  return out;
+}
+
 /** The same client phases (and REST GET) on a Hazelcast member, or the reason it could not run. */
 async function runHazelcast(opts) {
   if (opts.hazelcast === 'off') return { skipped: '--hazelcast off' };
@@ -287,7 +329,7 @@ async function runHazelcast(opts) {
 /** Runs the client part into `report.client` (bench/run.mjs, `--only client`). */
 export async function runClient(opts, report) {
   if (!opts.only.includes('client')) return;
-  const o = { durationMs: intOption(opts, 'duration', 1) * 1000, outstanding: intOption({ outstanding: opts.outstanding ?? opts.connections ?? 50 }, 'outstanding', 1), hazelcast: opts.hazelcast, gridBin: opts.gridBin };
+  const o = { durationMs: intOption(opts, 'duration', 1) * 1000, outstanding: intOption({ outstanding: opts.outstanding ?? opts.connections ?? 50 }, 'outstanding', 1), hazelcast: opts.hazelcast, gridBin: opts.gridBin, parts: opts.parts };
   const out = { durationMs: o.durationMs, outstanding: o.outstanding, errors: [] };
   report.client = out;
   log(`client: ${o.outstanding} outstanding calls, ${o.durationMs / 1000} s per phase after a ${WARMUP_MS / 1000} s warm-up`);
@@ -296,7 +338,9 @@ export async function runClient(opts, report) {
     if (perRead === undefined) throw new Error('no 3-member map.get to match');
     return runOneMatched(o2, perRead);
   };
-  for (const [name, run] of [['one', runOneMember], ['three', runThreeMembers], ['matched', matched], ['hazelcast', runHazelcast]]) {
+  const parts = (o.parts ?? 'one,three,matched,floor,hazelcast').split(',');
+  for (const [name, run] of [['one', runOneMember], ['three', runThreeMembers], ['matched', matched], ['floor', runFloor], ['hazelcast', runHazelcast]]) {
+    if (!parts.includes(name)) continue;
     try {
       out[name] = await run(o);
     } catch (e) {
@@ -315,6 +359,8 @@ export async function runClient(opts, report) {
     threeVsOneNet: one && three ? Object.fromEntries(CLIENT_OPS.map((op) => [op, three[op].netCpuUsPerOp / one[op].netCpuUsPerOp])) : null,
     // The 3 members' get against one member's at the same requests per read (net of idle both).
     getThreeVsMatched: three && matchedGet ? three['map.get'].netCpuUsPerOp / matchedGet.netCpuUsPerOp : null,
+    floorThreeVsOne: out.floor?.three ? out.floor.three['map.get'].cpuUsPerOp / out.floor.one['map.get'].cpuUsPerOp : null,
+    floorThreeVsOneNet: out.floor?.three ? out.floor.three['map.get'].netCpuUsPerOp / out.floor.one['map.get'].netCpuUsPerOp : null,
   };
 }
 
@@ -354,6 +400,14 @@ export function renderClientReport(report) {
         `${fmtUs(m.cpuUsPerOp)} µs/get (net ${fmtUs(m.netCpuUsPerOp)}); 3 members / this, net: ${g.getThreeVsMatched.toFixed(2)}`,
     );
   }
+  if (g.floorThreeVsOne != null) {
+    const f1 = t.floor.one['map.get'];
+    const f3 = t.floor.three['map.get'];
+    lines.push(
+      `  floor (bare-client-member.mjs, no cluster at all), map.get: 1 process ${fmtInt(f1.opsPerSec)} ops/s ${fmtUs(f1.cpuUsPerOp)} µs (${f1.opsPerRead.toFixed(1)} requests/read), ` +
+        `3 processes ${fmtInt(f3.opsPerSec)} ops/s ${fmtUs(f3.cpuUsPerOp)} µs (${f3.opsPerRead.toFixed(1)} requests/read): 3 / 1 = ${g.floorThreeVsOne.toFixed(2)} (net of idle ${g.floorThreeVsOneNet.toFixed(2)})`,
+    );
+  }
   for (const e of t.errors) lines.push(`  ERROR: ${e}`);
   return lines.join('\n');
 }
@@ -361,14 +415,19 @@ export function renderClientReport(report) {
 export function clientProblems(report) {
   const t = report.client;
   if (!t) return false;
-  const phases = [t.one, t.three?.smart, t.three?.uni, t.matched, t.hazelcast].filter(Boolean).flatMap((p) => Object.values(p).filter((r) => typeof r === 'object' && r !== null && 'errors' in r));
+  const phases = [t.one, t.three?.smart, t.three?.uni, t.matched, t.floor?.one, t.floor?.three, t.hazelcast].filter(Boolean).flatMap((p) => Object.values(p).filter((r) => typeof r === 'object' && r !== null && 'errors' in r));
   return t.errors.length > 0 || phases.some((r) => r.errors > 0);
 }
 
 // `node bench/client.mjs`: this part alone.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { duration: { type: 'string', default: '5' }, outstanding: { type: 'string', default: '50' }, hazelcast: { type: 'string', default: 'auto' } },
+    options: {
+      duration: { type: 'string', default: '5' },
+      outstanding: { type: 'string', default: '50' },
+      hazelcast: { type: 'string', default: 'auto' },
+      parts: { type: 'string', default: 'one,three,matched,floor,hazelcast' },
+    },
   });
   const report = {};
   try {
