@@ -104,7 +104,9 @@ export class ClientConnection {
       this.onClose.clear();
       this.listeners?.close();
     });
-    this.socket.on('data', (chunk: Buffer) => this.feed(chunk));
+    // A socket the listener took over reads into its shared buffer (no allocation per read):
+    // the frame reader copies what it keeps, so nothing outlives the read.
+    if (this.deps.setReadSink?.(this.socket, (bytes) => this.feed(bytes)) !== true) this.socket.on('data', (chunk: Buffer) => this.feed(chunk));
     if (head.length > 3) this.feed(head.subarray(3));
     this.socket.resume();
   }
