@@ -256,6 +256,65 @@ async function runThreeMembers(opts) {
   }
 }
 
+/** Requests per member per round of the lock-step part. */
+const LOCKSTEP_BATCHES = [1, 9, 50];
+
+/**
+ * Lock-step rounds: each round sends `n` gets to every member at once (keys picked by their
+ * owner in the client's partition table, so each member gets exactly `n`, written together) and
+ * waits for all answers. Every member then reads `n` requests per syscall whatever the member
+ * count: the CPU per get of 1 and 3 members at the same batch, what a member of a cluster does
+ * per get beyond a lone member's with the batch size taken out.
+ */
+async function lockstep(label, pids, addresses, clusterName, opts) {
+  const client = await Client.newHazelcastClient({ clusterName, network: { clusterMembers: addresses }, properties: { 'hazelcast.logging.level': 'OFF' } });
+  const out = {};
+  try {
+    const map = await client.getMap('bench');
+    for (let i = 0; i < KEYS; i += 500) await Promise.all(Array.from({ length: 500 }, (_, j) => map.set(`key-${i + j}`, BODY)));
+    const ps = client.getPartitionService();
+    const byOwner = new Map();
+    for (let i = 0; i < KEYS; i++) {
+      const owner = ps.getPartitionOwner(ps.getPartitionId(`key-${i}`)).toString();
+      if (!byOwner.has(owner)) byOwner.set(owner, []);
+      byOwner.get(owner).push(`key-${i}`);
+    }
+    const groups = [...byOwner.values()];
+    if (groups.length !== pids.length) throw new Error(`${label}: keys on ${groups.length} owners, expected ${pids.length}`);
+    for (const n of LOCKSTEP_BATCHES) {
+      const round = () => Promise.all(groups.flatMap((g) => Array.from({ length: n }, () => map.get(g[Math.floor(Math.random() * g.length)]))));
+      const warmEnd = performance.now() + WARMUP_MS;
+      while (performance.now() < warmEnd) await round();
+      const cpu0 = cpuOf(pids);
+      const reads0 = allReadsOf(pids);
+      const t0 = performance.now();
+      let rounds = 0;
+      while (performance.now() - t0 < opts.durationMs) {
+        await round();
+        rounds++;
+      }
+      const ops = rounds * n * groups.length;
+      const r = { opsPerSec: ops / ((performance.now() - t0) / 1000), cpuUsPerOp: ((cpuOf(pids) - cpu0) * 1000) / ops, opsPerRead: ops / Math.max(1, allReadsOf(pids) - reads0), ops };
+      out[n] = r;
+      log(`${label} lock-step ${String(n).padStart(2)} per member  ${fmtInt(r.opsPerSec).padStart(8)} ops/s   member CPU ${fmtUs(r.cpuUsPerOp).padStart(6)} µs/get   ${r.opsPerRead.toFixed(1)} requests/read`);
+    }
+  } finally {
+    await client.shutdown();
+  }
+  return out;
+}
+
+async function runLockstep(opts) {
+  const one = await withOneMember(opts, (pid, port) => lockstep('grid x1', [pid], [`${HOST}:${port}`], 'bench', opts));
+  const c = await BenchCluster.create('client-bench-lockstep', { gridBin: opts.gridBin });
+  try {
+    await c.start();
+    return { one, three: await lockstep('grid x3', c.pids(), c.live().map((m) => m.address), 'bench-cluster', opts) };
+  } finally {
+    await c.destroy();
+  }
+}
+
 /** Waits until `child` accepts connections on `port` (the bare floor has no HTTP). */
 async function waitListening(child, port) {
   const deadline = performance.now() + 30_000;
@@ -338,8 +397,8 @@ export async function runClient(opts, report) {
     if (perRead === undefined) throw new Error('no 3-member map.get to match');
     return runOneMatched(o2, perRead);
   };
-  const parts = (o.parts ?? 'one,three,matched,floor,hazelcast').split(',');
-  for (const [name, run] of [['one', runOneMember], ['three', runThreeMembers], ['matched', matched], ['floor', runFloor], ['hazelcast', runHazelcast]]) {
+  const parts = (o.parts ?? 'one,three,matched,floor,lockstep,hazelcast').split(',');
+  for (const [name, run] of [['one', runOneMember], ['three', runThreeMembers], ['matched', matched], ['floor', runFloor], ['lockstep', runLockstep], ['hazelcast', runHazelcast]]) {
     if (!parts.includes(name)) continue;
     try {
       out[name] = await run(o);
@@ -408,6 +467,10 @@ export function renderClientReport(report) {
         `3 processes ${fmtInt(f3.opsPerSec)} ops/s ${fmtUs(f3.cpuUsPerOp)} µs (${f3.opsPerRead.toFixed(1)} requests/read): 3 / 1 = ${g.floorThreeVsOne.toFixed(2)} (net of idle ${g.floorThreeVsOneNet.toFixed(2)})`,
     );
   }
+  if (t.lockstep?.one && t.lockstep?.three) {
+    const cells = LOCKSTEP_BATCHES.map((n) => `${n}/read: ${fmtUs(t.lockstep.one[n].cpuUsPerOp)} vs ${fmtUs(t.lockstep.three[n].cpuUsPerOp)} (${(t.lockstep.three[n].cpuUsPerOp / t.lockstep.one[n].cpuUsPerOp).toFixed(2)})`);
+    lines.push(`  lock-step, the same requests per read on every member, µs/get 1 member vs 3 members (3 / 1): ${cells.join(', ')}`);
+  }
   for (const e of t.errors) lines.push(`  ERROR: ${e}`);
   return lines.join('\n');
 }
@@ -426,7 +489,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       duration: { type: 'string', default: '5' },
       outstanding: { type: 'string', default: '50' },
       hazelcast: { type: 'string', default: 'auto' },
-      parts: { type: 'string', default: 'one,three,matched,floor,hazelcast' },
+      parts: { type: 'string', default: 'one,three,matched,floor,lockstep,hazelcast' },
     },
   });
   const report = {};
