@@ -13,7 +13,9 @@
 // idle CPU (client connected, no calls) is measured over the same duration; per-op figures net
 // of it are the CPU the calls themselves cost. After the 3-member run, one member runs map.get
 // again with as many calls outstanding as the 3 members got requests per read: the same batch
-// per syscall, the one thing a smart client's spread over 3 connections changes.
+// per syscall, the one thing a smart client's spread over 3 connections changes. The floor
+// (bare-client-member.mjs, no cluster at all) measures 1 vs 3 processes the same way, and the
+// lock-step part gives 1 and 3 members the same requests per read (bench/README.md).
 // The figures are one run on whatever machine runs it: compare phases of the same run only.
 //
 //   npm run bench -- --only client [--duration 6]
