@@ -20,7 +20,7 @@ import { dataListResponse, decodeMapViewRequest, entryListResponse, type MapView
 import { encodeError, ErrorCode, holder, holderOf } from './error-codec.js';
 import { encodeMessage, FrameReader, type ClientMessage } from './frame.js';
 import { HAZELCAST_COMPAT_VERSION, MessageId } from './message-ids.js';
-import { boolResponse, decodeDataRequest, emptyResponse, intResponse, nullableDataResponse, uuidResponse, type DataRequest } from './request-codecs.js';
+import { boolResponse, decodeDataRequest, emptyResponse, intResponse, storedValueResponseBytes, uuidResponse, type DataRequest } from './request-codecs.js';
 import { decodeQueueRequest } from './queue-codecs.js';
 import { serveQueue, type ClientChannel } from './queue-requests.js';
 import { decodeAtomicLongRequest } from './atomic-long-codecs.js';
@@ -104,7 +104,9 @@ export class ClientConnection {
       this.onClose.clear();
       this.listeners?.close();
     });
-    this.socket.on('data', (chunk: Buffer) => this.feed(chunk));
+    // A socket the listener took over reads into its shared buffer (no allocation per read):
+    // the frame reader copies what it keeps, so nothing outlives the read.
+    if (this.deps.setReadSink?.(this.socket, (bytes) => this.feed(bytes)) !== true) this.socket.on('data', (chunk: Buffer) => this.feed(chunk));
     if (head.length > 3) this.feed(head.subarray(3));
     this.socket.resume();
   }
@@ -149,7 +151,7 @@ export class ClientConnection {
       this.socket.destroy();
       return;
     }
-    let answer: MaybePromise<MessageBuilder>;
+    let answer: MaybePromise<MessageBuilder | Buffer>;
     try {
       answer = this.answer(h, m);
     } catch (e) {
@@ -169,13 +171,13 @@ export class ClientConnection {
     return encodeError(h.correlationId, [holderOf(e)]);
   }
 
-  private send(b: MessageBuilder, written?: (ok: boolean) => void): void {
+  private send(b: MessageBuilder | Buffer, written?: (ok: boolean) => void): void {
     if (b === SENT) return;
     if (this.closed || this.socket.destroyed || !this.socket.writable) {
       written?.(false);
       return;
     }
-    const bytes = encodeMessage(b.frames);
+    const bytes = b instanceof MessageBuilder ? encodeMessage(b.frames) : b;
     if (written === undefined) this.socket.write(bytes);
     else this.socket.write(bytes, (err) => written(err === undefined || err === null));
     if (this.socket.writableLength > MAX_UNSENT_BYTES && !this.socket.isPaused()) {
@@ -186,7 +188,8 @@ export class ClientConnection {
     }
   }
 
-  private answer(h: RequestHeader, m: ClientMessage): MaybePromise<MessageBuilder> {
+  /** A response as frames, or (the hot get) already encoded. */
+  private answer(h: RequestHeader, m: ClientMessage): MaybePromise<MessageBuilder | Buffer> {
     if (h.type === MessageId.ClientAuthentication) return this.authenticate(h, m);
     if (!this.authenticated) {
       // Hazelcast closes a connection whose first message is not an authentication: answer, then close.
@@ -319,13 +322,14 @@ export class ClientConnection {
     }
   }
 
-  private serve(h: RequestHeader, r: DataRequest): MaybePromise<MessageBuilder> {
+  private serve(h: RequestHeader, r: DataRequest): MaybePromise<MessageBuilder | Buffer> {
     const { type, correlationId: corr } = h;
     const { maps } = this.deps;
     if (r.kind === 'map.get' || r.kind === 'map.containsKey' || r.kind === 'map.delete') this.countRouting(r.key);
     switch (r.kind) {
       case 'map.get':
-        return then(maps.get(r.name, keyOf(r.key)), (v) => nullableDataResponse(type, corr, v === undefined ? undefined : dataOfStored(v.value, v.contentType)));
+        // Encoded straight into the bytes that are sent: no frame objects, no Data buffer in between.
+        return then(maps.get(r.name, keyOf(r.key)), (v) => storedValueResponseBytes(type, corr, v?.value, v?.contentType));
       case 'map.containsKey':
         return then(maps.get(r.name, keyOf(r.key)), (v) => boolResponse(type, corr, v !== undefined));
       case 'map.delete':

@@ -1,5 +1,6 @@
 // What the client protocol may use: narrow facades of the services below it, built by member/.
 
+import type net from 'node:net';
 import type { CredentialChecker } from '../security/credentials.js';
 import type { CpFacade } from '../cp/cp-api.js';
 import type { MapFacade } from '../map/map-service.js';
@@ -40,4 +41,10 @@ export interface ClientDeps {
   readonly events: EventFacade;
   /** Told when a connection closed (the server forgets it). */
   onClosed(connection: { readonly isClosed: boolean }): void;
+  /**
+   * The listener's shared read buffer (net/listener.ts setReadSink), wired by member/: a socket
+   * it took over hands each read's bytes to `sink`, valid only until it returns; false when the
+   * socket was not taken over (TLS, tests): read it with 'data'.
+   */
+  setReadSink?(socket: net.Socket, sink: ((bytes: Buffer) => void) | undefined): boolean;
 }

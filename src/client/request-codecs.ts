@@ -3,8 +3,9 @@
 // removes and the other map writes are in map-codecs.ts, queue requests in queue-codecs.ts,
 // atomic longs in atomic-long-codecs.ts.
 
-import { MessageBuilder, MessageCursor, RESPONSE_FIXED_OFFSET, responseInitial } from './codec.js';
-import type { ClientMessage } from './frame.js';
+import { BACKUP_ACKS_OFFSET, CORRELATION_OFFSET, MessageBuilder, MessageCursor, RESPONSE_FIXED_OFFSET, responseInitial, TYPE_OFFSET } from './codec.js';
+import { ClientContentType, DATA_HEADER_BYTES, dataOfStored, TypeId } from './data.js';
+import { Flag, FRAME_HEADER_BYTES, type ClientMessage } from './frame.js';
 import { MessageId, responseType } from './message-ids.js';
 
 export type DataRequest =
@@ -39,6 +40,55 @@ export function emptyResponse(requestType: number, correlationId: bigint): Messa
 
 export function nullableDataResponse(requestType: number, correlationId: bigint, data: Buffer | undefined): MessageBuilder {
   return emptyResponse(requestType, correlationId).nullableBytes(data);
+}
+
+/** Type ids of the client markers whose Data is [header][int32 BE length][the stored bytes]. */
+const LENGTH_PREFIXED_TYPE: Readonly<Record<string, number>> = {
+  [ClientContentType.STRING]: TypeId.STRING,
+  [ClientContentType.JSON]: TypeId.JSON,
+  [ClientContentType.BYTE_ARRAY]: TypeId.BYTE_ARRAY,
+};
+
+/**
+ * The bytes of a nullable-Data response for a stored value (a get's answer): the same bytes as
+ * encodeMessage(nullableDataResponse(type, corr, dataOfStored(value, contentType)).frames), written
+ * into one buffer, with no frame objects and no intermediate Data buffer for the client's own
+ * value types (the common case). Other values (REST-written ones) go the general way.
+ */
+export function storedValueResponseBytes(requestType: number, correlationId: bigint, value: string | undefined, contentType: string | undefined): Buffer {
+  const initialBytes = FRAME_HEADER_BYTES + RESPONSE_FIXED_OFFSET;
+  const prefixedType = contentType === undefined ? undefined : LENGTH_PREFIXED_TYPE[contentType];
+  const raw = contentType === ClientContentType.DATA;
+  let general: Buffer | undefined;
+  let dataBytes: number;
+  if (value === undefined) dataBytes = 0;
+  else if (prefixedType !== undefined) dataBytes = DATA_HEADER_BYTES + 4 + value.length;
+  else if (raw) dataBytes = value.length;
+  else dataBytes = (general = dataOfStored(value, contentType)).length;
+  const out = Buffer.allocUnsafe(initialBytes + FRAME_HEADER_BYTES + dataBytes);
+  out.writeInt32LE(initialBytes, 0);
+  out.writeUInt16LE(Flag.UNFRAGMENTED, 4);
+  out.writeInt32LE(responseType(requestType), FRAME_HEADER_BYTES + TYPE_OFFSET);
+  out.writeBigInt64LE(correlationId, FRAME_HEADER_BYTES + CORRELATION_OFFSET);
+  out[FRAME_HEADER_BYTES + BACKUP_ACKS_OFFSET] = 0;
+  let at = initialBytes;
+  out.writeInt32LE(FRAME_HEADER_BYTES + dataBytes, at);
+  out.writeUInt16LE(value === undefined ? Flag.IS_NULL | Flag.IS_FINAL : Flag.IS_FINAL, at + 4);
+  at += FRAME_HEADER_BYTES;
+  if (value === undefined) return out;
+  if (general !== undefined) {
+    general.copy(out, at);
+    return out;
+  }
+  if (prefixedType !== undefined) {
+    out.writeInt32BE(0, at); // partition hash: none
+    out.writeInt32BE(prefixedType, at + 4);
+    out.writeInt32BE(value.length, at + DATA_HEADER_BYTES);
+    at += DATA_HEADER_BYTES + 4;
+  }
+  // Stored values are latin1 strings of their bytes: one char is one byte.
+  out.write(value, at, 'latin1');
+  return out;
 }
 
 export function boolResponse(requestType: number, correlationId: bigint, v: boolean): MessageBuilder {

@@ -397,6 +397,8 @@ export class Member {
     const clients = this.startClientServer(credentials);
     let clientsReady = false;
     const clientSink = {
+      // Client connections read into the listener's shared buffer (no allocation per read).
+      ownReads: true,
       accept: (socket: net.Socket, head: Buffer) => {
         // Before the data services run, a client is closed: it retries (its connect backoff).
         if (!clientsReady) socket.destroy();
@@ -617,6 +619,7 @@ export class Member {
         credentials,
         cp: this.cp,
         events: this.events,
+        setReadSink,
       },
       this.clock,
       this.logger.child({ component: 'client' }),

@@ -16,8 +16,8 @@ export interface ConnectionSink {
   /** Take over a socket whose first bytes (already read) are `head`. */
   accept(socket: net.Socket, head: Buffer): void;
   /**
-   * The sink reads its HTTP connections through setReadSink() (one read buffer shared by all
-   * of them, node's `onread`) when the socket allows it: see takeOverReads().
+   * The sink reads its HTTP or client-protocol connections through setReadSink() (one read
+   * buffer shared by all of them, node's `onread`) when the socket allows it: see takeOverReads().
    */
   readonly ownReads?: boolean;
 }
@@ -240,7 +240,8 @@ export class Listener {
     }
     let served = socket;
     // A TLS socket's reads are decrypted by node: only plain TCP handles read into the shared buffer.
-    if (kind === 'http' && sink.ownReads === true && this.deps.tls === undefined) {
+    // The member protocol keeps its 'data' events (member-net reads them).
+    if (kind !== 'member' && sink.ownReads === true && this.deps.tls === undefined) {
       const taken = takeOverReads(socket);
       if (taken !== undefined) {
         this.sockets.delete(socket);

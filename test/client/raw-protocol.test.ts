@@ -11,7 +11,7 @@ import { encodeMessage, Flag, FrameReader, type ClientMessage } from '../../src/
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { CAPTURED_AUTH } from '../unit/client/vectors.js';
 import { waitFor, within } from '../support/process.js';
-import { hz, hzBytes, Long } from '../unit/client/hz-client.js';
+import { hz, hzBytes, hzData, hzRead, hzSerializer, Long } from '../unit/client/hz-client.js';
 
 let c: Cluster;
 
@@ -153,6 +153,44 @@ describe('client protocol edges on a real member', () => {
     expect((await c.http(0, 'POST', '/hazelcast/rest/queues/gone-q', 'item', { contentType: 'text/plain' })).status).toBe(200);
     const polled = await c.http(0, 'GET', '/hazelcast/rest/queues/gone-q/5');
     expect([polled.status, polled.body]).toEqual([200, 'item']);
+  });
+
+  it('a request split across reads survives other connections reading in between (the shared read buffer)', async () => {
+    // Client connections read into the listener's one shared buffer: the bytes a connection
+    // keeps between two reads (half a request) must be its own copy, not a view that the next
+    // read of another connection overwrites.
+    const ser = hzSerializer();
+    const key = (k: string) => hzData(ser.toData(k).toBuffer());
+    const get = (k: string, corr: number) => hzBytes(hz.mapGet.encodeRequest!('shared-reads', key(k), Long.fromNumber(0)) as never, corr);
+    const valueOf = (m: ClientMessage) => (hz.mapGet.decodeResponse!(hzRead(encodeMessage(m))) as { toBuffer(): Buffer } | null)?.toBuffer();
+    for (const k of ['split-a', 'other-b']) {
+      expect((await c.http(0, 'POST', `/hazelcast/rest/maps/shared-reads/${k}`, `value of ${k}`, { contentType: 'text/plain' })).status).toBe(200);
+    }
+    const a = await authenticated();
+    const b = await authenticated();
+    // What each key reads when its request comes whole (a REST value as clients see it).
+    a.send(get('split-a', 98));
+    b.send(get('other-b', 99));
+    const values = { 'split-a': valueOf(await a.next()), 'other-b': valueOf(await b.next()) };
+    expect(values['split-a']?.includes(Buffer.from('value of split-a'))).toBe(true);
+    expect(values['other-b']?.includes(Buffer.from('value of other-b'))).toBe(true);
+    const expected = (k: 'split-a' | 'other-b') => values[k]!;
+    for (let round = 0; round < 3; round++) {
+      const whole = get('split-a', 100 + round);
+      // Mid-key: the member holds the request's start, key bytes included, until the rest comes.
+      const cut = whole.length - 5;
+      a.send(whole.subarray(0, cut));
+      // Another connection's reads (many requests, so they fill the buffer past A's bytes).
+      const burst = Array.from({ length: 40 }, (_, i) => get('other-b', 1000 + round * 100 + i));
+      b.send(Buffer.concat(burst));
+      for (let i = 0; i < burst.length; i++) expect(valueOf(await b.next())?.equals(expected('other-b'))).toBe(true);
+      a.send(whole.subarray(cut));
+      const answer = await a.next();
+      expect(answer[0]!.content.readBigInt64LE(4)).toBe(BigInt(100 + round));
+      expect(valueOf(answer)?.equals(expected('split-a'))).toBe(true);
+    }
+    a.socket.destroy();
+    b.socket.destroy();
   });
 
   it('HTTP still works on the same port', async () => {
