@@ -1,9 +1,9 @@
 // Change streams of maps with an event journal resume across reconnects (docs/data-api.md#resume),
 // on one shared 3-member cluster (backup-count 1): a plain reconnect under concurrent writes gets
 // every event exactly once; a journal that overwrote the next event says so, naming the
-// partition; and a stream on a member killed with SIGKILL, resumed on a survivor, gets every
-// event written before and after the kill exactly once (the promoted backups' journals). The
-// kill is the file's last test: it leaves two members.
+// partition; a member that joins takes partitions with their journals; and a stream on a member killed with SIGKILL, resumed on a survivor, gets every
+// event written before and after the kill exactly once (the promoted backups' journals), as
+// does a stream on a survivor open throughout. The kill is the file's last test.
 
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -170,6 +170,34 @@ describe('change stream resume with an event journal', () => {
     bogus.close();
   }, 60_000);
 
+  it('a member that joins while a stream is away takes partitions with their journals: the resume there gets every event once', async () => {
+    const map = 'j-join';
+    const first = await open(0, `/grid/rest/maps/${map}/events?values=true`);
+    const written: string[] = [];
+    const write = async (i: number, n: number, tag: string): Promise<void> => {
+      const v = `${tag}-${n}`;
+      await put(i, map, `key-${n % 60}`, v);
+      written.push(v);
+    };
+    for (let n = 0; n < 120; n++) await write(n % 3, n, 'a');
+    await waitFor('the first writes on the stream', () => valuesOf(first.events()).length >= 120, 20_000);
+    first.close();
+    const before = seen(first);
+    for (let n = 0; n < 120; n++) await write(n % 3, n, 'b');
+    const joined = await c.addMember();
+    // Partitions (and their journals) migrate to the new member.
+    await waitFor('the new member to own partitions, migrations done', async () => {
+      const p = await c.partitions(0);
+      return p.clusterSafe && p.migrationQueueSize === 0 && p.partitions.some((r) => r[0] === joined.uuid);
+    }, 60_000, 200);
+    for (let n = 0; n < 60; n++) await write(n % 3, n, 'c');
+    const again = await open(joined.index, `/grid/rest/maps/${map}/events?values=true`, before.lastId);
+    await waitFor('every write on the resumed stream', () => valuesOf(before.events).length + valuesOf(again.events()).length >= written.length, 30_000);
+    expect(again.events().filter((e) => e.event === 'reset')).toEqual([]);
+    expectEachOnce([...valuesOf(before.events), ...valuesOf(again.events())], written);
+    again.close();
+  }, 120_000);
+
   it("resumes on a survivor after the stream's member, owner of the partitions, is killed: every event before and after exactly once", async () => {
     const map = 'j-kill';
     const victim = 2;
@@ -187,6 +215,8 @@ describe('change stream resume with an event journal', () => {
       }
     }
     const stream = await open(victim, `/grid/rest/maps/${map}/events?values=true`);
+    // A stream on a survivor stays open throughout: the holes the kill makes are filled from the journals.
+    const survivor = await open(0, `/grid/rest/maps/${map}/events?values=true`);
     const written: string[] = [];
     const write = async (i: number, n: number, tag: string): Promise<void> => {
       const v = `${tag}-${n}`;
@@ -207,6 +237,10 @@ describe('change stream resume with an event journal', () => {
     await waitFor('every write on the resumed stream', () => valuesOf(before.events).length + valuesOf(again.events()).length >= written.length, 30_000);
     expect(again.events().filter((e) => e.event === 'reset')).toEqual([]);
     expectEachOnce([...valuesOf(before.events), ...valuesOf(again.events())], written);
+    await waitFor('every write on the survivor\'s stream', () => valuesOf(survivor.events()).length >= written.length, 30_000);
+    expect(survivor.events().filter((e) => e.event === 'reset' || e.event === 'lost')).toEqual([]);
+    expectEachOnce(valuesOf(survivor.events()), written);
     again.close();
+    survivor.close();
   }, 120_000);
 });
