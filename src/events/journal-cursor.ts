@@ -12,47 +12,72 @@ export const CURSOR_PREFIX = 'j1.';
 
 /** What a stream has delivered: an event is new to it when it comes after its partition's position. */
 export class StreamCursor {
-  private readonly positions = new Map<number, JournalPosition>();
+  // Dense per-partition arrays: an id is encoded after every event, so this stays a flat loop.
+  private readonly epochs: Float64Array;
+  private readonly sequences: Float64Array;
+  private readonly known: Uint8Array;
+  private count = 0;
   private cached: string | undefined;
+  /** Room for the varints of the start time, the count and every partition (10 bytes at most each). */
+  private readonly scratch: Buffer;
 
-  /** @param sinceMs when the stream started: partitions without a position are owed the events made from then on. */
-  constructor(readonly sinceMs: number) {}
+  /**
+   * @param sinceMs when the stream started: partitions without a position are owed the events made from then on.
+   * @param partitionCount the partitions of the cluster (271)
+   */
+  constructor(
+    readonly sinceMs: number,
+    readonly partitionCount = 271,
+  ) {
+    this.epochs = new Float64Array(partitionCount);
+    this.sequences = new Float64Array(partitionCount);
+    this.known = new Uint8Array(partitionCount);
+    this.scratch = Buffer.alloc(20 + partitionCount * 30);
+  }
 
   position(partitionId: number): JournalPosition | undefined {
-    return this.positions.get(partitionId);
+    if (this.known[partitionId] !== 1) return undefined;
+    return { epoch: this.epochs[partitionId]!, sequence: this.sequences[partitionId]! };
   }
 
   /** Whether an event is not delivered yet: a later sequence of the same term, or a newer term. */
   isNew(partitionId: number, epoch: number, sequence: number): boolean {
-    const p = this.positions.get(partitionId);
-    if (p === undefined) return true;
-    if (epoch !== p.epoch) return epoch > p.epoch;
-    return sequence > p.sequence;
+    if (this.known[partitionId] !== 1) return true;
+    const e = this.epochs[partitionId]!;
+    if (epoch !== e) return epoch > e;
+    return sequence > this.sequences[partitionId]!;
   }
 
   set(partitionId: number, epoch: number, sequence: number): void {
-    this.positions.set(partitionId, { epoch, sequence });
+    if (partitionId < 0 || partitionId >= this.partitionCount) throw new RangeError(`partition ${partitionId}`);
+    if (this.known[partitionId] !== 1) {
+      this.known[partitionId] = 1;
+      this.count++;
+    }
+    this.epochs[partitionId] = epoch;
+    this.sequences[partitionId] = sequence;
     this.cached = undefined;
   }
 
   /** The id to send with the event just delivered. */
   encode(): string {
     if (this.cached !== undefined) return this.cached;
-    const bytes: number[] = [];
-    varint(bytes, this.sinceMs);
-    varint(bytes, this.positions.size);
+    const b = this.scratch;
+    let at = varint(b, 0, this.sinceMs);
+    at = varint(b, at, this.count);
     let lastPid = -1;
     let lastEpoch = 0;
-    for (const pid of [...this.positions.keys()].sort((a, b) => a - b)) {
-      const p = this.positions.get(pid)!;
-      varint(bytes, pid - lastPid - 1);
-      const d = p.epoch - lastEpoch;
-      varint(bytes, d >= 0 ? d * 2 : -d * 2 - 1);
-      varint(bytes, p.sequence);
+    for (let pid = 0; pid < this.partitionCount; pid++) {
+      if (this.known[pid] !== 1) continue;
+      const epoch = this.epochs[pid]!;
+      at = varint(b, at, pid - lastPid - 1);
+      const d = epoch - lastEpoch;
+      at = varint(b, at, d >= 0 ? d * 2 : -d * 2 - 1);
+      at = varint(b, at, this.sequences[pid]!);
       lastPid = pid;
-      lastEpoch = p.epoch;
+      lastEpoch = epoch;
     }
-    this.cached = CURSOR_PREFIX + Buffer.from(bytes).toString('base64url');
+    this.cached = CURSOR_PREFIX + b.toString('base64url', 0, at);
     return this.cached;
   }
 
@@ -66,7 +91,7 @@ export class StreamCursor {
     const since = readVarint(bytes, r);
     const n = readVarint(bytes, r);
     if (since === undefined || n === undefined || n > partitionCount) return undefined;
-    const c = new StreamCursor(since);
+    const c = new StreamCursor(since, partitionCount);
     let pid = -1;
     let epoch = 0;
     for (let i = 0; i < n; i++) {
@@ -77,20 +102,30 @@ export class StreamCursor {
       pid += dp + 1;
       epoch += de % 2 === 0 ? de / 2 : -(de + 1) / 2;
       if (pid >= partitionCount) return undefined;
-      c.positions.set(pid, { epoch, sequence: seq });
+      c.set(pid, epoch, seq);
     }
     return r.at === bytes.length ? c : undefined;
   }
 }
 
-/** An unsigned integer (up to 2^53) in 7-bit groups, low first. */
-function varint(out: number[], n: number): void {
-  let v = Math.max(0, Math.floor(n));
+/** An unsigned integer (up to 2^53) in 7-bit groups, low first, written at `at`; returns the end. */
+function varint(out: Buffer, at: number, n: number): number {
+  let v = n > 0 ? Math.floor(n) : 0;
+  // Small numbers (nearly all) with 32-bit integer operations.
+  if (v < 0x8000_0000) {
+    while (v >= 0x80) {
+      out[at++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    out[at++] = v;
+    return at;
+  }
   while (v >= 0x80) {
-    out.push((v % 0x80) | 0x80);
+    out[at++] = (v % 0x80) | 0x80;
     v = Math.floor(v / 0x80);
   }
-  out.push(v);
+  out[at++] = v;
+  return at;
 }
 
 function readVarint(b: Buffer, r: { at: number }): number | undefined {

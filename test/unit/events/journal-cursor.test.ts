@@ -41,8 +41,10 @@ describe('StreamCursor', () => {
     const id = good.encode();
     for (const bad of ['', '4.1.2', 'j1.', 'j1.!!', 'j2.' + id.slice(3), id.slice(0, -1), id + 'AA']) expect(StreamCursor.decode(bad, 271)).toBeUndefined();
     // A partition beyond the count.
-    const far = new StreamCursor(5);
+    const far = new StreamCursor(5, 400);
     far.set(300, 1, 1);
     expect(StreamCursor.decode(far.encode(), 271)).toBeUndefined();
+    expect(StreamCursor.decode(far.encode(), 400)?.position(300)).toEqual({ epoch: 1, sequence: 1 });
+    expect(() => new StreamCursor(5).set(271, 1, 1)).toThrow(RangeError);
   });
 });
