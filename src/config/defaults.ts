@@ -78,6 +78,13 @@ export const DEFAULT_DATA_PERSISTENCE: DataPersistenceConfig = { enabled: false,
  */
 export const DEFAULT_EVICTION: EvictionConfig = { evictionPolicy: 'NONE', maxSizePolicy: 'PER_NODE', size: 2147483647 };
 
+/**
+ * A map's `event-journal`, Hazelcast's defaults: off; 10,000 events in total, split equally
+ * between the partitions (Hazelcast: capacity / partition count each, so the capacity must be
+ * at least the partition count); no time-to-live (events go only when overwritten).
+ */
+export const DEFAULT_EVENT_JOURNAL = { enabled: false, capacity: 10_000, timeToLiveSeconds: 0 } as const;
+
 export const DEFAULT_MAP: Omit<MapConfig, 'name'> = {
   /** One synchronous backup. */
   backupCount: 1,
@@ -97,6 +104,7 @@ export const DEFAULT_MAP: Omit<MapConfig, 'name'> = {
   merkleTree: { enabled: false, depth: 10 },
   dataPersistence: DEFAULT_DATA_PERSISTENCE,
   eviction: DEFAULT_EVICTION,
+  eventJournal: DEFAULT_EVENT_JOURNAL,
 };
 
 /** Smallest `merkle-tree depth` (Hazelcast's limit; src/wan/merkle-tree.ts has the same, config does not import wan/). */

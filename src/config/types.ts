@@ -104,6 +104,17 @@ export interface MapConfig {
   readonly dataPersistence: DataPersistenceConfig;
   /** `eviction`: how the map stays within a size (NONE: it does not). */
   readonly eviction: EvictionConfig;
+  /** `event-journal`: the recent change events of each partition, kept so a change stream resumes (docs/events.md#the-event-journal). */
+  readonly eventJournal: EventJournalConfig;
+}
+
+/** A map's `event-journal` (Hazelcast's EventJournalConfig). */
+export interface EventJournalConfig {
+  readonly enabled: boolean;
+  /** Events kept in total, split equally between the partitions (capacity / 271 each, rounded down). */
+  readonly capacity: number;
+  /** 0 = events are only dropped when the capacity overwrites them. */
+  readonly timeToLiveSeconds: number;
 }
 
 /** Hazelcast's eviction policies of a map (`eviction-policy`). NONE: no entry is evicted. */

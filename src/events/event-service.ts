@@ -16,8 +16,11 @@ import { Msg } from '../protocol/messages.js';
 import { decodeEventInterest, decodeMapEvents, encodeEventInterest, encodeMapEvents, type MapEventPayload } from '../protocol/event-payloads.js';
 import { InterestTable } from './interest-table.js';
 import { SequenceTracker } from './event-sequence.js';
+import type { EventJournal } from './event-journal.js';
 
 export type { MapChangeEvent, MapEventType } from '../map/map-service.js';
+export type { JournalGap, JournalRead, JournalFrom, JournalPosition } from './journal-ring.js';
+export { StreamCursor } from './journal-cursor.js';
 
 /** How often a member with cluster-wide subscriptions announces its interest again (a member that missed an announcement, e.g. while joining, learns it then). */
 export const INTEREST_REFRESH_MS = 5_000;
@@ -44,6 +47,8 @@ export interface MapSubscriber {
 export interface EventFacade {
   /** Subscribe; resolves with the unsubscribe function once the members know of the interest (or after a timeout). */
   subscribe(s: MapSubscriber): Promise<() => void>;
+  /** The maps' event journals (event-journal.ts): which maps have one, and reads of a partition's at its owner. */
+  readonly journal: Pick<EventJournal, 'journaled' | 'read'> | undefined;
 }
 
 export interface EventDeps {
@@ -58,6 +63,8 @@ export interface EventDeps {
   readonly tableVersion: () => number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The journal of maps configured with one: the owner journals each event before it is delivered. */
+  readonly journal?: EventJournal;
 }
 
 export class EventService implements EventFacade {
@@ -75,8 +82,15 @@ export class EventService implements EventFacade {
   dropped = 0;
   private stopped = false;
 
+  readonly journal: EventJournal | undefined;
+
   constructor(private readonly deps: EventDeps) {
-    deps.source.attach({ publish: (e) => this.publish(e), tableVersion: deps.tableVersion });
+    const journal = (this.journal = deps.journal);
+    deps.source.attach({
+      publish: (e) => this.publish(e),
+      tableVersion: deps.tableVersion,
+      ...(journal === undefined ? {} : { startSequence: (mapName: string, pid: number) => journal.lastSequence(mapName, pid) }),
+    });
     deps.net.handle(Msg.EventInterest, (p, from) => {
       const uuid = from.peer?.uuid;
       if (uuid === undefined || deps.cluster.memberByUuid(uuid) === undefined) throw new GridError('NOT_MEMBER', 'event interest from a non-member');
@@ -183,6 +197,8 @@ export class EventService implements EventFacade {
 
   /** An event made here, at the partition's owner. */
   private publish(e: MapChangeEvent): void {
+    // Journaled (and on its way to the backups) before any subscriber sees it.
+    this.journal?.append(e);
     const me = this.deps.cluster.localMember().uuid;
     this.deliver(e, me, true);
     for (const uuid of this.interest.membersFor(e.mapName)) {

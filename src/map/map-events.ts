@@ -1,7 +1,8 @@
 // Change events at the partition owner: every change of a listened map's entries on the member
 // that owns the partition becomes one MapChangeEvent (added, updated, removed, evicted,
 // expired, cleared) stamped with its partition, the owner's epoch and a per-(map, partition)
-// sequence. Backups, migration copies and restores change stores of partitions this member does
+// sequence. Maps with an event journal are watched always (their owners journal every change).
+// Backups, migration copies and restores change stores of partitions this member does
 // not own (or change no store through a watcher): they make no event. Maps nobody listens to
 // carry no watcher at all, so their hot path is untouched.
 
@@ -38,12 +39,19 @@ export interface MapEventBus {
   publish(e: MapChangeEvent): void;
   /** The partition table version now (a new epoch starts there). */
   tableVersion(): number;
+  /** The sequence a new term goes on from (the event journal's last, so numbers are not used twice in a row); 0 when absent. */
+  startSequence?(mapName: string, partitionId: number): number;
 }
 
 /** An epoch and the last sequence used in it. */
 interface Term {
   epoch: number;
   sequence: number;
+}
+
+/** A map with an event journal makes events whether anybody listens or not. */
+function journaled(c: MapContainer): boolean {
+  return c.config.eventJournal.enabled;
 }
 
 /** Watches one store: passes every change on to the store's own observer, then to the source. */
@@ -83,7 +91,7 @@ export class MapEventSource {
     private readonly isOwner: (partitionId: number) => boolean,
   ) {
     maps.onStore = (c, pid, store) => {
-      if (this.listened.has(c.mapName)) this.watch(c, pid, store);
+      if (this.listened.has(c.mapName) || journaled(c)) this.watch(c, pid, store);
     };
     this.replicaData = this.sequencesReplicaData();
   }
@@ -98,7 +106,8 @@ export class MapEventSource {
       if (names.has(name)) continue;
       this.listened.delete(name);
       const c = this.maps.containers.get(name);
-      if (c !== undefined) for (const s of c.stores) s?.setWatcher(undefined);
+      // A map with an event journal stays watched: its owners journal every change.
+      if (c !== undefined && !journaled(c)) for (const s of c.stores) s?.setWatcher(undefined);
     }
     for (const name of names) {
       if (this.listened.has(name)) continue;
@@ -125,7 +134,7 @@ export class MapEventSource {
     let terms = this.terms.get(mapName);
     if (terms === undefined) this.terms.set(mapName, (terms = []));
     let t = terms[pid];
-    if (t === undefined) terms[pid] = t = { epoch: bus.tableVersion(), sequence: 0 };
+    if (t === undefined) terms[pid] = t = { epoch: bus.tableVersion(), sequence: bus.startSequence?.(mapName, pid) ?? 0 };
     t.sequence++;
     bus.publish({ mapName, partitionId: pid, epoch: t.epoch, sequence: t.sequence, type, key, oldValue, newValue, count });
   }

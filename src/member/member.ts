@@ -32,6 +32,7 @@ import { TlsEndpoints } from '../net/tls/tls-endpoints.js';
 import { RestServer } from '../rest/rest-server.js';
 import { loadConsoleAssets } from '../rest/console-assets.js';
 import { WanService } from '../wan/wan-service.js';
+import { EventJournal } from '../events/event-journal.js';
 import { EventService } from '../events/event-service.js';
 import { CpService } from '../cp/cp-service.js';
 import { GridMetrics } from '../metrics/grid-metrics.js';
@@ -235,7 +236,19 @@ export class Member {
     this.partitions.register(this.maps.replicaData);
     this.partitions.register(this.queues.replicaData);
     this.partitions.register(this.maps.events.replicaData);
+    const journal = new EventJournal({
+      net: this.net,
+      cluster: { localUuid: () => cluster.localMember().uuid, memberAddress: (uuid) => cluster.memberByUuid(uuid)?.address },
+      partitions: { replicas: (pid) => partitions.table.replicas(pid), tableVersion: () => partitions.table.version(), onTableApplied: (fn) => partitions.onTableApplied(fn) },
+      configOf: (mapName) => this.maps.configOf(mapName),
+      invoker,
+      clock: this.clock,
+      logger: this.logger.child({ component: 'journal' }),
+    });
+    invoker.register('journal', journal.handler);
+    this.partitions.register(journal.replicaData);
     this.events = new EventService({
+      journal,
       net: this.net,
       cluster,
       source: this.maps.events,

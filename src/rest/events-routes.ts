@@ -7,6 +7,7 @@
 // unread is cut off with a reason, so it never holds the writers or the member's memory.
 // Under /hazelcast/ the path stays Hazelcast's: the entry whose key is "events".
 
+import type { Socket } from 'node:net';
 import { GridError } from '../core/errors.js';
 import { restContentType } from '../client/data.js';
 import type { MapChangeEvent } from '../events/event-service.js';
@@ -14,6 +15,7 @@ import { keyDataOf, textOfStoreKey } from '../map/map-service.js';
 import type { RestDeps } from './context.js';
 import { rawHeader } from './headers.js';
 import { getEntry } from './maps-routes.js';
+import { JournalFeed, type FeedOutput } from './journal-feed.js';
 import type { Request } from './route-kit.js';
 
 /** Bytes a stream may leave unsent before it is cut off (its memory bound). */
@@ -60,8 +62,8 @@ function valueFields(name: string, v: { value: string; contentType: string | und
   };
 }
 
-/** One event as its SSE frame. */
-export function sseFrame(e: MapChangeEvent, values: boolean): string {
+/** One event as its SSE frame (`id`: a journaled stream's position, else the event's own). */
+export function sseFrame(e: MapChangeEvent, values: boolean, id = `${e.partitionId}.${e.epoch}.${e.sequence}`): string {
   const data: Record<string, unknown> = { partition: e.partitionId };
   if (e.key !== undefined) {
     // A key that is not a String (a Hazelcast client's Long, byte[], object) as its serialized Data.
@@ -71,7 +73,7 @@ export function sseFrame(e: MapChangeEvent, values: boolean): string {
   }
   if (e.type === 'cleared') data.count = e.count;
   if (values) Object.assign(data, valueFields('value', e.newValue), valueFields('oldValue', e.oldValue));
-  return `id: ${e.partitionId}.${e.epoch}.${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(data)}\n\n`;
+  return `id: ${id}\nevent: ${e.type}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[]): Promise<void> | void {
@@ -107,8 +109,17 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
       d.logger.info({ map: mapName, remote: socket.remoteAddress }, `change stream cut off: ${reason}`);
       finish();
     };
+    /** What came before the answer's head was out (events of the first moments), sent right after it. */
+    const early: string[] = [];
+    let earlyBytes = 0;
     const write = (text: string): void => {
       if (over || socket.destroyed) return;
+      if (!started) {
+        earlyBytes += text.length;
+        if (earlyBytes > MAX_UNSENT_BYTES) cut(`slow consumer: more than ${MAX_UNSENT_BYTES} bytes before the stream started`);
+        else early.push(text);
+        return;
+      }
       if (socket.writableLength > MAX_UNSENT_BYTES) {
         cut(`slow consumer: more than ${MAX_UNSENT_BYTES} bytes unread`);
         return;
@@ -116,16 +127,19 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
       socket.write(text);
     };
     socket.once('close', finish);
+    const passes = (e: MapChangeEvent): boolean => opts.prefix === undefined || e.key === undefined || textOfStoreKey(e.key)?.startsWith(opts.prefix) === true;
+    // A map with an event journal: ids are stream positions and Last-Event-ID resumes (journal-feed.ts).
+    const feed = events.journal?.journaled(mapName!) === true ? new JournalFeed(events.journal, mapName!, resumeFrom, feedOutput(socket, write, cut, () => over, passes, opts.values), Date.now()) : undefined;
     events
       .subscribe({
         mapName: mapName!,
         localOnly: false,
         event: (e) => {
-          if (opts.prefix !== undefined && e.key !== undefined && textOfStoreKey(e.key)?.startsWith(opts.prefix) !== true) return;
-          write(sseFrame(e, opts.values));
+          if (feed !== undefined) feed.live(e);
+          else if (passes(e)) write(sseFrame(e, opts.values));
         },
         ended: (reason) => cut(reason),
-        lost: (pid) => write(`event: lost\ndata: ${JSON.stringify({ partition: pid, reason: 'events of this partition may have been lost (its owner changed without handing them over)' })}\n\n`),
+        lost: (pid) => feed !== undefined ? feed.lost(pid) : write(`event: lost\ndata: ${JSON.stringify({ partition: pid, reason: 'events of this partition may have been lost (its owner changed without handing them over)' })}\n\n`),
       })
       .then((unsub) => {
         unsubscribe = unsub;
@@ -136,9 +150,11 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
         // The stream owns the connection from here: its answer is never followed by another.
         started = true;
         socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\nX-Accel-Buffering: no\r\n\r\n: subscribed\n\n');
-        if (resumeFrom !== undefined) {
+        if (feed !== undefined) void feed.start();
+        else if (resumeFrom !== undefined) {
           write(`event: reset\ndata: ${JSON.stringify({ lastEventId: resumeFrom, reason: 'this member keeps no event journal: events since that id cannot be replayed; read the map again' })}\n\n`);
         }
+        for (const text of early.splice(0)) write(text);
         heartbeat = setInterval(() => write(': heartbeat\n\n'), opts.heartbeatMs);
         heartbeat.unref();
       }, (e: unknown) => {
@@ -146,4 +162,29 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
         finish();
       });
   });
+}
+
+/** A journaled stream's output: filtered events with their positions, and replays paced by the socket. */
+function feedOutput(socket: Socket, write: (text: string) => void, cut: (reason: string) => void, over: () => boolean, passes: (e: MapChangeEvent) => boolean, values: boolean): FeedOutput {
+  return {
+    // A filtered-out event still moves the position: the next id covers it.
+    event: (e, id) => {
+      if (passes(e)) write(sseFrame(e, values, id));
+    },
+    raw: write,
+    cut,
+    over: () => over() || socket.destroyed,
+    drained: (bytes) =>
+      socket.writableLength < bytes || socket.destroyed
+        ? Promise.resolve()
+        : new Promise((resolve) => {
+            const done = (): void => {
+              socket.off('drain', done);
+              socket.off('close', done);
+              resolve();
+            };
+            socket.on('drain', done);
+            socket.on('close', done);
+          }),
+  };
 }

@@ -3,7 +3,7 @@
 
 import { DEFAULT_MAP, DEFAULT_WAN_MERGE_POLICY, DEFAULT_WAN_REPUBLISHING_ENABLED, MAX_BACKUP_COUNT, MAX_MERKLE_TREE_DEPTH, MIN_MERKLE_TREE_DEPTH } from '../defaults.js';
 import { show, type Problems } from '../problems.js';
-import { EVICTION_POLICIES, MAX_SIZE_POLICIES, type EvictionConfig, type MapConfig, type MerkleTreeConfig, type WanReplicationRef } from '../types.js';
+import { EVICTION_POLICIES, MAX_SIZE_POLICIES, type EventJournalConfig, type EvictionConfig, type MapConfig, type MerkleTreeConfig, type WanReplicationRef } from '../types.js';
 import { INT_MAX, type Section } from './section.js';
 import {
   checkBackupSum,
@@ -55,6 +55,7 @@ export function readMaps(problems: Problems, s: Section, persistenceEnabled: boo
     const merkleTree = readMerkleTree(problems, m);
     const dataPersistence = readDataPersistence(problems, m, persistenceEnabled, 'map');
     const eviction = readEviction(problems, m);
+    const eventJournal = readEventJournal(problems, m);
     m.finish(IGNORED_MAP);
     maps.push({
       name,
@@ -68,6 +69,7 @@ export function readMaps(problems: Problems, s: Section, persistenceEnabled: boo
       merkleTree,
       dataPersistence,
       eviction,
+      eventJournal,
     });
   }
   return maps;
@@ -95,6 +97,39 @@ function readMerkleTree(problems: Problems, s: Section): MerkleTreeConfig {
   t.finish();
   return merkle;
 }
+
+/**
+ * A map's `event-journal`: XML `<event-journal enabled="true"><capacity>10000</capacity>
+ * <time-to-live-seconds>0</time-to-live-seconds></event-journal>`, YAML `event-journal:
+ * {enabled: true, capacity: 10000, time-to-live-seconds: 0}`. The capacity is split between the
+ * partitions as Hazelcast splits it, so fewer than one event per partition is refused (Hazelcast
+ * asks for at least the partition count too). Without `enabled` the journal stays off, with a
+ * warning when the element is there (as for merkle-tree).
+ */
+function readEventJournal(problems: Problems, m: Section): EventJournalConfig {
+  const def = DEFAULT_MAP.eventJournal;
+  if (!m.has('event-journal')) {
+    m.raw('event-journal');
+    return def;
+  }
+  const j = m.child('event-journal');
+  if (!j.has('enabled')) problems.warn(j.at('enabled'), 'not set: the event journal stays disabled; set enabled to true to use it');
+  let capacity = j.int('capacity', def.capacity, 1, INT_MAX);
+  if (capacity < JOURNAL_PARTITIONS) {
+    problems.error(j.at('capacity'), `${capacity} is less than the partition count (${JOURNAL_PARTITIONS}): each partition keeps capacity / ${JOURNAL_PARTITIONS} events, so at least ${JOURNAL_PARTITIONS}`);
+    capacity = def.capacity;
+  }
+  const journal = {
+    enabled: j.bool('enabled', def.enabled),
+    capacity,
+    timeToLiveSeconds: j.int('time-to-live-seconds', def.timeToLiveSeconds, 0, INT_MAX),
+  };
+  j.finish();
+  return journal;
+}
+
+/** The partition count (271, fixed): the least capacity that leaves every partition one slot. */
+const JOURNAL_PARTITIONS = 271;
 
 /**
  * A map's `eviction` (Hazelcast 4/5): XML `<eviction eviction-policy="LRU"

@@ -25,7 +25,7 @@ export const IGNORED_NETWORK = [
 export const IGNORED_JOIN = ['aws', 'gcp', 'azure', 'kubernetes', 'eureka', 'discovery-strategies'];
 export const IGNORED_MAP = [
   'in-memory-format', 'statistics-enabled', 'per-entry-stats-enabled', 'cache-deserialized-values',
-  'read-backup-data', 'event-journal', 'map-store',
+  'read-backup-data', 'map-store',
   'near-cache', 'indexes', 'attributes', 'entry-listeners', 'partition-lost-listeners', 'partition-strategy',
   'query-caches', 'metadata-policy', 'tiered-store', 'partition-attributes',
   'user-code-namespace', 'optimize-queries', 'quorum-ref',

@@ -203,6 +203,7 @@ describe('defaults', () => {
       merkleTree: { enabled: false, depth: 10 },
       dataPersistence: { enabled: false, fsync: false },
       eviction: { evictionPolicy: 'NONE', maxSizePolicy: 'PER_NODE', size: 2147483647 },
+      eventJournal: { enabled: false, capacity: 10000, timeToLiveSeconds: 0 },
     });
     expect(c.queues[0]).toEqual({
       name: 'q',

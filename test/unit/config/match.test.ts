@@ -44,6 +44,7 @@ describe('findMapConfig', () => {
       merkleTree: { enabled: false, depth: 10 },
       dataPersistence: { enabled: false, fsync: false },
       eviction: { evictionPolicy: 'NONE', maxSizePolicy: 'PER_NODE', size: 2147483647 },
+      eventJournal: { enabled: false, capacity: 10000, timeToLiveSeconds: 0 },
     });
     expect(Object.isFrozen(findMapConfig(bare, 'other'))).toBe(true);
   });
