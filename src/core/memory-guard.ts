@@ -177,7 +177,7 @@ export class MemoryGuard implements WriteGate {
     this.refused++;
     const f = this.figures;
     const heapFull = f.heapLimitBytes > 0 && f.heapUsedBytes >= f.heapLimitBytes * HEAP_RESUME_FRACTION;
-    const ceiling = this.state.ceilingBytes > this.limitBytes ? ` (raised to ${mib(this.state.ceilingBytes)}: the allocator keeps freed memory)` : '';
+    const ceiling = this.state.ceilingBytes > this.limitBytes ? `, raised to ${mib(this.state.ceilingBytes)} as the allocator keeps freed memory` : '';
     throw new GridError(
       'MEMORY_LIMIT',
       `member memory limit reached (resident ${mib(f.rssBytes)} of grid.memory.limit ${mib(this.limitBytes)}${ceiling}; counted ${mib(this.counted())}${heapFull ? `; V8 heap ${mib(f.heapUsedBytes)} of ${mib(f.heapLimitBytes)}` : ''}): ${what} was not applied; reads and deletes still work, writes resume once memory is below ${Math.round(RESUME_FRACTION * 100)}% of the limit`,

@@ -101,8 +101,9 @@ describe('MemoryGuard', () => {
   it('reads at most every CHECK_INTERVAL_MS, refuses with MEMORY_LIMIT naming the write and the figures, and counts refusals', () => {
     const clock = new ManualClock(0);
     let rss = 50;
+    let counted: number | undefined;
     let reads = 0;
-    const g = new MemoryGuard(100 * MB, () => (reads++, fig(rss)), clock, CAP);
+    const g = new MemoryGuard(100 * MB, () => (reads++, fig(rss, counted)), clock, CAP);
     expect(g.refusing()).toBe(false);
     rss = 120;
     expect(g.refusing()).toBe(false); // the reading is still fresh
@@ -124,7 +125,23 @@ describe('MemoryGuard', () => {
     rss = 80;
     clock.advance(CHECK_INTERVAL_MS);
     expect(() => g.check('x')).not.toThrow();
-    expect(g.status()).toEqual({ limitBytes: 100 * MB, rssBytes: 80 * MB, heapUsedBytes: 10 * MB, heapLimitBytes: 1000 * MB, heapTotalBytes: 0, arrayBuffersBytes: 60 * MB, countedBytes: 80 * MB, ceilingBytes: 100 * MB, refusing: false, refusedWrites: 2 });
+    // Deletes freed counted memory the allocator kept: writes back with the ceiling raised; refused again past it, saying so.
+    rss = 100;
+    clock.advance(CHECK_INTERVAL_MS);
+    expect(() => g.check('x')).toThrow(GridError);
+    counted = 10;
+    clock.advance(CHECK_INTERVAL_MS);
+    expect(() => g.check('x')).not.toThrow();
+    rss = 111;
+    clock.advance(CHECK_INTERVAL_MS);
+    expect(() => g.check('the offer to queue "q"')).toThrow(
+      'member memory limit reached (resident 111 MiB of grid.memory.limit 100 MiB, raised to 110 MiB as the allocator keeps freed memory; counted 30 MiB): the offer to queue "q" was not applied',
+    );
+    rss = 80;
+    counted = undefined;
+    clock.advance(CHECK_INTERVAL_MS);
+    expect(() => g.check('x')).not.toThrow();
+    expect(g.status()).toEqual({ limitBytes: 100 * MB, rssBytes: 80 * MB, heapUsedBytes: 10 * MB, heapLimitBytes: 1000 * MB, heapTotalBytes: 0, arrayBuffersBytes: 60 * MB, countedBytes: 80 * MB, ceilingBytes: 100 * MB, refusing: false, refusedWrites: 4 });
   });
 });
 
