@@ -10,24 +10,26 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const DIST = path.resolve(HERE, '../dist');
 const load = (m) => import(pathToFileURL(path.join(DIST, m)).href);
 
-const { MemoryGuard, CHECK_INTERVAL_MS, nextRefusing } = await load('core/memory-guard.js');
+const { MemoryGuard, CHECK_INTERVAL_MS, initialGuardState, nextGuardState } = await load('core/memory-guard.js');
 const { systemClock } = await load('core/clock.js');
 const { configFromObject } = await load('config/index.js');
 const { MapService } = await load('map/map-service.js');
 
-const figures = () => ({ rssBytes: 100, heapUsedBytes: 10, heapLimitBytes: 1000 });
+const figures = () => ({ rssBytes: 100, heapUsedBytes: 10, heapLimitBytes: 1000, heapTotalBytes: 20, arrayBuffersBytes: 30 });
 
 /** The guard's rule before the flag: read the clock on every call, re-read the figures when the reading is old. */
 class ClockPerCallGuard {
   figures = figures();
   readAt = -Infinity;
   refusingNow = false;
+  state = initialGuardState(1 << 30);
   refusing() {
     const now = systemClock.now();
     if (now - this.readAt >= CHECK_INTERVAL_MS || now < this.readAt) {
       this.figures = figures();
       this.readAt = now;
-      this.refusingNow = nextRefusing(this.refusingNow, this.figures, 1 << 30);
+      this.state = nextGuardState(this.state, this.figures, 1 << 30, 1 << 30);
+      this.refusingNow = this.state.refusing;
     }
     return this.refusingNow;
   }

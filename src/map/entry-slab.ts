@@ -17,8 +17,12 @@
 // A record is named by a handle, chunk * 4096 + offset / 8. An overwrite of the same record
 // size is written in place; otherwise the old record is marked dead and the new one appended.
 // Dead bytes are reclaimed by compaction (live records copied in order into new chunks) once
-// a quarter of the used bytes are dead at a put, or half at a removal. Handles stay valid
-// until the next put or compactIfSparse().
+// a quarter of the used bytes are dead at a put, or half at a removal. A record larger than a
+// chunk has its chunk to itself: once dead, that chunk is released at the next put or
+// compactIfSparse() whatever the share of dead bytes (a store of 1 MiB values gave nothing
+// back until half of them were removed), its slot left empty (a hole) until a compaction,
+// which moves such chunks as they are instead of copying them. Handles stay valid until the
+// next put or compactIfSparse().
 
 import { randomBytes } from 'node:crypto';
 import { fmix32 } from '../core/murmur3.js';
@@ -73,6 +77,9 @@ export function hashKey(key: string): number {
   return fmix32(h) >>> 0;
 }
 
+/** What a released chunk's slot holds. */
+const EMPTY_CHUNK = Buffer.alloc(0) as FastBuffer;
+
 function allocChunk(bytes: number): FastBuffer {
   // Its own ArrayBuffer (never a slice of Buffer's shared pool), 8-aligned for the f64 view.
   return Buffer.from(new ArrayBuffer(bytes)) as FastBuffer;
@@ -104,8 +111,12 @@ export class EntrySlab {
   /** Index slot of the record the last find() found, and the hash it looked for. */
   private foundSlot = -1;
   private foundHash = 0;
-  /** Bumped whenever handles become void (a compaction, clear): a walk that spans turns (map-scan.ts) starts over then. */
+  /** Bumped whenever handles become void (a compaction, clear, a released chunk): a walk that spans turns (map-scan.ts) starts over then. */
   layoutVersion = 0;
+  /** Chunks whose one record (larger than a chunk) died: released at the next put or compactIfSparse(). */
+  private deadSolos: number[] = [];
+  /** Released chunk slots (empty buffers) before the last chunk. */
+  private holes = 0;
 
   /** `metaFields` numbers (f64) are kept per entry, read and written by index. */
   constructor(readonly metaFields: number) {
@@ -262,6 +273,7 @@ export class EntrySlab {
       this.unlink(this.foundSlot);
       this.markDead(r);
     }
+    this.releaseDeadSolos();
     if (this.deadBytes >= MIN_DEAD_BYTES && this.deadBytes * 4 >= this.usedBytes) this.compact(false);
     const n = this.allocate(size);
     const c = n >>> OFFSET_BITS;
@@ -369,6 +381,7 @@ export class EntrySlab {
 
   /** After removals: compact when more than half the used bytes are dead (memory goes back). */
   compactIfSparse(): void {
+    this.releaseDeadSolos();
     if (this.deadBytes >= MIN_DEAD_BYTES && this.deadBytes * 2 > this.usedBytes) this.compact(false);
   }
 
@@ -383,8 +396,38 @@ export class EntrySlab {
     const u32 = this.u32s[r >>> OFFSET_BITS]!;
     const q = ((r & OFFSET_MASK) << 1) + 1;
     u32[q] = u32[q]! | DEAD;
-    this.deadBytes += this.recordBytes(r);
+    const size = this.recordBytes(r);
+    this.deadBytes += size;
     this.live--;
+    // Larger than a chunk: the record has its chunk to itself (allocate), which can go as a whole.
+    if (size > CHUNK_BYTES) this.deadSolos.push(r >>> OFFSET_BITS);
+  }
+
+  /**
+   * Release the chunks of dead records larger than a chunk: their memory goes back at once (no
+   * copy). Trailing empty slots are dropped; a compaction clears the holes once they are half
+   * of the slots (handles are chunk numbers, so holes cannot pile up forever).
+   */
+  private releaseDeadSolos(): void {
+    if (this.deadSolos.length === 0) return;
+    for (const c of this.deadSolos) {
+      const size = this.bufs[c]!.length;
+      this.setChunk(c, EMPTY_CHUNK);
+      this.used[c] = 0;
+      this.usedBytes -= size;
+      this.deadBytes -= size;
+      this.holes++;
+    }
+    this.deadSolos = [];
+    this.layoutVersion++;
+    while (this.bufs.length > 0 && this.bufs[this.bufs.length - 1]!.length === 0) {
+      this.bufs.pop();
+      this.u32s.pop();
+      this.f64s.pop();
+      this.used.pop();
+      this.holes--;
+    }
+    if (this.holes > 0 && this.holes * 2 > this.bufs.length) this.compact(false);
   }
 
   private ctIdOf(ct: string | undefined): number {
@@ -428,6 +471,17 @@ export class EntrySlab {
     return this.take(c, size);
   }
 
+  /** A whole chunk holding one record of `size` bytes at offset 0, appended as it is: the handle of that record. */
+  private adopt(buf: FastBuffer, size: number): number {
+    const c = this.bufs.length;
+    this.bufs.push(buf);
+    this.u32s.push(new Uint32Array(0));
+    this.f64s.push(new Float64Array(0));
+    this.used.push(0);
+    this.setChunk(c, buf);
+    return this.take(c, size);
+  }
+
   private take(c: number, size: number): number {
     const off = this.used[c]!;
     this.used[c] = off + size;
@@ -455,6 +509,8 @@ export class EntrySlab {
     this.used = [];
     this.usedBytes = 0;
     this.deadBytes = 0;
+    this.deadSolos = [];
+    this.holes = 0;
   }
 
   private compact(renumber: boolean): void {
@@ -470,10 +526,11 @@ export class EntrySlab {
         const q = off >>> 2;
         const size = align8(this.keyOffset + (u32[q + 1]! & KEY_BYTES_MASK) + u32[q + 2]!);
         if ((u32[q + 1]! & DEAD) === 0) {
-          const n = this.allocate(size);
+          // A record larger than a chunk keeps its own chunk: moved, not copied.
+          const n = size > CHUNK_BYTES ? this.adopt(bufs[c]!, size) : this.allocate(size);
           const nc = n >>> OFFSET_BITS;
           const noff = (n & OFFSET_MASK) << 3;
-          bufs[c]!.copy(this.bufs[nc]!, noff, off, off + size);
+          if (size <= CHUNK_BYTES) bufs[c]!.copy(this.bufs[nc]!, noff, off, off + size);
           if (renumber) {
             const ct = this.cts[u32[q + 3]!];
             let id = 0;

@@ -39,7 +39,7 @@ export function availableMemoryBytes(): number {
 
 function readFigures(): MemoryFigures {
   const u = process.memoryUsage();
-  return { rssBytes: u.rss, heapUsedBytes: u.heapUsed, heapLimitBytes: getHeapStatistics().heap_size_limit };
+  return { rssBytes: u.rss, heapUsedBytes: u.heapUsed, heapLimitBytes: getHeapStatistics().heap_size_limit, heapTotalBytes: u.heapTotal, arrayBuffersBytes: u.arrayBuffers };
 }
 
 /** A full collection while writes are refused runs at most this often. */
@@ -54,6 +54,16 @@ function fullCollector(): (() => void) | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The resident set above which writes never resume, even when the memory Grid counts is low (an
+ * allocator keeping freed memory): half way from the limit to the memory available, where the
+ * process would be killed (the default limit, 80%, gives 90%). A limit at or above the
+ * available memory leaves no room: then writes wait for the resident set itself.
+ */
+export function hardCapOf(limitBytes: number, availableBytes: number): number {
+  return limitBytes >= availableBytes ? limitBytes : limitBytes + (availableBytes - limitBytes) / 2;
 }
 
 /** The guard of this member, from grid.memory.limit (hazelcast.memory.limit; or the default). Throws CONFIG_INVALID for a bad value. */
@@ -73,7 +83,9 @@ export function memoryGuardOf(properties: ReadonlyMap<string, string>, clock: Cl
     return readFigures();
   };
   // `read` runs only after construction (the guard reads on its first question), so `guard` is set by then.
-  const guard: MemoryGuard = new MemoryGuard(parseMemoryLimit(text, availableMemoryBytes()), read, clock);
+  const available = availableMemoryBytes();
+  const limit = parseMemoryLimit(text, available);
+  const guard: MemoryGuard = new MemoryGuard(limit, read, clock, hardCapOf(limit, available));
   return guard;
 }
 

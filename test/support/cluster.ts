@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterEach } from 'vitest';
 import { freePorts } from './ports.js';
-import { spawnGrid, waitFor, within, type GridProcess } from './process.js';
+import { cleanEnv, spawnGrid, waitFor, within, type GridProcess } from './process.js';
 
 // ---------------------------------------------------------------- shapes of the REST answers
 
@@ -94,6 +94,8 @@ export interface ClusterOptions {
   readonly scope?: 'test' | 'file';
   /** The members speak HTTPS: the harness trusts `ca` (PEM) and shows `cert`/`key` when given. */
   readonly tls?: { readonly ca: string; readonly cert?: string; readonly key?: string };
+  /** Extra environment of the member processes (e.g. the C allocator's settings). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export type MemberStatus = 'running' | 'killed' | 'stopped' | 'exited';
@@ -246,7 +248,7 @@ export class Cluster {
   /** Spawns the process of member `index` from its config file (a first start or a restart). */
   private launch(index: number, port: number, lite: boolean, configPath: string): ClusterMember {
     this.paused.delete(index);
-    const proc = spawnGrid(['start', '--config', configPath], { prefix: this.opts.prefixOf?.(index), scope: this.opts.scope });
+    const proc = spawnGrid(['start', '--config', configPath], { prefix: this.opts.prefixOf?.(index), scope: this.opts.scope, env: cleanEnv(this.opts.env) });
     const output = (): string => proc.stdout() + (proc.stderr() ? `\n[stderr]\n${proc.stderr()}` : '');
     const m: ClusterMember = {
       index,

@@ -210,6 +210,73 @@ describe('EntrySlab', () => {
     for (let i = 0; i < 1000; i++) expect(s.value(s.find(`k${i}`)) === bytes(50 + ((19 + i) % 7) * 8, i)).toBe(true);
   });
 
+  it('a removed record larger than a chunk gives its chunk back at once; holes are cleared by a compaction that moves such chunks without copying', () => {
+    const s = new EntrySlab(1);
+    const big = (i: number): string => bytes(CHUNK_BYTES + 100 + i, i);
+    for (let i = 0; i < 100; i++) {
+      s.setMeta(s.put(`b${i}`, big(i), 'a/b'), 0, i);
+      s.setMeta(s.put(`s${i}`, bytes(40, i), undefined), 0, 1000 + i);
+    }
+    const full = s.footprint;
+    // 10 big ones removed: 10 chunks' bytes back at once (before: nothing until half the bytes were dead).
+    const layout = s.layoutVersion;
+    let freed = 0;
+    for (let i = 0; i < 10; i++) {
+      freed += s.recordBytes(s.find(`b${i}`));
+      s.remove(`b${i}`);
+      s.compactIfSparse();
+    }
+    const after = s.footprint;
+    expect(full.chunkBytes - after.chunkBytes).toBeGreaterThanOrEqual(freed);
+    expect(after.deadBytes).toBe(0);
+    expect(s.layoutVersion).toBeGreaterThan(layout); // a walk across turns starts over
+    // A removal followed by a put releases too (the put is where handles may move).
+    s.remove('b10');
+    s.put('x', 'y', undefined);
+    expect(s.footprint.chunkBytes).toBeLessThan(after.chunkBytes - CHUNK_BYTES);
+    for (let i = 11; i < 60; i++) {
+      s.remove(`b${i}`);
+      s.compactIfSparse();
+    }
+    for (let i = 0; i < 100; i++) {
+      const r = s.find(`b${i}`);
+      expect(r >= 0).toBe(i >= 60);
+      if (r >= 0) {
+        expect(s.value(r) === big(i)).toBe(true);
+        expect(s.meta(r, 0)).toBe(i);
+        expect(s.contentType(r)).toBe('a/b');
+      }
+      const q = s.find(`s${i}`);
+      expect(s.value(q) === bytes(40, i)).toBe(true);
+      expect(s.meta(q, 0)).toBe(1000 + i);
+    }
+    expect(contents(s).map.size).toBe(s.size);
+    // All removed: nothing left.
+    for (const k of s.keys()) s.remove(k);
+    s.compactIfSparse();
+    expect(s.footprint).toMatchObject({ usedBytes: 0, deadBytes: 0, chunkBytes: 0 });
+
+    // Only big records: once the released slots are more than half, a compaction drops them and
+    // moves the live chunks as they are (the same buffers, nothing copied).
+    const t = new EntrySlab(0);
+    for (let i = 0; i < 20; i++) t.put(`b${i}`, big(i), undefined);
+    const bufOf = (k: string): ArrayBufferLike => (t as unknown as { bufs: Buffer[] }).bufs[t.find(k) >>> 12]!.buffer;
+    const kept = bufOf('b19');
+    for (let i = 0; i < 11; i++) {
+      t.remove(`b${i}`);
+      t.compactIfSparse();
+    }
+    expect(t.footprint.chunks).toBe(9);
+    expect(bufOf('b19')).toBe(kept);
+    for (let i = 11; i < 20; i++) expect(t.value(t.find(`b${i}`)) === big(i)).toBe(true);
+    // The last chunk's slot goes with its record, so a slot past the end is never left empty.
+    t.remove('b19');
+    t.compactIfSparse();
+    expect(t.footprint.chunks).toBe(8);
+    t.put('small', 'v', undefined);
+    expect(t.value(t.find('small'))).toBe('v');
+  });
+
   it('content types: ids of removed types are renumbered at a compaction, the live ones stay right', () => {
     const s = new EntrySlab(0);
     for (let i = 0; i < 2000; i++) {
