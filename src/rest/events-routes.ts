@@ -46,7 +46,7 @@ function parseQuery(url: string): StreamOptions {
 }
 
 /** A value as JSON fields: text when its content type is text, else base64. */
-function valueFields(name: string, v: { value: string; contentType: string | undefined } | undefined): Record<string, string> {
+export function valueFields(name: string, v: { value: string; contentType: string | undefined } | undefined): Record<string, string> {
   if (v === undefined) return {};
   const ct = restContentType(v.contentType) ?? v.contentType;
   const bytes = Buffer.from(v.value, 'latin1');
