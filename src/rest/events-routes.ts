@@ -13,9 +13,9 @@ import type { RestDeps } from './context.js';
 import { rawHeader } from './headers.js';
 import { getEntry } from './maps-routes.js';
 import type { Request } from './route-kit.js';
+import { SSE_HEAD, SseWriter, sharedFrames } from './sse-stream.js';
 
-/** Bytes a stream may leave unsent before it is cut off (its memory bound). */
-export const MAX_UNSENT_BYTES = 1024 * 1024;
+export { MAX_UNSENT_BYTES } from './sse-stream.js';
 /** Seconds between heartbeat comments, unless ?heartbeat= says otherwise (1..300). */
 const DEFAULT_HEARTBEAT_S = 15;
 
@@ -67,6 +67,9 @@ export function sseFrame(e: MapChangeEvent, values: boolean): string {
   return `id: ${e.partitionId}.${e.epoch}.${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/** Subscribers of one map on this member share an event's frame. */
+const frameOf = sharedFrames(sseFrame);
+
 export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[]): Promise<void> | void {
   const url = r.req.url ?? '';
   if (!url.startsWith('/grid/')) return getEntry(r, d, [mapName!, 'events']) as Promise<void> | void;
@@ -88,7 +91,7 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
       unsubscribe?.();
       resolve();
     };
-    const cut = (reason: string): void => {
+    const cut = (reason: string, slow = false): void => {
       if (over) return;
       if (!started) {
         socket.destroy();
@@ -96,17 +99,14 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
         return;
       }
       // The reason is the last few bytes the stream may add beyond its bound.
-      socket.end(`event: cut\ndata: ${JSON.stringify({ reason })}\n\n`);
+      out.end(`event: cut\ndata: ${JSON.stringify({ reason })}\n\n`, slow);
       d.logger.info({ map: mapName, remote: socket.remoteAddress }, `change stream cut off: ${reason}`);
       finish();
     };
+    // One socket write per turn, frames held until the head is out, the unsent-bytes budget (sse-stream.ts).
+    const out = new SseWriter(socket, (reason) => cut(reason, true));
     const write = (text: string): void => {
-      if (over || socket.destroyed) return;
-      if (socket.writableLength > MAX_UNSENT_BYTES) {
-        cut(`slow consumer: more than ${MAX_UNSENT_BYTES} bytes unread`);
-        return;
-      }
-      socket.write(text);
+      if (!over) out.write(text);
     };
     socket.once('close', finish);
     events
@@ -115,7 +115,7 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
         localOnly: false,
         event: (e) => {
           if (opts.prefix !== undefined && e.key !== undefined && !e.key.startsWith(opts.prefix)) return;
-          write(sseFrame(e, opts.values));
+          write(frameOf(e, opts.values));
         },
         ended: (reason) => cut(reason),
         lost: (pid) => write(`event: lost\ndata: ${JSON.stringify({ partition: pid, reason: 'events of this partition may have been lost (its owner changed without handing them over)' })}\n\n`),
@@ -128,10 +128,8 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
         }
         // The stream owns the connection from here: its answer is never followed by another.
         started = true;
-        socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\nX-Accel-Buffering: no\r\n\r\n: subscribed\n\n');
-        if (resumeFrom !== undefined) {
-          write(`event: reset\ndata: ${JSON.stringify({ lastEventId: resumeFrom, reason: 'this member keeps no event journal: events since that id cannot be replayed; read the map again' })}\n\n`);
-        }
+        // The reset first, then the events that arrived while the subscription was made.
+        out.start(SSE_HEAD + (resumeFrom === undefined ? '' : `event: reset\ndata: ${JSON.stringify({ lastEventId: resumeFrom, reason: 'this member keeps no event journal: events since that id cannot be replayed; read the map again' })}\n\n`));
         heartbeat = setInterval(() => write(': heartbeat\n\n'), opts.heartbeatMs);
         heartbeat.unref();
       }, (e: unknown) => {

@@ -3,7 +3,7 @@
 // consumed by a poll or drain, or removed) and `cleared` (with the count), each with
 // `id: <partition>.<epoch>.<sequence>` and `data:` JSON (partition, and with ?values=true the
 // item as text or base64 with its content type). Heartbeats, `event: lost`, `event: reset` and
-// the slow-consumer cut as the map stream (sse-stream.ts). Under /hazelcast/ the path stays
+// the slow-consumer cut as the map stream (both on sse-stream.ts). Under /hazelcast/ the path stays
 // Hazelcast's: a poll whose timeout is "events".
 
 import { GridError } from '../core/errors.js';
@@ -13,7 +13,7 @@ import { valueFields } from './events-routes.js';
 import { parseTimeoutSeconds } from './paths.js';
 import { pollItem } from './queues-routes.js';
 import type { Request } from './route-kit.js';
-import { serveStream } from './sse-stream.js';
+import { serveStream, sharedFrames } from './sse-stream.js';
 
 /** Seconds between heartbeat comments, unless ?heartbeat= says otherwise (1..300). */
 const DEFAULT_HEARTBEAT_S = 15;
@@ -44,21 +44,8 @@ export function queueSseFrame(e: QueueChangeEvent, values: boolean): string {
   return `id: ${e.partitionId}.${e.epoch}.${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/**
- * The bus hands one event to every subscriber in one loop: the last event's frames (without and
- * with values) are kept, so 100 subscribers of a queue cost one JSON encoding per event, not 100.
- */
-let lastEvent: QueueChangeEvent | undefined;
-const lastFrames: [string | undefined, string | undefined] = [undefined, undefined];
-
-function frameOf(e: QueueChangeEvent, values: boolean): string {
-  if (e !== lastEvent) {
-    lastEvent = e;
-    lastFrames[0] = lastFrames[1] = undefined;
-  }
-  const i = values ? 1 : 0;
-  return (lastFrames[i] ??= queueSseFrame(e, values));
-}
+/** Subscribers of one queue on this member share an event's frame. */
+const frameOf = sharedFrames(queueSseFrame);
 
 export function queueEvents(r: Request, d: RestDeps, [queueName]: readonly string[]): Promise<void> | void {
   const url = r.req.url ?? '';

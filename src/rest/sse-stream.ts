@@ -1,15 +1,97 @@
-// One Server-Sent Events answer that owns its socket, for the queue change streams (and any
-// later stream): the head once the subscription is in place, a heartbeat comment, an
-// `event: reset` for a Last-Event-ID it cannot resume from, and the slow-consumer bound — a
-// stream whose unsent bytes pass MAX_UNSENT_BYTES is cut off with `event: cut` and its reason
-// and the connection closed, so a reader that stops reading holds neither the writers (every
-// write is a non-blocking socket.write) nor more than the budget of the member's memory. The
-// same conventions as the map stream of events-routes.ts.
+// Server-Sent Events answers that own their socket (the map and queue change streams).
+// SseWriter is what keeps a stream from costing its writers: an event appends its frame to the
+// stream's pending text, and one socket write per event-loop turn sends what the turn made (one
+// write per event and subscriber made 100 subscribers cost the writer most of its throughput:
+// bench/sse.mjs). It also holds the slow-consumer bound — unsent bytes (the socket's buffer and
+// the pending text) beyond MAX_UNSENT_BYTES cut the stream off with `event: cut` and a reason —
+// and holds frames back until the answer's head is out. serveStream is a whole stream (head,
+// heartbeat, `event: reset` for a Last-Event-ID it cannot resume from, cut) for the queue route.
 
+import type { Socket } from 'node:net';
 import type { Logger } from '../core/logger.js';
-import { MAX_UNSENT_BYTES } from './events-routes.js';
 import { rawHeader } from './headers.js';
 import type { Request } from './route-kit.js';
+
+/** Bytes a stream may leave unsent before it is cut off (its memory bound). */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+/** How long an ended stream's last bytes may wait for a reader that does not read before the connection is dropped. */
+const END_GRACE_MS = 10_000;
+
+export const SSE_HEAD = 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\nX-Accel-Buffering: no\r\n\r\n: subscribed\n\n';
+
+export class SseWriter {
+  private pending = '';
+  private scheduled = false;
+  private started = false;
+  private ended = false;
+
+  constructor(
+    private readonly socket: Socket,
+    /** Called once the budget is passed (the owner ends the stream with `end`). */
+    private readonly overBudget: (reason: string) => void,
+  ) {}
+
+  /** Queue a frame; frames written before `start` follow the head. */
+  write(text: string): void {
+    if (this.ended || this.socket.destroyed) return;
+    if (this.socket.writableLength + this.pending.length > MAX_UNSENT_BYTES) {
+      this.pending = '';
+      this.overBudget(`slow consumer: more than ${MAX_UNSENT_BYTES} bytes unread`);
+      return;
+    }
+    this.pending += text;
+    if (!this.scheduled && this.started) {
+      this.scheduled = true;
+      setImmediate(this.flush);
+    }
+  }
+
+  /** The answer's head goes out, then what was queued before it. */
+  start(head: string): void {
+    if (this.ended) return;
+    this.started = true;
+    this.socket.write(head);
+    this.flush();
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    if (this.pending.length === 0 || this.ended || this.socket.destroyed) return;
+    const text = this.pending;
+    this.pending = '';
+    this.socket.write(text);
+  };
+
+  /**
+   * The stream's last frame, then the connection closes; `dropPending` leaves out what was not
+   * sent yet (a slow consumer's backlog). A reader that never reads is dropped after a grace.
+   */
+  end(last: string, dropPending: boolean): void {
+    if (this.ended) return;
+    if (dropPending) this.pending = '';
+    else this.flush();
+    this.ended = true;
+    this.socket.end(last);
+    setTimeout(() => this.socket.destroy(), END_GRACE_MS).unref();
+  }
+}
+
+/**
+ * Frames of the last event, without and with values: the bus hands an event to every
+ * subscriber in one loop, so its subscribers on this member share one encoding.
+ */
+export function sharedFrames<E>(format: (e: E, values: boolean) => string): (e: E, values: boolean) => string {
+  let last: E | undefined;
+  const frames: [string | undefined, string | undefined] = [undefined, undefined];
+  return (e, values) => {
+    if (e !== last) {
+      last = e;
+      frames[0] = frames[1] = undefined;
+    }
+    const i = values ? 1 : 0;
+    return (frames[i] ??= format(e, values));
+  };
+}
 
 export interface StreamSink {
   /** Send one frame (dropped once the stream is over); a frame past the budget cuts the stream. */
@@ -45,26 +127,23 @@ export function serveStream(r: Request, logger: Logger, spec: StreamSpec): Promi
       unsubscribe?.();
       resolve();
     };
-    const sink: StreamSink = {
-      cut: (reason) => {
-        if (over) return;
-        if (!started) {
-          socket.destroy();
-          finish();
-          return;
-        }
-        // The reason is the last few bytes the stream may add beyond its bound.
-        socket.end(`event: cut\ndata: ${JSON.stringify({ reason })}\n\n`);
-        logger.info({ ...spec.what, remote: socket.remoteAddress }, `change stream cut off: ${reason}`);
+    const cut = (reason: string, slow: boolean): void => {
+      if (over) return;
+      if (!started) {
+        socket.destroy();
         finish();
-      },
+        return;
+      }
+      // The reason is the last few bytes the stream may add beyond its bound.
+      out.end(`event: cut\ndata: ${JSON.stringify({ reason })}\n\n`, slow);
+      logger.info({ ...spec.what, remote: socket.remoteAddress }, `change stream cut off: ${reason}`);
+      finish();
+    };
+    const out = new SseWriter(socket, (reason) => cut(reason, true));
+    const sink: StreamSink = {
+      cut: (reason) => cut(reason, false),
       write: (text) => {
-        if (over || socket.destroyed) return;
-        if (socket.writableLength > MAX_UNSENT_BYTES) {
-          sink.cut(`slow consumer: more than ${MAX_UNSENT_BYTES} bytes unread`);
-          return;
-        }
-        socket.write(text);
+        if (!over) out.write(text);
       },
     };
     socket.once('close', finish);
@@ -77,8 +156,8 @@ export function serveStream(r: Request, logger: Logger, spec: StreamSpec): Promi
         }
         // The stream owns the connection from here: its answer is never followed by another.
         started = true;
-        socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\nX-Accel-Buffering: no\r\n\r\n: subscribed\n\n');
-        if (resumeFrom !== undefined) sink.write(`event: reset\ndata: ${JSON.stringify({ lastEventId: resumeFrom, reason: spec.resetReason })}\n\n`);
+        // The reset comes first, before events that arrived while the subscription was made.
+        out.start(SSE_HEAD + (resumeFrom === undefined ? '' : `event: reset\ndata: ${JSON.stringify({ lastEventId: resumeFrom, reason: spec.resetReason })}\n\n`));
         heartbeat = setInterval(() => sink.write(': heartbeat\n\n'), spec.heartbeatMs);
         heartbeat.unref();
       },
