@@ -311,7 +311,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, subscribers: { type: 'string', default: '100' }, rate: { type: 'string', default: '10000' } } });
   const report = {};
   try {
-    await runSse({ only: ['sse'], gridBin: path.join(ROOT, 'bin', 'grid.js'), sseSeconds: Number(values.seconds), sseSubscribers: Number(values.subscribers), sseRate: Number(values.rate) }, report);
+    await runSse({ only: ['sse'], gridBin: path.join(ROOT, 'bin', 'grid.js'), nodeArgs: (process.env.GRID_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean), sseSeconds: Number(values.seconds), sseSubscribers: Number(values.subscribers), sseRate: Number(values.rate) }, report);
     console.log(renderSseReport(report));
     for (const p of sseProblems(report)) console.log(`PROBLEM ${p}`);
   } finally {

@@ -105,8 +105,8 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
     };
     // One socket write per turn, frames held until the head is out, the unsent-bytes budget (sse-stream.ts).
     const out = new SseWriter(socket, (reason) => cut(reason, true));
-    const write = (text: string): void => {
-      if (!over) out.write(text);
+    const write = (frame: string | Buffer): void => {
+      if (!over) out.write(frame);
     };
     socket.once('close', finish);
     events

@@ -20,7 +20,9 @@ const END_GRACE_MS = 10_000;
 export const SSE_HEAD = 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\nX-Accel-Buffering: no\r\n\r\n: subscribed\n\n';
 
 export class SseWriter {
-  private pending = '';
+  /** Frames of this turn not written yet; shared frames are the same Buffer in every stream. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   private scheduled = false;
   private started = false;
   private ended = false;
@@ -32,14 +34,16 @@ export class SseWriter {
   ) {}
 
   /** Queue a frame; frames written before `start` follow the head. */
-  write(text: string): void {
+  write(frame: string | Buffer): void {
     if (this.ended || this.socket.destroyed) return;
-    if (this.socket.writableLength + this.pending.length > MAX_UNSENT_BYTES) {
-      this.pending = '';
+    if (this.socket.writableLength + this.pendingBytes > MAX_UNSENT_BYTES) {
+      this.drop();
       this.overBudget(`slow consumer: more than ${MAX_UNSENT_BYTES} bytes unread`);
       return;
     }
-    this.pending += text;
+    const buf = typeof frame === 'string' ? Buffer.from(frame) : frame;
+    this.pending.push(buf);
+    this.pendingBytes += buf.length;
     if (!this.scheduled && this.started) {
       this.scheduled = true;
       setImmediate(this.flush);
@@ -54,12 +58,18 @@ export class SseWriter {
     this.flush();
   }
 
+  private drop(): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+
   private readonly flush = (): void => {
     this.scheduled = false;
     if (this.pending.length === 0 || this.ended || this.socket.destroyed) return;
-    const text = this.pending;
-    this.pending = '';
-    this.socket.write(text);
+    // A copy of bytes encoded once for all streams is much cheaper than encoding per stream.
+    const out = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    this.drop();
+    this.socket.write(out);
   };
 
   /**
@@ -68,7 +78,7 @@ export class SseWriter {
    */
   end(last: string, dropPending: boolean): void {
     if (this.ended) return;
-    if (dropPending) this.pending = '';
+    if (dropPending) this.drop();
     else this.flush();
     this.ended = true;
     this.socket.end(last);
@@ -77,25 +87,25 @@ export class SseWriter {
 }
 
 /**
- * Frames of the last event, without and with values: the bus hands an event to every
+ * Frames of the last event, without and with values, as bytes: the bus hands an event to every
  * subscriber in one loop, so its subscribers on this member share one encoding.
  */
-export function sharedFrames<E>(format: (e: E, values: boolean) => string): (e: E, values: boolean) => string {
+export function sharedFrames<E>(format: (e: E, values: boolean) => string): (e: E, values: boolean) => Buffer {
   let last: E | undefined;
-  const frames: [string | undefined, string | undefined] = [undefined, undefined];
+  const frames: [Buffer | undefined, Buffer | undefined] = [undefined, undefined];
   return (e, values) => {
     if (e !== last) {
       last = e;
       frames[0] = frames[1] = undefined;
     }
     const i = values ? 1 : 0;
-    return (frames[i] ??= format(e, values));
+    return (frames[i] ??= Buffer.from(format(e, values)));
   };
 }
 
 export interface StreamSink {
   /** Send one frame (dropped once the stream is over); a frame past the budget cuts the stream. */
-  write(text: string): void;
+  write(frame: string | Buffer): void;
   /** End the stream with `event: cut` and the reason. */
   cut(reason: string): void;
 }
@@ -142,8 +152,8 @@ export function serveStream(r: Request, logger: Logger, spec: StreamSpec): Promi
     const out = new SseWriter(socket, (reason) => cut(reason, true));
     const sink: StreamSink = {
       cut: (reason) => cut(reason, false),
-      write: (text) => {
-        if (!over) out.write(text);
+      write: (frame) => {
+        if (!over) out.write(frame);
       },
     };
     socket.once('close', finish);

@@ -19,7 +19,7 @@ function fakeSocket(): { socket: Socket; writes: string[]; ended: string[]; stat
     get destroyed() {
       return state.destroyed;
     },
-    write: (t: string) => writes.push(t),
+    write: (t: Buffer | string) => writes.push(t.toString()),
     end: (t: string) => ended.push(t),
     destroy: () => (state.destroyed = true),
   } as unknown as Socket;
@@ -76,7 +76,10 @@ describe('sharedFrames', () => {
     let calls = 0;
     const frame = sharedFrames((e: { n: number }, values: boolean) => `${++calls}:${e.n}:${values}`);
     const e1 = { n: 1 };
-    expect([frame(e1, false), frame(e1, false), frame(e1, true), frame(e1, true)]).toEqual(['1:1:false', '1:1:false', '2:1:true', '2:1:true']);
-    expect(frame({ n: 2 }, false)).toBe('3:2:false');
+    const frames = [frame(e1, false), frame(e1, false), frame(e1, true), frame(e1, true)];
+    expect(frames.map(String)).toEqual(['1:1:false', '1:1:false', '2:1:true', '2:1:true']);
+    // The very same bytes for every subscriber.
+    expect(frames[0]).toBe(frames[1]);
+    expect(String(frame({ n: 2 }, false))).toBe('3:2:false');
   });
 });
