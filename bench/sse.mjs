@@ -231,7 +231,7 @@ async function run(label, member, subs, rate, seconds) {
   }
   const rss = readRss(member.pid);
   const r = {
-    label, targetRate: rate, ...w, memberCpuPct: (100 * cpuMs) / (w.seconds * 1000), rssMb: rss.rss / 1e6, hwmMb: rss.hwm / 1e6, loadavg: loadAvg(),
+    label, targetRate: rate, ...w, memberCpuPct: (100 * cpuMs) / (w.seconds * 1000), memberCpuUsPerPut: (cpuMs * 1000) / Math.max(1, w.answered), rssMb: rss.rss / 1e6, hwmMb: rss.hwm / 1e6, loadavg: loadAvg(),
     ...(s ? {
       subscribers: s.counts.length, delivered: s.counts.reduce((a, b) => a + b, 0), deliveredPerSec: s.counts.reduce((a, b) => a + b, 0) / w.seconds,
       missing: s.counts.reduce((a, c) => a + Math.max(0, w.answered - c), 0), cuts: s.cuts, catchUpMs,
@@ -285,12 +285,12 @@ export function renderSseReport(report) {
   return [
     '',
     `SSE fan-out: map change streams (?values=true) on one member, writer ${fmtInt(s.rate)} puts/s target (16 pipelined connections, 100-byte values), ${s.seconds} s per run:`,
-    row(['run', 'puts/s', 'put p50 ms', 'put p99 ms', 'events/s delivered', 'lag p50 ms', 'lag p99 ms', 'lag max ms', 'missing', 'cut', 'member CPU', 'RSS MB (peak)', 'load avg']),
-    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---']),
+    row(['run', 'puts/s', 'put p50 ms', 'put p99 ms', 'events/s delivered', 'lag p50 ms', 'lag p99 ms', 'lag max ms', 'missing', 'cut', 'member CPU', 'CPU µs/put', 'RSS MB (peak)', 'load avg']),
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---']),
     ...s.runs.map((r) => row([
       r.label, fmtInt(r.rate), r.p50Ms.toFixed(1), r.p99Ms.toFixed(1), r.delivered === undefined ? '-' : fmtInt(r.deliveredPerSec),
       ms(r.lagP50), ms(r.lagP99), ms(r.lagMax), r.missing ?? '-', r.stalledCut === undefined ? (r.cuts ?? '-') : (r.stalledCut ? 'yes' : 'NO'),
-      `${r.memberCpuPct.toFixed(0)}%`, `${r.rssMb.toFixed(0)} (${r.hwmMb.toFixed(0)})`, r.loadavg,
+      `${r.memberCpuPct.toFixed(0)}%`, r.memberCpuUsPerPut.toFixed(0), `${r.rssMb.toFixed(0)} (${r.hwmMb.toFixed(0)})`, r.loadavg,
     ])),
   ].join('\n');
 }
