@@ -122,4 +122,26 @@ describe('queue change streams', () => {
     expect(fast.events().filter((e) => e.event === 'added')).toHaveLength(offered + 20);
     fast.socket.destroy();
   });
+
+  // Last: it kills a member of the shared cluster.
+  it("the owner's kill -9: the stream says events may be lost, then goes on from the promoted backup, nothing twice", async () => {
+    const q = ownedBy(2, 'failover');
+    const s = await openStream(c.member(0).port, `/grid/rest/queues/${q}/events?values=true`);
+    expect(await post(0, q, 'before')).toBe(200);
+    await waitFor('the first event', () => s.events().length >= 1, 10_000);
+    await c.kill(2);
+    // The backup takes the queue over once the member is gone; offers fail until then.
+    await waitFor('an offer after the failover', async () => (await post(0, q, 'after').catch(() => 0)) === 200, 30_000);
+    await waitFor('the event after the failover', () => s.events().some((e) => e.event === 'added' && e.data.value === 'after'), 15_000);
+    const events = s.events();
+    const [first, ...rest] = events;
+    expect([first!.event, first!.data.value]).toEqual(['added', 'before']);
+    // An event from the new owner's new epoch is announced as a possible loss first.
+    expect(rest.map((e) => e.event)).toEqual(['lost', 'added']);
+    const epoch = (id: string | undefined): number => Number(id!.split('.')[1]);
+    expect(epoch(rest[1]!.id)).toBeGreaterThan(epoch(first!.id));
+    expect(rest[1]!.id!.split('.')[2]).toBe('1');
+    expect((await c.http(0, 'GET', `/hazelcast/rest/queues/${q}/size`)).body).toBe('2');
+    s.socket.destroy();
+  });
 });
