@@ -14,6 +14,12 @@ import type { Request } from './route-kit.js';
 
 /** Bytes a stream may leave unsent before it is cut off (its memory bound). */
 export const MAX_UNSENT_BYTES = 1024 * 1024;
+/**
+ * Pending bytes that are written at once rather than at the end of the turn: a burst (a batch,
+ * a clear of many partitions) goes to the kernel as it comes, so only what the reader really
+ * leaves unread counts against the budget.
+ */
+const FLUSH_BYTES = 64 * 1024;
 /** How long an ended stream's last bytes may wait for a reader that does not read before the connection is dropped. */
 const END_GRACE_MS = 10_000;
 
@@ -44,6 +50,10 @@ export class SseWriter {
     const buf = typeof frame === 'string' ? Buffer.from(frame) : frame;
     this.pending.push(buf);
     this.pendingBytes += buf.length;
+    if (this.started && this.pendingBytes >= FLUSH_BYTES) {
+      this.flush();
+      return;
+    }
     if (!this.scheduled && this.started) {
       this.scheduled = true;
       setImmediate(this.flush);

@@ -42,6 +42,17 @@ describe('SseWriter', () => {
     expect(writes).toEqual(['HEAD', 'a\n\n', 'b\n\nc\n\n']);
   });
 
+  it('a burst within one turn goes out as it comes, so it is not counted as unread', () => {
+    const { socket, writes } = fakeSocket();
+    const reasons: string[] = [];
+    const w = new SseWriter(socket, (r) => reasons.push(r));
+    w.start('HEAD');
+    const frame = Buffer.alloc(1000, 'x');
+    for (let i = 0; i < 2 * MAX_UNSENT_BYTES / frame.length; i++) w.write(frame);
+    expect(reasons).toEqual([]);
+    expect(writes.length).toBeGreaterThan(20);
+  });
+
   it('past the budget: told once, the backlog dropped, the cut frame last', async () => {
     const { socket, writes, ended, state } = fakeSocket();
     const reasons: string[] = [];
