@@ -51,12 +51,13 @@ import { TLS_PHASES, renderTlsReport, runTls, tlsProblems } from './tls.mjs';
 import { CLIENT_PHASES, clientProblems, renderClientReport, runClient } from './client.mjs';
 import { DATA_API_PHASES, renderDataApiReport, runDataApi } from './data-api.mjs';
 import { CONSOLE_PHASES, consoleProblems, renderConsoleReport, runConsole } from './console.mjs';
+import { SSE_PHASES, renderSseReport, runSse, sseProblems } from './sse.mjs';
 
 // Issue 12's targets: Grid's req/s over the bare node:http server's, per workload; p99 at 50 connections;
 // RSS per 100-byte entry; the 3-member cluster's CPU µs/request over the single member's (cluster.mjs).
 const TARGETS = { ratio: { get: 1.5, post: 1.4, queue: 1.3 }, p99Ms: 2, bytesPerEntry: 200, clusterCpuRatio: CLUSTER_CPU_RATIO_TARGET };
 const passFail = (ok) => (ok ? 'PASS' : 'FAIL');
-const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...METRICS_PHASES, ...EVENTS_PHASES, ...EVICTION_PHASES, ...CLUSTER_PHASES, ...WAN_PHASES, ...CP_PHASES, ...PERSISTENCE_PHASES, ...TLS_PHASES, ...CLIENT_PHASES, ...DATA_API_PHASES, ...CONSOLE_PHASES];
+const ALL_PHASES = ['get', 'post', 'queue', 'memory', ...METRICS_PHASES, ...EVENTS_PHASES, ...EVICTION_PHASES, ...CLUSTER_PHASES, ...WAN_PHASES, ...CP_PHASES, ...PERSISTENCE_PHASES, ...TLS_PHASES, ...CLIENT_PHASES, ...DATA_API_PHASES, ...CONSOLE_PHASES, ...SSE_PHASES];
 const PERSISTENCE_PARTS = ['throughput', 'single', 'cluster'];
 
 // ---------------------------------------------------------------- options
@@ -112,6 +113,7 @@ function parseOptions() {
         '                    the member\'s default, grid)',
         '  --entries N       entries loaded by the memory phase, the failover/join phases and the data-api scan (default 1000000)',
         '  --only LIST       comma list of get,post,queue,memory (single member), metrics (map GET, metrics off vs on), events (map GET/POST without/with an entry listener),',
+        '                    sse (100 map change streams while a writer PUTs 10,000/s; also run by data-api),',
         '                    cluster,failover,join',
         '                    (3-member cluster: same workloads; kill -9 + recovery; a member joining),',
         '                    wan (1-member cluster replicating to another: POST with WAN on/off, lag, full + delta sync)',
@@ -667,6 +669,8 @@ async function main() {
     await runTls(opts, report);
     await runClient(opts, report);
     await runDataApi(opts, report, startMember, stopChild);
+    // Also part of data-api (issue 25's fan-out figures).
+    await runSse(opts, report);
     await runConsole(opts, report);
   } finally {
     // Whatever was measured before a failure is still reported and saved.
@@ -682,7 +686,7 @@ function finish(opts, report) {
     `grid: ${opts.gridBin}, http path ${opts.httpPath ? `${opts.httpPath} (grid.rest.http-path)` : 'member default (grid)'}; ` +
       `load average (1/5/15 min) at the start ${la(report.loadAvgStart)}, at the end ${la(report.loadAvgEnd)}`,
   ].join('\n');
-  const parts = [renderReport(report), renderMetricsReport(report), renderEventsReport(report), renderEvictionReport(report), renderClusterReport(report), renderWanReport(report), renderCpReport(report), renderPersistenceReport(report), renderTlsReport(report), renderClientReport(report), renderDataApiReport(report), renderConsoleReport(report)];
+  const parts = [renderReport(report), renderMetricsReport(report), renderEventsReport(report), renderEvictionReport(report), renderClusterReport(report), renderWanReport(report), renderCpReport(report), renderPersistenceReport(report), renderTlsReport(report), renderClientReport(report), renderDataApiReport(report), renderConsoleReport(report), renderSseReport(report)];
   const summary = report.targetSummary?.length ? `\nIssue 12 targets:\n${report.targetSummary.map((t) => `  ${t}`).join('\n')}` : '';
   const text = [header, ...parts].filter(Boolean).join('\n') + summary;
   process.stdout.write(`\nGrid benchmark (target ${opts.target}, ${report.cpus} CPUs, node ${process.version})\n${text}\n`);
@@ -705,6 +709,10 @@ function finish(opts, report) {
   }
   if (wanProblems(report)) {
     process.stdout.write('WARNING: the WAN part found a problem (see above and results/latest.json)\n');
+    process.exitCode = 1;
+  }
+  if (sseProblems(report).length > 0) {
+    process.stdout.write(`WARNING: the SSE fan-out part found a problem: ${sseProblems(report).join('; ')}\n`);
     process.exitCode = 1;
   }
   if (eventsProblems(report).length > 0) {

@@ -29,7 +29,7 @@ const RANK = {
   queue: 8,
   cp: 8.5,
   wan: 9,
-  // The cluster-wide bus of map change events: over map/'s owner-side source and the member protocol.
+  // The cluster-wide buses of map and queue change events: over map/'s and queue/'s owner-side sources and the member protocol.
   events: 9.2,
   // The metrics library's one home (ARCHITECTURE.md): imports core only; member/ plugs the services in.
   metrics: 9.5,
@@ -63,6 +63,7 @@ const REST_MAY_IMPORT = new Set([
   'cp/cp-service.ts',
   'wan/wan-facade.ts',
   'events/event-service.ts',
+  'events/queue-event-service.ts',
   // How REST serves a value a Hazelcast client wrote (its marker content type -> Hazelcast's REST type).
   'client/data.ts',
 ]);

@@ -34,6 +34,7 @@ import { loadConsoleAssets } from '../rest/console-assets.js';
 import { WanService } from '../wan/wan-service.js';
 import { EventJournal } from '../events/event-journal.js';
 import { EventService } from '../events/event-service.js';
+import { QueueEventService } from '../events/queue-event-service.js';
 import { CpService } from '../cp/cp-service.js';
 import { GridMetrics } from '../metrics/grid-metrics.js';
 import { reportWanMetrics } from '../wan/wan-metrics.js';
@@ -89,6 +90,8 @@ export class Member {
   readonly wan: WanService;
   /** The cluster-wide bus of map change events (client listeners, REST change streams). */
   readonly events: EventService;
+  /** The cluster-wide bus of queue change events (REST change streams of queues). */
+  readonly queueEvents: QueueEventService;
   readonly cp: CpService;
   readonly net: MemberNet;
   /** TLS of the member port, REST's port, member and WAN dials (net/tls). */
@@ -236,6 +239,7 @@ export class Member {
     this.partitions.register(this.maps.replicaData);
     this.partitions.register(this.queues.replicaData);
     this.partitions.register(this.maps.events.replicaData);
+    this.partitions.register(this.queues.events.replicaData);
     const journal = new EventJournal({
       net: this.net,
       cluster: { localUuid: () => cluster.localMember().uuid, memberAddress: (uuid) => cluster.memberByUuid(uuid)?.address },
@@ -255,6 +259,14 @@ export class Member {
       tableVersion: () => partitions.table.version(),
       clock: this.clock,
       logger: this.logger.child({ component: 'events' }),
+    });
+    this.queueEvents = new QueueEventService({
+      net: this.net,
+      cluster,
+      source: this.queues.events,
+      tableVersion: () => partitions.table.version(),
+      clock: this.clock,
+      logger: this.logger.child({ component: 'queue-events' }),
     });
     const memberAuth = createMemberAuth(opts.config);
     this.wan = new WanService({
@@ -368,6 +380,7 @@ export class Member {
       cluster: this.cluster,
       maps: this.maps,
       events: this.events,
+      queueEvents: this.queueEvents,
       queues: this.queues,
       wan: this.wan,
       cp: this.cp,
@@ -422,6 +435,7 @@ export class Member {
     // WAN: handlers and the acceptor for other clusters' publishers before the port opens.
     this.wan.start();
     this.events.start();
+    this.queueEvents.start();
     this.cp.start();
     handlePersistenceCommands(this.net, this.persisting);
 
@@ -576,6 +590,7 @@ export class Member {
     }
     this.wan.stop();
     this.events.stop();
+    this.queueEvents.stop();
     this.cp.stop();
     this.queues.stop();
     this.maps.stop();

@@ -105,6 +105,10 @@ export const Msg = {
   EventInterest: 80,
   /** Partition owner -> an interested member, one-way: [11 values per event]: change events of its partitions, in sequence order per partition. */
   MapEvents: 81,
+  /** A member with queue listeners -> every member: [version, queueNames[]] -> null: the queues whose events it wants now (the whole set; an older version is ignored). */
+  QueueEventInterest: 82,
+  /** A queue's owner -> an interested member, one-way: [8 values per event]: change events of its queues, in sequence order per queue. */
+  QueueEvents: 83,
 } as const;
 
 export type MessageType = (typeof Msg)[keyof typeof Msg];

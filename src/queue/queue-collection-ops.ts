@@ -49,6 +49,7 @@ export class QueueCollectionOps {
       if (e === undefined) return 0;
       const gone = e.queue.clear();
       for (const it of gone) reg.log.remove(queueName, e, it);
+      reg.events.cleared(queueName, pid, gone.length);
       this.ops.wakeOffers(e);
       reg.scheduleDestroyIfEmpty(queueName, e);
       return gone.length;
@@ -76,7 +77,11 @@ export class QueueCollectionOps {
       for (const it of items) {
         const o = q.offerItem(it);
         counters.offers++;
-        if (o === 'handed') continue;
+        reg.events.added(queueName, pid, it);
+        if (o === 'handed') {
+          reg.events.removed(queueName, pid, it);
+          continue;
+        }
         reg.log.put(queueName, e, it);
         if (typeof o === 'object') {
           reg.counts.reserved++;
@@ -125,6 +130,7 @@ export class QueueCollectionOps {
       const gone = e?.queue.removeFirst((it) => sameItem(it, item));
       if (gone === undefined) return false;
       reg.log.remove(queueName, e!, gone);
+      reg.events.removed(queueName, pid, gone);
       this.ops.wakeOffers(e!);
       reg.scheduleDestroyIfEmpty(queueName, e!);
       return true;

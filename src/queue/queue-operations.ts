@@ -193,7 +193,12 @@ export class QueueOperations {
     // A full queue refuses an offer that does not wait; a waiting one counts if its wait runs out.
     if (outcome === 'full') {
       if (op.deadline <= reg.deps.clock.now()) counters.rejectedOffers++;
-    } else counters.offers++;
+    } else {
+      counters.offers++;
+      reg.events.added(op.queueName, op.pid, op.item);
+      // Given to a poll that holds no reservation: consumed at once.
+      if (outcome === 'handed') reg.events.removed(op.queueName, op.pid, op.item);
+    }
     // Stored, or reserved for a waiting poll: the item is in the queue until confirmed.
     if (outcome !== 'full' && outcome !== 'handed') reg.log.put(op.queueName, e, op.item);
     if (typeof outcome === 'object') reg.counts.reserved++;
@@ -326,6 +331,8 @@ export class QueueOperations {
         if (r === undefined) continue;
         confirmed.push(id);
         reg.log.remove(queueName, e!, r.item);
+        // The answer was written: the item is consumed (an unwritten one went back instead).
+        reg.events.removed(queueName, pid, r.item);
       }
       reg.counts.confirmed += confirmed.length;
       const late = ids.length - confirmed.length;

@@ -8,11 +8,13 @@ import type { Logger } from '../core/logger.js';
 import { CountersByName } from '../core/metrics.js';
 import type { WriteGate } from '../core/memory-guard.js';
 import { findQueueConfig } from '../config/index.js';
+import { queuePartitionIdOf } from '../partition/partitioning.js';
 import type { GridConfig, QueueConfig } from '../config/types.js';
 import type { BackupSpec, Invoker, Operation } from '../invocation/invoker.js';
 import type { WireValue } from '../protocol/codec.js';
 import { QueueContainer } from './queue-container.js';
 import { isIdle, type Entry } from './queue-entry.js';
+import { QueueEventSource } from './queue-events.js';
 import { QueueCounters } from './queue-metrics.js';
 import { QueueLog } from './queue-persistence.js';
 
@@ -64,8 +66,12 @@ export class QueueRegistry {
   readonly counts: ReservationStats = { reserved: 0, confirmed: 0, released: 0, returnedForLeftMember: 0, lateConfirms: 0 };
   readonly counters = new CountersByName(() => new QueueCounters());
   stopped = false;
+  /** Change events of the queues this member owns (queue-events.ts). */
+  readonly events: QueueEventSource;
 
-  constructor(readonly deps: QueueDeps) {}
+  constructor(readonly deps: QueueDeps) {
+    this.events = new QueueEventSource((pid) => deps.membership.isOwner(pid), queuePartitionIdOf);
+  }
 
   entry(queueName: string, pid: number): Entry {
     let e = this.queues.get(queueName);

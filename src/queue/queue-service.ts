@@ -14,7 +14,8 @@
 // queue-holder (reservations of the holder), queue-collection-ops (clear, addAll, drain,
 // remove, contains, items: what Hazelcast's clients call beyond offer and poll), queue-departed (reservations of members that
 // left), queue-remote (member messages, backups), queue-persistence, queue-replicas
-// (migration), queue-merge and queue-metrics; queue-registry holds the queues. The checks
+// (migration), queue-merge and queue-metrics; queue-registry holds the queues; queue-events
+// makes their change events at the owner. The checks
 // before a change (split-brain protection, a full log) are invocation/split-brain-protection.ts'
 // StructureProtection, shared with maps.
 
@@ -29,6 +30,7 @@ import type { MetricsRegistrar } from '../core/metrics.js';
 import type { QueueItem } from './queue-container.js';
 import { QueueCollectionOps, withCollectionOps } from './queue-collection-ops.js';
 import { QueueDeparted } from './queue-departed.js';
+import type { QueueEventSource } from './queue-events.js';
 import { QueueHolder, type PollClient } from './queue-holder.js';
 import { collectQueuesForMerge, mergeQueuesInto, type QueueMergeBatch } from './queue-merge.js';
 import { reportQueueMetrics } from './queue-metrics.js';
@@ -41,6 +43,7 @@ import { queueReplicaData } from './queue-replicas.js';
 
 // The names other layers import from here.
 export type { QueueItem } from './queue-container.js';
+export type { QueueChangeEvent, QueueEventBus, QueueEventSource, QueueEventType } from './queue-events.js';
 export type { PollClient } from './queue-holder.js';
 export type { QueueMergeBatch } from './queue-merge.js';
 export { QueueCounters } from './queue-metrics.js';
@@ -105,6 +108,8 @@ export class QueueService implements QueueFacade {
   readonly handler: OperationHandler;
   /** How the partition layer moves this service's data. */
   readonly replicaData: ReplicaData;
+  /** The owner side of queue change events: the queue event bus (events/) attaches here. */
+  readonly events: QueueEventSource;
 
   constructor(deps: DataServiceDeps & { membership?: QueueMembership }) {
     this.reg = new QueueRegistry({
@@ -116,6 +121,7 @@ export class QueueService implements QueueFacade {
       gate: deps.writeGate,
     });
     this.queues = this.reg.queues;
+    this.events = this.reg.events;
     const reg = this.reg;
     this.protection = new StructureProtection({
       kind: 'queue',

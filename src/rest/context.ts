@@ -12,6 +12,7 @@ import type { CredentialChecker } from '../security/credentials.js';
 import type { WanFacade } from '../wan/wan-facade.js';
 import type { CpFacade } from '../cp/cp-service.js';
 import type { EventFacade } from '../events/event-service.js';
+import type { QueueEventFacade } from '../events/queue-event-service.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
 import type { ConsoleBundle } from './console-assets.js';
 
@@ -82,6 +83,8 @@ export interface RestDeps {
   readonly maps: MapFacade;
   /** Change streams subscribe here (events-routes.ts); absent: none served. */
   readonly events?: EventFacade;
+  /** Queue change streams subscribe here (queue-events-routes.ts); absent: none served. */
+  readonly queueEvents?: QueueEventFacade;
   readonly queues: QueueFacade;
   /** WAN replication: the wan/* endpoints and GET rest/wan. */
   readonly wan: WanFacade;

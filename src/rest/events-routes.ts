@@ -17,9 +17,9 @@ import { rawHeader } from './headers.js';
 import { getEntry } from './maps-routes.js';
 import { JournalFeed, type FeedOutput } from './journal-feed.js';
 import type { Request } from './route-kit.js';
+import { SSE_HEAD, SseWriter, sharedFrames } from './sse-stream.js';
 
-/** Bytes a stream may leave unsent before it is cut off (its memory bound). */
-export const MAX_UNSENT_BYTES = 1024 * 1024;
+export { MAX_UNSENT_BYTES } from './sse-stream.js';
 /** Seconds between heartbeat comments, unless ?heartbeat= says otherwise (1..300). */
 const DEFAULT_HEARTBEAT_S = 15;
 
@@ -50,7 +50,7 @@ function parseQuery(url: string): StreamOptions {
 }
 
 /** A value as JSON fields: text when its content type is text, else base64. */
-function valueFields(name: string, v: { value: string; contentType: string | undefined } | undefined): Record<string, string> {
+export function valueFields(name: string, v: { value: string; contentType: string | undefined } | undefined): Record<string, string> {
   if (v === undefined) return {};
   const ct = restContentType(v.contentType) ?? v.contentType;
   const bytes = Buffer.from(v.value, 'latin1');
@@ -76,6 +76,9 @@ export function sseFrame(e: MapChangeEvent, values: boolean, id = `${e.partition
   return `id: ${id}\nevent: ${e.type}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/** Subscribers of one map on this member share an event's frame. */
+const frameOf = sharedFrames(sseFrame);
+
 export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[]): Promise<void> | void {
   const url = r.req.url ?? '';
   if (!url.startsWith('/grid/')) return getEntry(r, d, [mapName!, 'events']) as Promise<void> | void;
@@ -97,7 +100,7 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
       unsubscribe?.();
       resolve();
     };
-    const cut = (reason: string): void => {
+    const cut = (reason: string, slow = false): void => {
       if (over) return;
       if (!started) {
         socket.destroy();
@@ -105,26 +108,14 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
         return;
       }
       // The reason is the last few bytes the stream may add beyond its bound.
-      socket.end(`event: cut\ndata: ${JSON.stringify({ reason })}\n\n`);
+      out.end(`event: cut\ndata: ${JSON.stringify({ reason })}\n\n`, slow);
       d.logger.info({ map: mapName, remote: socket.remoteAddress }, `change stream cut off: ${reason}`);
       finish();
     };
-    /** What came before the answer's head was out (events of the first moments), sent right after it. */
-    const early: string[] = [];
-    let earlyBytes = 0;
-    const write = (text: string): void => {
-      if (over || socket.destroyed) return;
-      if (!started) {
-        earlyBytes += text.length;
-        if (earlyBytes > MAX_UNSENT_BYTES) cut(`slow consumer: more than ${MAX_UNSENT_BYTES} bytes before the stream started`);
-        else early.push(text);
-        return;
-      }
-      if (socket.writableLength > MAX_UNSENT_BYTES) {
-        cut(`slow consumer: more than ${MAX_UNSENT_BYTES} bytes unread`);
-        return;
-      }
-      socket.write(text);
+    // One socket write per turn, frames held until the head is out, the unsent-bytes budget (sse-stream.ts).
+    const out = new SseWriter(socket, (reason) => cut(reason, true));
+    const write = (frame: string | Buffer): void => {
+      if (!over) out.write(frame);
     };
     socket.once('close', finish);
     const passes = (e: MapChangeEvent): boolean => opts.prefix === undefined || e.key === undefined || textOfStoreKey(e.key)?.startsWith(opts.prefix) === true;
@@ -136,7 +127,7 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
         localOnly: false,
         event: (e) => {
           if (feed !== undefined) feed.live(e);
-          else if (passes(e)) write(sseFrame(e, opts.values));
+          else if (passes(e)) write(frameOf(e, opts.values));
         },
         ended: (reason) => cut(reason),
         lost: (pid) => feed !== undefined ? feed.lost(pid) : write(`event: lost\ndata: ${JSON.stringify({ partition: pid, reason: 'events of this partition may have been lost (its owner changed without handing them over)' })}\n\n`),
@@ -149,12 +140,9 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
         }
         // The stream owns the connection from here: its answer is never followed by another.
         started = true;
-        socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\nX-Accel-Buffering: no\r\n\r\n: subscribed\n\n');
+        // The reset first (a map without a journal cannot resume), then the events that arrived while the subscription was made.
+        out.start(SSE_HEAD + (feed !== undefined || resumeFrom === undefined ? '' : `event: reset\ndata: ${JSON.stringify({ lastEventId: resumeFrom, reason: 'this member keeps no event journal: events since that id cannot be replayed; read the map again' })}\n\n`));
         if (feed !== undefined) void feed.start();
-        else if (resumeFrom !== undefined) {
-          write(`event: reset\ndata: ${JSON.stringify({ lastEventId: resumeFrom, reason: 'this member keeps no event journal: events since that id cannot be replayed; read the map again' })}\n\n`);
-        }
-        for (const text of early.splice(0)) write(text);
         heartbeat = setInterval(() => write(': heartbeat\n\n'), opts.heartbeatMs);
         heartbeat.unref();
       }, (e: unknown) => {
@@ -165,7 +153,7 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
 }
 
 /** A journaled stream's output: filtered events with their positions, and replays paced by the socket. */
-function feedOutput(socket: Socket, write: (text: string) => void, cut: (reason: string) => void, over: () => boolean, passes: (e: MapChangeEvent) => boolean, values: boolean): FeedOutput {
+function feedOutput(socket: Socket, write: (frame: string) => void, cut: (reason: string) => void, over: () => boolean, passes: (e: MapChangeEvent) => boolean, values: boolean): FeedOutput {
   return {
     // A filtered-out event still moves the position: the next id covers it.
     event: (e, id) => {

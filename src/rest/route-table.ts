@@ -11,6 +11,7 @@ import type { EndpointGroupName } from '../config/types.js';
 import type { Handler, Method, RouteLabel } from './route-kit.js';
 import * as maps from './maps-routes.js';
 import { mapEvents } from './events-routes.js';
+import { queueEvents } from './queue-events-routes.js';
 import * as queues from './queues-routes.js';
 import * as health from './health-routes.js';
 import * as management from './management-routes.js';
@@ -195,6 +196,22 @@ export const ENDPOINTS: readonly Endpoint[] = [
     routes: { 'rest/queues/<queue>/<value…>': queues.offerPathValue },
     responses: { 200: 'empty', 503: { body: 'error', about: 'The queue is full (or the member cannot serve now).' } },
     examples: [['POST', 'rest/queues/q/v']],
+  },
+  {
+    // Before the poll GET: under /grid/ this path is the queue's change stream; under /hazelcast/
+    // the handler serves a poll whose timeout is "events", as Hazelcast does.
+    method: 'GET',
+    path: '`/rest/queues/<queue>/events` (`/grid/` only; docs/data-api.md)',
+    gridOnly: true,
+    group: 'DATA',
+    params: '–',
+    answer: '200 text/event-stream',
+    readsBody: false,
+    credentials: false,
+    routes: { 'rest/queues/<queue>/events': queueEvents },
+    head: false,
+    query: { values: 'true: each event carries the item (text, or base64 with valueEncoding), with its content type.', heartbeat: 'Seconds between heartbeat comments (1 to 300; 15 when absent).' },
+    examples: [['GET', 'rest/queues/q/events']],
   },
   {
     method: 'GET',

@@ -17,6 +17,7 @@ import * as P from '../../src/protocol/payloads.js';
 import * as W from '../../src/protocol/wan-payloads.js';
 import * as C from '../../src/protocol/cp-payloads.js';
 import * as E from '../../src/protocol/event-payloads.js';
+import * as QE from '../../src/protocol/queue-event-payloads.js';
 import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../../src/protocol/preamble.js';
 import { INTERESTING_U32, Rng, chunkBytes, deepValue, mutateMany, randomNumber, randomString, randomValue } from './engine.js';
 
@@ -330,6 +331,16 @@ const mapEvent = (rng: Rng): E.MapEventPayload => ({
   count: small(rng),
 });
 
+const queueEvent = (rng: Rng): QE.QueueEventPayload => ({
+  queueName: mapName(rng),
+  partitionId: rng.int(PARTITION_COUNT),
+  epoch: small(rng),
+  sequence: small(rng),
+  type: rng.pick(QE.QUEUE_EVENT_TYPES),
+  item: eventValue(rng),
+  count: small(rng),
+});
+
 const WAN_AUTH_PAYLOAD = payload(W.encodeWanAuth, W.decodeWanAuth, {
   sourceCluster: clusterName,
   targetCluster: clusterName,
@@ -544,6 +555,9 @@ const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'nam
   // maps to the sender; a batch reaches subscribers of those maps only (the fuzz cluster has none).
   EventInterest: { request: payload(E.encodeEventInterest, E.decodeEventInterest, { version: small, maps: list(mapName, 3) }), effect: 'harmless' },
   MapEvents: { request: { valid: (rng: Rng): WireValue => E.encodeMapEvents(Array.from({ length: rng.size(4) }, () => mapEvent(rng))), decode: E.decodeMapEvents } satisfies PayloadSpec, effect: 'harmless' },
+  // The same for queues (queue-event-payloads.ts): the fuzz cluster has no queue subscribers either.
+  QueueEventInterest: { request: payload(E.encodeEventInterest, E.decodeEventInterest, { version: small, maps: list(mapName, 3) }), effect: 'harmless' },
+  QueueEvents: { request: { valid: (rng: Rng): WireValue => QE.encodeQueueEvents(Array.from({ length: rng.size(4) }, () => queueEvent(rng))), decode: QE.decodeQueueEvents } satisfies PayloadSpec, effect: 'harmless' },
 };
 
 export const ALL_MESSAGES: readonly MessageSpec[] = (Object.keys(SPECS) as (keyof typeof Msg)[]).map((name) => ({ type: Msg[name], name, ...SPECS[name] }));

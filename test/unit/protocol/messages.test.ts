@@ -54,6 +54,8 @@ const PINNED: Readonly<Record<string, number>> = {
   CpReset: 76,
   EventInterest: 80,
   MapEvents: 81,
+  QueueEventInterest: 82,
+  QueueEvents: 83,
 };
 
 describe('member protocol message table', () => {
