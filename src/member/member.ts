@@ -39,6 +39,7 @@ import { reportCpMetrics } from '../cp/cp-metrics.js';
 import { PersistenceService, type OpenedStore } from '../persistence/persistence-service.js';
 import { MemberPersistence, answerPersistenceCommand, handlePersistenceCommands } from './member-persistence.js';
 import type { RestDeps } from '../rest/context.js';
+import { MemberMonitor } from './member-monitor.js';
 
 export const GRID_VERSION: string = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -93,6 +94,8 @@ export class Member {
   readonly tls: TlsEndpoints;
   /** Prometheus metrics (undefined when `metrics enabled="false"`). */
   readonly metrics: GridMetrics | undefined;
+  /** The console's figures: this member's own, and the cluster's gathered over the member protocol. */
+  readonly monitor: MemberMonitor;
   private readonly clock: Clock;
   /** Refuses writes that grow memory past grid.memory.limit (docs/maps.md). */
   private readonly memoryGuard: MemoryGuard;
@@ -264,6 +267,16 @@ export class Member {
     this.cp = new CpService({ config: this.config, net: this.net, cluster, clock: this.clock, logger: this.logger });
     this.metrics = opts.config.metrics.enabled ? new GridMetrics() : undefined;
     if (this.metrics !== undefined) this.reportMetrics(this.metrics, invoker);
+    this.monitor = new MemberMonitor({
+      net: this.net,
+      cluster,
+      partitions: { partitionCount: PARTITION_COUNT, replicas: (pid) => partitions.table.replicas(pid), version: () => partitions.table.version() },
+      connections: () => this.connectionKinds(),
+      cpMemberUuid: () => (this.config.cpSubsystem.enabled ? this.cp.status().cpMemberUuid : undefined),
+      memoryLimitBytes: guard.limitBytes,
+      clock: this.clock,
+      logger: this.logger,
+    });
   }
 
   /** Every service's metrics (docs/metrics.md), read at scrape time from the services' own counters. */
@@ -371,6 +384,7 @@ export class Member {
         replicaSync: () => this.partitions.replicaSync.counters(),
       },
       connections: () => this.connectionCounts(),
+      monitor: this.monitor,
       sharedReads: { setReadSink, inSharedReadBuffer },
       enabledGroups: groups,
       ...(this.metrics === undefined ? {} : { metrics: this.metrics }),
@@ -580,14 +594,20 @@ export class Member {
   }
 
   private connectionCounts(): { client: number; member: number } {
+    const k = this.connectionKinds();
+    return { client: k.rest + k.client, member: k.member };
+  }
+
+  /** Open connections by kind: HTTP, Hazelcast clients, member protocol. */
+  private connectionKinds(): { rest: number; client: number; member: number } {
+    let rest = 0;
     let client = 0;
-    let member = 0;
     for (const l of [this.memberListener, this.restListener]) {
       if (!l) continue;
-      client += l.counts.http + l.counts.client;
+      rest += l.counts.http;
+      client += l.counts.client;
     }
-    member = this.net.connectionCount();
-    return { client, member };
+    return { rest, client, member: this.net.connectionCount() };
   }
 
   /** The client protocol's server over the same facades REST uses. */

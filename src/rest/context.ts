@@ -72,6 +72,63 @@ export interface SharedReads {
   inSharedReadBuffer(bytes: Uint8Array): boolean;
 }
 
+/**
+ * One member as GET /grid/rest/members lists it: what this member's list knows of it, and the
+ * figures it answered from its own state, or `reachable: false` and why not (docs/rest-api.md).
+ */
+export interface MemberStatus {
+  readonly uuid: string;
+  readonly address: string;
+  readonly version: string;
+  readonly liteMember: boolean;
+  readonly master: boolean;
+  /** The member that answered the REST request. */
+  readonly local: boolean;
+  readonly reachable: boolean;
+  /** When not reachable: why (no answer within the deadline, refused, ...). */
+  readonly error?: string;
+  readonly figures?: MemberFigures;
+}
+
+/** A member's own figures, as it answers them (MemberReport 'status'). */
+export interface MemberFigures {
+  /** Its node state (ACTIVE, PASSIVE, SHUTTING_DOWN, ...). */
+  readonly state: string;
+  readonly cpMember: boolean;
+  readonly cpMemberUuid: string | null;
+  /** Epoch ms the process started, and ms since. */
+  readonly startTime: number;
+  readonly uptimeMs: number;
+  readonly heapUsedBytes: number;
+  readonly heapTotalBytes: number;
+  readonly rssBytes: number;
+  /** grid.memory.limit (the resident-set limit of the memory guard). */
+  readonly memoryLimitBytes: number;
+  /** Partitions it owns and backup replicas it holds, in its own partition table. */
+  readonly partitionsOwned: number;
+  readonly backupsHeld: number;
+  readonly partitionTableVersion: number;
+  /** Open Hazelcast-client connections, HTTP connections, member-protocol connections. */
+  readonly clientConnections: number;
+  readonly restConnections: number;
+  readonly memberConnections: number;
+  /** os.loadavg(): 1, 5 and 15 minutes (zeros on Windows). */
+  readonly loadAverage: readonly number[];
+}
+
+export interface MembersReport {
+  readonly clusterState: string;
+  readonly memberListVersion: number;
+  /** The deadline each member had to answer. */
+  readonly timeoutMs: number;
+  readonly members: readonly MemberStatus[];
+}
+
+/** What the web console reads of the whole cluster: each member asked over the member protocol, with a deadline. */
+export interface MonitorFacade {
+  members(timeoutMs: number): Promise<MembersReport>;
+}
+
 export interface RestDeps {
   readonly config: GridConfig;
   readonly logger: Logger;
@@ -92,6 +149,8 @@ export interface RestDeps {
   readonly partitions: PartitionsView;
   /** Open connections of this member: HTTP (client) and member-to-member. */
   connections(): { readonly client: number; readonly member: number };
+  /** The cluster's members and their figures (GET /grid/rest/members, metrics history, listings' rates); absent: those answer 500. */
+  readonly monitor?: MonitorFacade;
   /** Metrics (GET /metrics, REST request counts and latencies); undefined when `metrics enabled="false"`. */
   readonly metrics?: MetricsEndpoint;
   /** The listener's shared read buffer, read by Grid's own HTTP/1.1 path. */

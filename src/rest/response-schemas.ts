@@ -38,3 +38,57 @@ export const PARTITIONS_SCHEMA = {
     partitions: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
   },
 };
+const BYTES = { type: 'integer', minimum: 0 };
+/** GET /grid/rest/members (Grid's own, monitor-routes.ts; MemberStatus of rest/context.ts). */
+export const MEMBERS_SCHEMA = {
+  type: 'object',
+  required: ['clusterState', 'memberListVersion', 'timeoutMs', 'members'],
+  properties: {
+    clusterState: { type: 'string' },
+    memberListVersion: { type: 'integer' },
+    timeoutMs: COUNT,
+    members: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['uuid', 'address', 'version', 'liteMember', 'master', 'local', 'reachable'],
+        properties: {
+          uuid: UUID,
+          address: { type: 'string' },
+          version: { type: 'string' },
+          liteMember: { type: 'boolean' },
+          master: { type: 'boolean' },
+          local: { type: 'boolean' },
+          reachable: { type: 'boolean' },
+          error: { type: 'string', description: 'Why the member is not reachable (only when reachable is false).' },
+          figures: {
+            type: 'object',
+            description: "The member's own figures (only when reachable is true).",
+            required: [
+              'state', 'cpMember', 'cpMemberUuid', 'startTime', 'uptimeMs', 'heapUsedBytes', 'heapTotalBytes', 'rssBytes', 'memoryLimitBytes',
+              'partitionsOwned', 'backupsHeld', 'partitionTableVersion', 'clientConnections', 'restConnections', 'memberConnections', 'loadAverage',
+            ],
+            properties: {
+              state: { type: 'string' },
+              cpMember: { type: 'boolean' },
+              cpMemberUuid: { type: ['string', 'null'] },
+              startTime: { type: 'integer', description: 'Epoch ms the member started.' },
+              uptimeMs: COUNT,
+              heapUsedBytes: BYTES,
+              heapTotalBytes: BYTES,
+              rssBytes: BYTES,
+              memoryLimitBytes: BYTES,
+              partitionsOwned: COUNT,
+              backupsHeld: COUNT,
+              partitionTableVersion: { type: 'integer' },
+              clientConnections: COUNT,
+              restConnections: COUNT,
+              memberConnections: COUNT,
+              loadAverage: { type: 'array', items: { type: 'number' }, minItems: 3, maxItems: 3 },
+            },
+          },
+        },
+      },
+    },
+  },
+};

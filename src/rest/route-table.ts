@@ -23,7 +23,8 @@ import { metrics } from './metrics-routes.js';
 import { reloadTls } from './tls-routes.js';
 import { openApiHandler, type Reply } from './openapi.js';
 import { PARAMS } from './route-scopes.js';
-import { CLUSTER_SCHEMA, PARTITIONS_SCHEMA } from './response-schemas.js';
+import { CLUSTER_SCHEMA, MEMBERS_SCHEMA, PARTITIONS_SCHEMA } from './response-schemas.js';
+import * as monitor from './monitor-routes.js';
 
 export interface Endpoint {
   /** As the doc writes it: one method, or several (`DELETE, GET`). HEAD goes wherever GET does (but where `head` is false). */
@@ -244,6 +245,20 @@ export const ENDPOINTS: readonly Endpoint[] = [
     routes: { 'rest/cluster': clusterInfo },
     responses: { 200: { body: 'json', about: 'The member list (rest-interface.md §2).', schema: CLUSTER_SCHEMA } },
     examples: [['GET', 'rest/cluster']],
+  },
+  {
+    method: 'GET',
+    path: '`/rest/members` (Grid\'s own, `/grid/` only; `timeoutMs`)',
+    gridOnly: true,
+    group: 'CLUSTER_READ',
+    params: '–',
+    answer: '200 JSON: every member\'s own figures, or `reachable: false` past the deadline',
+    readsBody: false,
+    credentials: false,
+    routes: { 'rest/members': monitor.members },
+    query: { timeoutMs: `How long each member has to answer, 1 to ${monitor.MAX_MONITOR_TIMEOUT_MS} ms (default ${monitor.DEFAULT_MONITOR_TIMEOUT_MS}); a member silent that long is listed with reachable false.` },
+    responses: { 200: { body: 'json', about: 'Every member of the cluster, each answered from its own state over the member protocol.', schema: MEMBERS_SCHEMA } },
+    examples: [['GET', 'rest/members']],
   },
   {
     method: 'GET',
