@@ -149,6 +149,7 @@ export class ClientConnection {
       this.socket.destroy();
       return;
     }
+    this.deps.routing.requests++;
     let answer: MaybePromise<MessageBuilder>;
     try {
       answer = this.answer(h, m);

@@ -21,7 +21,9 @@ import {
   encodeMemberReportRequest,
   type MemberReportKind,
 } from '../protocol/monitor-payloads.js';
-import type { MemberFigures, MemberStatus, MembersReport, MonitorFacade } from '../rest/context.js';
+import type { ClusterRates, HistoryReport, MemberFigures, MemberHistory, MemberStatus, MembersReport, MonitorFacade, OperationRates } from '../rest/context.js';
+import { GridError } from '../core/errors.js';
+import { MetricsSampler, type SamplerSources } from './metrics-sampler.js';
 
 export interface MonitorDeps {
   readonly net: MemberNet;
@@ -34,6 +36,11 @@ export interface MonitorDeps {
   readonly memoryLimitBytes: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** What the metrics history samples. */
+  readonly sources: SamplerSources;
+  /** Samples kept and their interval (defaults: 600 of 1 s). */
+  readonly historySamples?: number;
+  readonly sampleIntervalMs?: number;
 }
 
 /** A member's answer to another kind than 'status' (history, ops): its JSON, parsed by the caller. */
@@ -41,22 +48,44 @@ type Answer = { readonly ok: true; readonly value: unknown } | { readonly ok: fa
 
 export class MemberMonitor implements MonitorFacade {
   private readonly startTime: number;
+  readonly sampler: MetricsSampler;
 
   constructor(private readonly deps: MonitorDeps) {
     this.startTime = deps.clock.now();
+    this.sampler = new MetricsSampler({
+      clock: deps.clock,
+      sources: deps.sources,
+      ...(deps.historySamples === undefined ? {} : { capacity: deps.historySamples }),
+      ...(deps.sampleIntervalMs === undefined ? {} : { intervalMs: deps.sampleIntervalMs }),
+    });
     deps.net.handle(Msg.MemberReport, (p) => {
       const req = decodeMemberReportRequest(p);
       return encodeMemberReportAnswer({ uuid: deps.cluster.localMember().uuid, json: JSON.stringify(this.localReport(req.kind, req.seconds)) });
     });
   }
 
+  /** Start sampling the metrics history (once the member runs). */
+  start(): void {
+    this.sampler.start();
+  }
+
+  stop(): void {
+    this.sampler.stop();
+  }
+
+  get historySeconds(): number {
+    return Math.floor((this.sampler.ring.capacity * this.sampler.intervalMs) / 1000);
+  }
+
   /** This member's own answer of `kind`. */
-  private localReport(kind: MemberReportKind, _seconds: number): unknown {
+  private localReport(kind: MemberReportKind, seconds: number): unknown {
     switch (kind) {
       case 'status':
         return this.figures();
-      default:
-        return null;
+      case 'history':
+        return this.sampler.history(Math.min(seconds, this.historySeconds));
+      case 'ops':
+        return this.sampler.operationRates();
     }
   }
 
@@ -133,6 +162,82 @@ export class MemberMonitor implements MonitorFacade {
     });
     return { clusterState: c.state(), memberListVersion: c.memberListVersion(), timeoutMs, members };
   }
+
+  async history(seconds: number, uuid: string | undefined, timeoutMs: number): Promise<HistoryReport> {
+    const c = this.deps.cluster;
+    if (uuid !== undefined && c.memberByUuid(uuid) === undefined) throw new GridError('NOT_FOUND', `no member ${uuid.slice(0, 64)} in the member list`);
+    const local = c.localMember().uuid;
+    const master = c.master()?.uuid;
+    const answers = await this.askAll('history', seconds, timeoutMs, uuid);
+    const members = answers.map(({ member, answer }) => {
+      const known = { uuid: member.uuid, address: member.address, version: member.version, liteMember: member.liteMember, master: member.uuid === master, local: member.uuid === local };
+      if (!answer.ok) return { ...known, reachable: false, error: answer.error };
+      const history = checkHistory(answer.value);
+      if (history === undefined) return { ...known, reachable: false, error: `${member.address} answered a history of an unexpected shape` };
+      return { ...known, reachable: true, history };
+    });
+    return { seconds, timeoutMs, members };
+  }
+
+  async operationRates(timeoutMs: number): Promise<ClusterRates> {
+    const answers = await this.askAll('ops', 0, timeoutMs);
+    const maps = new Map<string, number[]>();
+    const queues = new Map<string, number[]>();
+    const unreachable: string[] = [];
+    for (const { member, answer } of answers) {
+      const r = answer.ok ? checkRates(answer.value) : undefined;
+      if (r === undefined) {
+        unreachable.push(member.uuid);
+        continue;
+      }
+      addRates(maps, r.maps, 3);
+      addRates(queues, r.queues, 2);
+    }
+    return { maps, queues, members: answers.length, unreachable };
+  }
+}
+
+function addRates(into: Map<string, number[]>, add: Readonly<Record<string, readonly number[]>>, width: number): void {
+  for (const [name, rates] of Object.entries(add)) {
+    let sum = into.get(name);
+    if (sum === undefined) into.set(name, (sum = new Array<number>(width).fill(0)));
+    for (let i = 0; i < width; i++) sum[i]! += rates[i] ?? 0;
+  }
+}
+
+const isNumberOrNull = (x: unknown): boolean => x === null || (typeof x === 'number' && Number.isFinite(x));
+const isSeries = (x: unknown, n: number): boolean => Array.isArray(x) && x.length === n && x.every(isNumberOrNull);
+
+/** Another member's history, when it has the expected shape (every column as long as its times). */
+export function checkHistory(v: unknown): MemberHistory | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.intervalMs !== 'number' || !Array.isArray(o.times) || !o.times.every((t) => typeof t === 'number')) return undefined;
+  const n = o.times.length;
+  if (typeof o.series !== 'object' || o.series === null || Array.isArray(o.series)) return undefined;
+  for (const col of Object.values(o.series as Record<string, unknown>)) if (!isSeries(col, n)) return undefined;
+  if (!Array.isArray(o.wan)) return undefined;
+  for (const w of o.wan as unknown[]) {
+    if (typeof w !== 'object' || w === null) return undefined;
+    const p = w as Record<string, unknown>;
+    if (typeof p.wanReplicationName !== 'string' || typeof p.publisherId !== 'string' || !isSeries(p.queueDepth, n) || !isSeries(p.lagMs, n)) return undefined;
+  }
+  return v as MemberHistory;
+}
+
+/** Another member's operation rates, when they have the expected shape. */
+export function checkRates(v: unknown): OperationRates | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.intervalMs !== 'number') return undefined;
+  for (const k of ['maps', 'queues'] as const) {
+    const m = o[k];
+    if (typeof m !== 'object' || m === null || Array.isArray(m)) return undefined;
+    for (const rates of Object.values(m as Record<string, unknown>)) {
+      if (!Array.isArray(rates) || !rates.every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0)) return undefined;
+    }
+  }
+  return v as OperationRates;
 }
 
 const FIGURE_NUMBERS = [

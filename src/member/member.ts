@@ -40,6 +40,7 @@ import { PersistenceService, type OpenedStore } from '../persistence/persistence
 import { MemberPersistence, answerPersistenceCommand, handlePersistenceCommands } from './member-persistence.js';
 import type { RestDeps } from '../rest/context.js';
 import { MemberMonitor } from './member-monitor.js';
+import { LATENCY_BUCKETS_SECONDS } from '../rest/request-stats.js';
 
 export const GRID_VERSION: string = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -276,6 +277,14 @@ export class Member {
       memoryLimitBytes: guard.limitBytes,
       clock: this.clock,
       logger: this.logger,
+      sources: {
+        rest: { buckets: LATENCY_BUCKETS_SECONDS, totals: (into) => this.rest?.requestStats?.totals(into) },
+        clientRequests: () => this.clients?.routing.requests ?? 0,
+        mapFootprint: () => this.maps.ownedFootprint(),
+        wan: () => this.wan.status(),
+        forEachMap: (fn) => this.maps.forEachCounters(fn),
+        forEachQueue: (fn) => this.queues.forEachCounters(fn),
+      },
     });
   }
 
@@ -473,6 +482,7 @@ export class Member {
     // 4. data services
     this.maps.startExpirySweeper(cfg.tuning.expirySweepIntervalMillis);
     this.wan.joined();
+    this.monitor.start();
     // 5. REST and Hazelcast clients
     restReady = true;
     clientsReady = true;
@@ -568,6 +578,7 @@ export class Member {
     } catch (e) {
       this.logger.warn(`leaving the cluster failed: ${describeError(e)}`);
     }
+    this.monitor.stop();
     this.wan.stop();
     this.events.stop();
     this.cp.stop();

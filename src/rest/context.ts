@@ -124,9 +124,50 @@ export interface MembersReport {
   readonly members: readonly MemberStatus[];
 }
 
+/** One member's metrics history (member/metrics-sampler.ts): sample times and columns, null where not measured. */
+export interface MemberHistory {
+  readonly intervalMs: number;
+  /** Epoch ms of each sample, oldest first. */
+  readonly times: readonly number[];
+  /** The fixed series by name (HISTORY_SERIES), one value per sample. */
+  readonly series: Readonly<Record<string, readonly (number | null)[]>>;
+  /** Per WAN publisher: its primary queue depth and lag (ms the oldest queued event waited), one value per sample. */
+  readonly wan: readonly { readonly wanReplicationName: string; readonly publisherId: string; readonly queueDepth: readonly (number | null)[]; readonly lagMs: readonly (number | null)[] }[];
+}
+
+/** Operation rates per name over one member's last sample interval. */
+export interface OperationRates {
+  readonly intervalMs: number;
+  /** Map name -> [gets, puts, removes] per second (names whose rates are all 0 left out). */
+  readonly maps: Readonly<Record<string, readonly number[]>>;
+  /** Queue name -> [offers, polls] per second. */
+  readonly queues: Readonly<Record<string, readonly number[]>>;
+}
+
+export interface HistoryReport {
+  readonly seconds: number;
+  readonly timeoutMs: number;
+  readonly members: readonly (Omit<MemberStatus, 'figures'> & { readonly history?: MemberHistory })[];
+}
+
+/** Operation rates summed over the members that answered. */
+export interface ClusterRates {
+  readonly maps: ReadonlyMap<string, readonly number[]>;
+  readonly queues: ReadonlyMap<string, readonly number[]>;
+  /** Members asked, and those that did not answer in time (their rates are missing from the sums). */
+  readonly members: number;
+  readonly unreachable: readonly string[];
+}
+
 /** What the web console reads of the whole cluster: each member asked over the member protocol, with a deadline. */
 export interface MonitorFacade {
   members(timeoutMs: number): Promise<MembersReport>;
+  /** The last `seconds` of every member's history (or of the member `uuid`: NOT_FOUND when not in the list). */
+  history(seconds: number, uuid: string | undefined, timeoutMs: number): Promise<HistoryReport>;
+  /** The largest `seconds` a history holds. */
+  readonly historySeconds: number;
+  /** Per-map and per-queue operation rates, summed over the members. */
+  operationRates(timeoutMs: number): Promise<ClusterRates>;
 }
 
 export interface RestDeps {

@@ -42,3 +42,25 @@ export async function members(r: Request, d: RestDeps): Promise<void> {
   const q = queryOf(r, ['timeoutMs']);
   sendJson(r.res, await monitorOf(d).members(parseTimeoutMs(q.get('timeoutMs'))));
 }
+
+/** Seconds of history when the request does not say. */
+export const DEFAULT_HISTORY_SECONDS = 60;
+
+/** `seconds`: a whole number in 1..max. */
+export function parseHistorySeconds(raw: string | undefined, max: number): number {
+  if (raw === undefined) return Math.min(DEFAULT_HISTORY_SECONDS, max);
+  if (!/^[0-9]{1,7}$/.test(raw)) throw new GridError('BAD_REQUEST', `seconds must be a whole number from 1 to ${max}, got "${headerSafe(raw, 40)}"`);
+  const n = Number(raw);
+  if (n < 1 || n > max) throw new GridError('BAD_REQUEST', `seconds must be from 1 to ${max} (the history this member keeps), got ${n}`);
+  return n;
+}
+
+/** GET /grid/rest/metrics/history[?seconds=][&member=<uuid>][&timeoutMs=]. */
+export async function metricsHistory(r: Request, d: RestDeps): Promise<void> {
+  const m = monitorOf(d);
+  const q = queryOf(r, ['seconds', 'member', 'timeoutMs']);
+  const seconds = parseHistorySeconds(q.get('seconds'), m.historySeconds);
+  const member = q.get('member');
+  if (member !== undefined && member.length === 0) throw new GridError('BAD_REQUEST', 'member must be a member uuid');
+  sendJson(r.res, await m.history(seconds, member, parseTimeoutMs(q.get('timeoutMs'))));
+}

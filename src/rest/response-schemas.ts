@@ -92,3 +92,47 @@ export const MEMBERS_SCHEMA = {
     },
   },
 };
+const SERIES = { type: 'array', items: { type: ['number', 'null'] } };
+/** GET /grid/rest/metrics/history (Grid's own, monitor-routes.ts; HistoryReport of rest/context.ts). */
+export const HISTORY_SCHEMA = {
+  type: 'object',
+  required: ['seconds', 'timeoutMs', 'members'],
+  properties: {
+    seconds: COUNT,
+    timeoutMs: COUNT,
+    members: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['uuid', 'address', 'version', 'liteMember', 'master', 'local', 'reachable'],
+        properties: {
+          uuid: UUID,
+          address: { type: 'string' },
+          version: { type: 'string' },
+          liteMember: { type: 'boolean' },
+          master: { type: 'boolean' },
+          local: { type: 'boolean' },
+          reachable: { type: 'boolean' },
+          error: { type: 'string' },
+          history: {
+            type: 'object',
+            required: ['intervalMs', 'times', 'series', 'wan'],
+            properties: {
+              intervalMs: COUNT,
+              times: { type: 'array', items: { type: 'integer' } },
+              series: { type: 'object', additionalProperties: SERIES },
+              wan: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['wanReplicationName', 'publisherId', 'queueDepth', 'lagMs'],
+                  properties: { wanReplicationName: { type: 'string' }, publisherId: { type: 'string' }, queueDepth: SERIES, lagMs: SERIES },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};

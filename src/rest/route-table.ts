@@ -23,7 +23,7 @@ import { metrics } from './metrics-routes.js';
 import { reloadTls } from './tls-routes.js';
 import { openApiHandler, type Reply } from './openapi.js';
 import { PARAMS } from './route-scopes.js';
-import { CLUSTER_SCHEMA, MEMBERS_SCHEMA, PARTITIONS_SCHEMA } from './response-schemas.js';
+import { CLUSTER_SCHEMA, HISTORY_SCHEMA, MEMBERS_SCHEMA, PARTITIONS_SCHEMA } from './response-schemas.js';
 import * as monitor from './monitor-routes.js';
 
 export interface Endpoint {
@@ -164,7 +164,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     gridOnly: true,
     group: 'CLUSTER_READ',
     params: '–',
-    answer: '200 JSON `{maps: [{name, size}]}` or `{queues: …}`',
+    answer: '200 JSON `{maps: [{name, size, getsPerSecond, putsPerSecond, removesPerSecond}], rates}` or `{queues: [{name, size, offersPerSecond, pollsPerSecond}], rates}`',
     readsBody: false,
     credentials: false,
     routes: { 'rest/maps': data.listMaps, 'rest/queues': data.listQueues },
@@ -259,6 +259,27 @@ export const ENDPOINTS: readonly Endpoint[] = [
     query: { timeoutMs: `How long each member has to answer, 1 to ${monitor.MAX_MONITOR_TIMEOUT_MS} ms (default ${monitor.DEFAULT_MONITOR_TIMEOUT_MS}); a member silent that long is listed with reachable false.` },
     responses: { 200: { body: 'json', about: 'Every member of the cluster, each answered from its own state over the member protocol.', schema: MEMBERS_SCHEMA } },
     examples: [['GET', 'rest/members']],
+  },
+  {
+    method: 'GET',
+    path: '`/rest/metrics/history` (Grid\'s own, `/grid/` only; `seconds`, `member`, `timeoutMs`; [Metrics](metrics.md#metrics-history))',
+    gridOnly: true,
+    group: 'CLUSTER_READ',
+    params: '–',
+    answer: '200 JSON: every member\'s 1-second samples as columns, 404 unknown member',
+    readsBody: false,
+    credentials: false,
+    routes: { 'rest/metrics/history': monitor.metricsHistory },
+    query: {
+      seconds: `How many of the last seconds, 1 to the history kept (600 by default); default ${monitor.DEFAULT_HISTORY_SECONDS}.`,
+      member: 'Only this member (its uuid).',
+      timeoutMs: `How long each member has to answer, 1 to ${monitor.MAX_MONITOR_TIMEOUT_MS} ms (default ${monitor.DEFAULT_MONITOR_TIMEOUT_MS}).`,
+    },
+    responses: {
+      200: { body: 'json', about: "Each member's history, answered by that member over the member protocol.", schema: HISTORY_SCHEMA },
+      404: { body: 'error', about: 'No member with that uuid in the member list.' },
+    },
+    examples: [['GET', 'rest/metrics/history']],
   },
   {
     method: 'GET',

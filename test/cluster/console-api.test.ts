@@ -1,10 +1,40 @@
 // The member-side data of the web console through real members: GET /grid/rest/members
-// (every member's own figures over the member protocol, with a deadline), one 3-member cluster
-// shared by the file.
+// (every member's own figures over the member protocol, with a deadline), the metrics history
+// (GET /grid/rest/metrics/history) and the operation rates of the maps and queues listings; one
+// 3-member cluster shared by the file.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../support/cluster.js';
-import type { MembersReport } from '../../src/rest/context.js';
+import type { HistoryReport, MembersReport } from '../../src/rest/context.js';
+import { HISTORY_SERIES } from '../../src/member/metrics-sampler.js';
+import { waitFor } from '../support/wait.js';
+
+interface MapsListing {
+  maps: { name: string; size: number; getsPerSecond: number; putsPerSecond: number; removesPerSecond: number }[];
+  rates: { members: number; unreachable: string[] };
+}
+interface QueuesListing {
+  queues: { name: string; size: number; offersPerSecond: number; pollsPerSecond: number }[];
+  rates: { members: number; unreachable: string[] };
+}
+
+/**
+ * Runs `step` over and over (a bounded load: at most `max` runs) until `probe` holds; the load
+ * keeps going while the probe polls, so rates measured over a second see it.
+ */
+async function underLoad<T>(what: string, step: (n: number) => Promise<unknown>, probe: () => Promise<T | undefined | false>, max = 20_000): Promise<T> {
+  let done = false;
+  let n = 0;
+  const load = (async () => {
+    while (!done && n < max) await step(n++);
+  })();
+  try {
+    return await waitFor(what, probe, 30_000, 200);
+  } finally {
+    done = true;
+    await load;
+  }
+}
 
 let c: Cluster;
 
@@ -84,4 +114,102 @@ describe('GET /grid/rest/members', () => {
     }
     expect((await c.http(0, 'GET', '/hazelcast/rest/members')).status).toBe(400);
   });
+});
+
+describe('GET /grid/rest/metrics/history', () => {
+  it("fills with every member's samples, as columns, and its request rate moves under load", async () => {
+    const list = await c.waitForMembers(3);
+    // Every member has at least three samples (one a second).
+    const first = await waitFor(
+      'three samples on every member',
+      async () => {
+        const h = await c.json<HistoryReport>(0, '/grid/rest/metrics/history?seconds=10');
+        return h.members.length === 3 && h.members.every((m) => m.reachable && m.history!.times.length >= 3) && h;
+      },
+      20_000,
+      250,
+    );
+    expect(first.members.map((m) => m.uuid)).toEqual(list.map((m) => m.uuid));
+    for (const m of first.members) {
+      const h = m.history!;
+      expect(h.intervalMs).toBe(1000);
+      expect(h.times.length).toBeLessThanOrEqual(10);
+      expect(Object.keys(h.series).sort()).toEqual([...HISTORY_SERIES].sort());
+      for (const values of Object.values(h.series)) expect(values).toHaveLength(h.times.length);
+      expect(h.series.heapUsedBytes!.at(-1)).toBeGreaterThan(0);
+      expect(h.series.rssBytes!.at(-1)).toBeGreaterThan(0);
+      for (let i = 1; i < h.times.length; i++) expect(h.times[i]!).toBeGreaterThan(h.times[i - 1]!);
+    }
+
+    // Load on member 1 only: its REST rate rises well above idle, with a latency; the others' stay low.
+    const target = list[1]!.uuid;
+    const peak = await underLoad(
+      'the REST rate of member 1 to show the load',
+      (n) => c.http(1, 'POST', `/hazelcast/rest/maps/history-load/k${n % 100}`, 'v'),
+      async () => {
+        const h = await c.json<HistoryReport>(0, `/grid/rest/metrics/history?seconds=5&member=${target}`);
+        expect(h.members.map((m) => m.uuid)).toEqual([target]);
+        const s = h.members[0]!.history!.series;
+        const best = Math.max(...s.restRequestsPerSecond!.map((v) => v ?? 0));
+        return best >= 20 && { rate: best, p99: s.restLatencyP99Ms!.filter((v) => v !== null).at(-1) };
+      },
+    );
+    expect(peak.rate).toBeGreaterThanOrEqual(20);
+    expect(peak.p99).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('refuses an unknown member (404) and bad parameters (400)', async () => {
+    expect((await c.http(0, 'GET', '/grid/rest/metrics/history?member=no-such-member')).status).toBe(404);
+    for (const q of ['seconds=0', 'seconds=601', 'seconds=x', 'member=', 'timeoutMs=0', 'other=1']) {
+      expect((await c.http(0, 'GET', `/grid/rest/metrics/history?${q}`)).status, q).toBe(400);
+    }
+  });
+});
+
+describe('operation rates in the maps and queues listings', () => {
+  it('per-map gets, puts and removes per second move under load, summed over the members', async () => {
+    const found = await underLoad(
+      'the rates of map rated to show the load',
+      async (n) => {
+        const m = n % 3;
+        await c.http(m, 'POST', `/hazelcast/rest/maps/rated/k${n % 50}`, 'v');
+        await c.http(m, 'GET', `/hazelcast/rest/maps/rated/k${n % 50}`);
+        if (n % 2 === 0) await c.http(m, 'DELETE', `/hazelcast/rest/maps/rated/k${(n + 25) % 50}`);
+      },
+      async () => {
+        const l = await c.json<MapsListing>(0, '/grid/rest/maps');
+        const e = l.maps.find((m) => m.name === 'rated');
+        return e !== undefined && e.putsPerSecond > 0 && e.getsPerSecond > 0 && e.removesPerSecond > 0 && { e, l };
+      },
+    );
+    expect(found.l.rates).toEqual({ members: 3, unreachable: [] });
+    expect(found.e.size).toBeGreaterThan(0);
+    // A map without traffic lists zero rates once the load is over (the last second saw nothing).
+    await waitFor(
+      'the rates of map rated to fall back to zero',
+      async () => {
+        const e = (await c.json<MapsListing>(2, '/grid/rest/maps')).maps.find((m) => m.name === 'rated');
+        return e !== undefined && e.putsPerSecond === 0 && e.getsPerSecond === 0;
+      },
+      10_000,
+      250,
+    );
+  }, 60_000);
+
+  it('per-queue offers and polls per second move under load', async () => {
+    const found = await underLoad(
+      'the rates of queue rated-q to show the load',
+      async (n) => {
+        await c.http(n % 3, 'POST', '/hazelcast/rest/queues/rated-q', `i${n}`);
+        if (n % 2 === 0) await c.http((n + 1) % 3, 'GET', '/hazelcast/rest/queues/rated-q/0');
+      },
+      async () => {
+        const l = await c.json<QueuesListing>(1, '/grid/rest/queues');
+        const e = l.queues.find((q) => q.name === 'rated-q');
+        return e !== undefined && e.offersPerSecond > 0 && e.pollsPerSecond > 0 && { e, l };
+      },
+    );
+    expect(found.l.rates.members).toBe(3);
+    expect(found.e.size).toBeGreaterThan(0);
+  }, 60_000);
 });
