@@ -24,6 +24,7 @@ import {
 import type { ClusterRates, HistoryReport, MemberFigures, MemberHistory, MemberStatus, MembersReport, MonitorFacade, OperationRates } from '../rest/context.js';
 import { GridError } from '../core/errors.js';
 import { MetricsSampler, type SamplerSources } from './metrics-sampler.js';
+import type { MigrationStatus } from '../partition/partition-service.js';
 
 export interface MonitorDeps {
   readonly net: MemberNet;
@@ -36,6 +37,8 @@ export interface MonitorDeps {
   readonly memoryLimitBytes: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Migrations and replica safety as this member knows them. */
+  migrations(): MigrationStatus;
   /** What the metrics history samples. */
   readonly sources: SamplerSources;
   /** Samples kept and their interval (defaults: 600 of 1 s). */
@@ -86,6 +89,8 @@ export class MemberMonitor implements MonitorFacade {
         return this.sampler.history(Math.min(seconds, this.historySeconds));
       case 'ops':
         return this.sampler.operationRates();
+      case 'migrations':
+        return this.deps.migrations();
     }
   }
 
@@ -195,6 +200,26 @@ export class MemberMonitor implements MonitorFacade {
     }
     return { maps, queues, members: answers.length, unreachable };
   }
+
+  async masterMigrations(timeoutMs: number): Promise<MigrationStatus | undefined> {
+    const master = this.deps.cluster.master();
+    if (master === undefined) return undefined;
+    if (master.uuid === this.deps.cluster.localMember().uuid) return this.deps.migrations();
+    const a = await this.ask(master, 'migrations', 0, timeoutMs);
+    return a.ok ? checkMigrations(a.value) : undefined;
+  }
+}
+
+/** The master's migration figures, when they have the expected shape and come from a member that is master. */
+export function checkMigrations(v: unknown): MigrationStatus | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (o.master !== true) return undefined;
+  for (const k of ['queued', 'inFlight', 'completed', 'blockedPartitions', 'partitionsWithoutOwner', 'partitionsMissingReplicas']) {
+    if (typeof o[k] !== 'number' || !Number.isInteger(o[k]) || (o[k] as number) < 0) return undefined;
+  }
+  if (!Array.isArray(o.running) || !o.running.every((p) => Number.isInteger(p))) return undefined;
+  return v as MigrationStatus;
 }
 
 function addRates(into: Map<string, number[]>, add: Readonly<Record<string, readonly number[]>>, width: number): void {

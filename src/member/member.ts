@@ -275,6 +275,7 @@ export class Member {
       connections: () => this.connectionKinds(),
       cpMemberUuid: () => (this.config.cpSubsystem.enabled ? this.cp.status().cpMemberUuid : undefined),
       memoryLimitBytes: guard.limitBytes,
+      migrations: () => partitions.migrationStatus(),
       clock: this.clock,
       logger: this.logger,
       sources: {
@@ -391,6 +392,7 @@ export class Member {
         version: () => this.partitions.table.version(),
         replicas: (pid: number) => this.partitions.table.replicas(pid),
         replicaSync: () => this.partitions.replicaSync.counters(),
+        migrations: () => this.partitions.migrationStatus(),
       },
       connections: () => this.connectionCounts(),
       monitor: this.monitor,

@@ -106,7 +106,7 @@ export const Msg = {
   /** Partition owner -> an interested member, one-way: [11 values per event]: change events of its partitions, in sequence order per partition. */
   MapEvents: 81,
   // The web console's member figures (src/member/member-monitor.ts; payloads in monitor-payloads.ts).
-  /** Any member -> a member: [kind ('status'|'history'|'ops'), seconds] -> [uuid, json]: that member's own figures, read-only (asking twice or late changes nothing). */
+  /** Any member -> a member: [kind ('status'|'history'|'ops'|'migrations'), seconds] -> [uuid, json]: that member's own figures, read-only (asking twice or late changes nothing). */
   MemberReport: 90,
 } as const;
 

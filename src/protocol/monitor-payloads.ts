@@ -8,7 +8,7 @@ import { GridError } from '../core/errors.js';
 import type { WireValue } from './codec.js';
 import * as f from './fields.js';
 
-export const MEMBER_REPORT_KINDS = ['status', 'history', 'ops'] as const;
+export const MEMBER_REPORT_KINDS = ['status', 'history', 'ops', 'migrations'] as const;
 export type MemberReportKind = (typeof MEMBER_REPORT_KINDS)[number];
 
 export interface MemberReportRequest {

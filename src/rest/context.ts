@@ -7,7 +7,7 @@ import type { Logger, LogControl } from '../core/logger.js';
 import type { ClusterFacade } from '../cluster/cluster-service.js';
 import type { MapFacade } from '../map/map-service.js';
 import type { QueueFacade } from '../queue/queue-service.js';
-import type { PartitionService } from '../partition/partition-service.js';
+import type { MigrationStatus, PartitionService } from '../partition/partition-service.js';
 import type { CredentialChecker } from '../security/credentials.js';
 import type { WanFacade } from '../wan/wan-facade.js';
 import type { CpFacade } from '../cp/cp-service.js';
@@ -54,6 +54,8 @@ export interface PartitionsView {
   replicas(partitionId: number): readonly string[];
   /** Anti-entropy counters of this member (copies requested, installed, sent, ...). */
   replicaSync?(): ReplicaSyncStats;
+  /** Migrations and replica safety as this member knows them. */
+  migrations?(): MigrationStatus;
 }
 
 /** GET /metrics: where REST declares its own metrics, and the scrape of every metric of the member. */
@@ -168,6 +170,8 @@ export interface MonitorFacade {
   readonly historySeconds: number;
   /** Per-map and per-queue operation rates, summed over the members. */
   operationRates(timeoutMs: number): Promise<ClusterRates>;
+  /** The master's migration figures (first-hand); undefined when it did not answer in time. */
+  masterMigrations(timeoutMs: number): Promise<MigrationStatus | undefined>;
 }
 
 export interface RestDeps {

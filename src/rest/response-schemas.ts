@@ -24,13 +24,30 @@ export const CLUSTER_SCHEMA = {
 /** GET rest/partitions (Grid's own, cluster-routes.ts). */
 export const PARTITIONS_SCHEMA = {
   type: 'object',
-  required: ['version', 'partitionCount', 'replicaCount', 'migrationQueueSize', 'clusterSafe', 'members', 'partitions'],
+  required: ['version', 'partitionCount', 'replicaCount', 'migrationQueueSize', 'clusterSafe', 'clusterState', 'masterUuid', 'members', 'partitions'],
   properties: {
     version: { type: 'integer' },
     partitionCount: COUNT,
     replicaCount: COUNT,
     migrationQueueSize: COUNT,
     clusterSafe: { type: 'boolean' },
+    clusterState: { type: 'string' },
+    masterUuid: { type: ['string', 'null'] },
+    migrations: {
+      type: 'object',
+      required: ['from', 'master', 'queued', 'inFlight', 'running', 'completed', 'blockedPartitions', 'partitionsWithoutOwner', 'partitionsMissingReplicas'],
+      properties: {
+        from: { enum: ['master', 'this-member'] },
+        master: { type: 'boolean' },
+        queued: COUNT,
+        inFlight: COUNT,
+        running: { type: 'array', items: COUNT },
+        completed: COUNT,
+        blockedPartitions: COUNT,
+        partitionsWithoutOwner: COUNT,
+        partitionsMissingReplicas: COUNT,
+      },
+    },
     members: {
       type: 'array',
       items: { type: 'object', required: ['uuid', 'address', 'owned', 'backups'], properties: { uuid: UUID, address: { type: ['string', 'null'] }, owned: COUNT, backups: COUNT } },

@@ -25,9 +25,12 @@ interface QueuesListing {
 async function underLoad<T>(what: string, step: (n: number) => Promise<unknown>, probe: () => Promise<T | undefined | false>, max = 20_000): Promise<T> {
   let done = false;
   let n = 0;
-  const load = (async () => {
-    while (!done && n < max) await step(n++);
-  })();
+  // Four requests at a time: a loaded machine's round trips do not hold the rate down.
+  const load = Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (!done && n < max) await step(n++);
+    }),
+  );
   try {
     return await waitFor(what, probe, 30_000, 200);
   } finally {
@@ -142,7 +145,7 @@ describe('GET /grid/rest/metrics/history', () => {
     }
 
     // Load on member 1 only: its REST rate rises well above idle, with a latency; the others' stay low.
-    const target = list[1]!.uuid;
+    const target = c.member(1).uuid!;
     const peak = await underLoad(
       'the REST rate of member 1 to show the load',
       (n) => c.http(1, 'POST', `/hazelcast/rest/maps/history-load/k${n % 100}`, 'v'),
@@ -151,10 +154,11 @@ describe('GET /grid/rest/metrics/history', () => {
         expect(h.members.map((m) => m.uuid)).toEqual([target]);
         const s = h.members[0]!.history!.series;
         const best = Math.max(...s.restRequestsPerSecond!.map((v) => v ?? 0));
-        return best >= 20 && { rate: best, p99: s.restLatencyP99Ms!.filter((v) => v !== null).at(-1) };
+        // Idle, member 1 answers no REST request at all (the probe asks member 0).
+        return best >= 10 && { rate: best, p99: s.restLatencyP99Ms!.filter((v) => v !== null).at(-1) };
       },
     );
-    expect(peak.rate).toBeGreaterThanOrEqual(20);
+    expect(peak.rate).toBeGreaterThanOrEqual(10);
     expect(peak.p99).toBeGreaterThan(0);
   }, 60_000);
 
@@ -212,4 +216,30 @@ describe('operation rates in the maps and queues listings', () => {
     expect(found.l.rates.members).toBe(3);
     expect(found.e.size).toBeGreaterThan(0);
   }, 60_000);
+});
+
+describe('migrations and safety in GET /grid/rest/partitions', () => {
+  // Last in the file: it grows the shared cluster to four members.
+  it("shows the master's migration figures on every member, and the migrations a join caused", async () => {
+    await c.waitSafe();
+    const master = await c.masterIndex(0);
+    const other = [0, 1, 2].find((i) => i !== master)!;
+    const before = await c.partitions(other);
+    const m0 = (before as unknown as { migrations: Record<string, unknown> }).migrations;
+    expect(m0).toMatchObject({ from: 'master', master: true, queued: 0, inFlight: 0, running: [], blockedPartitions: 0, partitionsWithoutOwner: 0, partitionsMissingReplicas: 0 });
+    expect((before as unknown as { clusterState: string }).clusterState).toBe('ACTIVE');
+    await c.addMember();
+    await c.waitSafe(60_000, 4);
+    const after = (await c.partitions(other)) as unknown as { migrations: { from: string; completed: number; queued: number; partitionsMissingReplicas: number }; clusterSafe: boolean };
+    expect(after.clusterSafe).toBe(true);
+    expect(after.migrations.from).toBe('master');
+    expect(after.migrations.queued).toBe(0);
+    expect(after.migrations.partitionsMissingReplicas).toBe(0);
+    // The join moved partitions to the new member: the master committed migrations for it.
+    expect(after.migrations.completed).toBeGreaterThan(m0.completed as number);
+    const members = await c.json<MembersReport>(3, '/grid/rest/members');
+    expect(members.members).toHaveLength(4);
+    expect(members.members.reduce((n, m) => n + m.figures!.partitionsOwned, 0)).toBe(271);
+    expect(members.members.reduce((n, m) => n + m.figures!.backupsHeld, 0)).toBe(271);
+  }, 120_000);
 });
