@@ -41,9 +41,8 @@ export interface MonitorDeps {
   migrations(): MigrationStatus;
   /** What the metrics history samples. */
   readonly sources: SamplerSources;
-  /** Samples kept and their interval (defaults: 600 of 1 s). */
-  readonly historySamples?: number;
-  readonly sampleIntervalMs?: number;
+  /** Seconds of 1-second samples kept (grid.metrics.history-seconds); 0: no sampler. */
+  readonly historySeconds: number;
 }
 
 /** A member's answer to another kind than 'status' (history, ops): its JSON, parsed by the caller. */
@@ -55,12 +54,7 @@ export class MemberMonitor implements MonitorFacade {
 
   constructor(private readonly deps: MonitorDeps) {
     this.startTime = deps.clock.now();
-    this.sampler = new MetricsSampler({
-      clock: deps.clock,
-      sources: deps.sources,
-      ...(deps.historySamples === undefined ? {} : { capacity: deps.historySamples }),
-      ...(deps.sampleIntervalMs === undefined ? {} : { intervalMs: deps.sampleIntervalMs }),
-    });
+    this.sampler = new MetricsSampler({ clock: deps.clock, sources: deps.sources, capacity: Math.max(1, deps.historySeconds) });
     deps.net.handle(Msg.MemberReport, (p) => {
       const req = decodeMemberReportRequest(p);
       return encodeMemberReportAnswer({ uuid: deps.cluster.localMember().uuid, json: JSON.stringify(this.localReport(req.kind, req.seconds)) });
@@ -69,7 +63,7 @@ export class MemberMonitor implements MonitorFacade {
 
   /** Start sampling the metrics history (once the member runs). */
   start(): void {
-    this.sampler.start();
+    if (this.deps.historySeconds > 0) this.sampler.start();
   }
 
   stop(): void {
@@ -77,7 +71,7 @@ export class MemberMonitor implements MonitorFacade {
   }
 
   get historySeconds(): number {
-    return Math.floor((this.sampler.ring.capacity * this.sampler.intervalMs) / 1000);
+    return this.deps.historySeconds;
   }
 
   /** This member's own answer of `kind`. */

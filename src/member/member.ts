@@ -276,6 +276,7 @@ export class Member {
       cpMemberUuid: () => (this.config.cpSubsystem.enabled ? this.cp.status().cpMemberUuid : undefined),
       memoryLimitBytes: guard.limitBytes,
       migrations: () => partitions.migrationStatus(),
+      historySeconds: t.metricsHistorySeconds,
       clock: this.clock,
       logger: this.logger,
       sources: {

@@ -58,6 +58,7 @@ export function parseHistorySeconds(raw: string | undefined, max: number): numbe
 /** GET /grid/rest/metrics/history[?seconds=][&member=<uuid>][&timeoutMs=]. */
 export async function metricsHistory(r: Request, d: RestDeps): Promise<void> {
   const m = monitorOf(d);
+  if (m.historySeconds === 0) throw new GridError('NOT_ENABLED', 'this member keeps no metrics history (grid.metrics.history-seconds is 0)');
   const q = queryOf(r, ['seconds', 'member', 'timeoutMs']);
   const seconds = parseHistorySeconds(q.get('seconds'), m.historySeconds);
   const member = q.get('member');
