@@ -10,7 +10,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { createLogControl, parseLogLevel, type DestinationStream, type LogControl, type Logger } from '../core/logger.js';
 import { generateInstanceName } from '../core/names.js';
 import type { MemoryGuard } from '../core/memory-guard.js';
-import { memoryGuardOf, reportMemoryMetrics } from './memory-limit.js';
+import { memoryGuardOf } from './memory-limit.js';
 import { expandMemberList, listenPlan, tlsPlan, type EndpointGroupName, type GridConfig, type ListenPlan } from '../config/index.js';
 import { ClusterService } from '../cluster/cluster-service.js';
 import type { MemberInfo } from '../cluster/types.js';
@@ -34,12 +34,11 @@ import { WanService } from '../wan/wan-service.js';
 import { EventService } from '../events/event-service.js';
 import { CpService } from '../cp/cp-service.js';
 import { GridMetrics } from '../metrics/grid-metrics.js';
-import { reportWanMetrics } from '../wan/wan-metrics.js';
-import { reportCpMetrics } from '../cp/cp-metrics.js';
 import { PersistenceService, type OpenedStore } from '../persistence/persistence-service.js';
 import { MemberPersistence, answerPersistenceCommand, handlePersistenceCommands } from './member-persistence.js';
 import type { RestDeps } from '../rest/context.js';
 import { MemberMonitor } from './member-monitor.js';
+import { reportMemberMetrics } from './member-metrics.js';
 import { LATENCY_BUCKETS_SECONDS } from '../rest/request-stats.js';
 
 export const GRID_VERSION: string = (
@@ -267,7 +266,21 @@ export class Member {
     this.partitions.register(this.wan.replicaData);
     this.cp = new CpService({ config: this.config, net: this.net, cluster, clock: this.clock, logger: this.logger });
     this.metrics = opts.config.metrics.enabled ? new GridMetrics() : undefined;
-    if (this.metrics !== undefined) this.reportMetrics(this.metrics, invoker);
+    if (this.metrics !== undefined) {
+      reportMemberMetrics(this.metrics, {
+        cluster,
+        partitions,
+        invoker,
+        maps: this.maps,
+        queues: this.queues,
+        memoryGuard: guard,
+        wan: this.wan,
+        persistence: this.persistence,
+        cp: this.config.cpSubsystem.enabled ? this.cp : undefined,
+        connections: () => this.connectionCounts(),
+        clientRouting: () => this.clients?.routing,
+      });
+    }
     this.monitor = new MemberMonitor({
       net: this.net,
       cluster,
@@ -288,26 +301,6 @@ export class Member {
         forEachQueue: (fn) => this.queues.forEachCounters(fn),
       },
     });
-  }
-
-  /** Every service's metrics (docs/metrics.md), read at scrape time from the services' own counters. */
-  private reportMetrics(r: GridMetrics, invoker: ClusterInvoker): void {
-    this.cluster.reportMetrics(r);
-    this.partitions.reportMetrics(r);
-    invoker.reportMetrics(r);
-    r.gauge({ name: 'grid_member_connections', help: 'Open member-protocol connections of this member (to and from other members)' }, (report) => report(this.connectionCounts().member));
-    r.gauge({ name: 'grid_rest_connections', help: 'Open HTTP connections of this member' }, (report) => report(this.connectionCounts().client));
-    this.maps.reportMetrics(r);
-    this.queues.reportMetrics(r);
-    reportMemoryMetrics(r, this.memoryGuard);
-    reportWanMetrics(r, () => this.wan.status());
-    this.persistence?.reportMetrics(r);
-    r.counter({ name: 'grid_client_keyed_requests_total', help: 'Keyed map requests from Hazelcast clients (get, put, set, remove, delete, containsKey)' }, (report) => report(this.clients?.routing.keyed ?? 0));
-    r.counter(
-      { name: 'grid_client_keyed_requests_forwarded_total', help: "Keyed map requests from Hazelcast clients for a partition another member owns (run there: a smart client's owner guess missed)" },
-      (report) => report(this.clients?.routing.forwarded ?? 0),
-    );
-    if (this.config.cpSubsystem.enabled) reportCpMetrics(r, () => this.cp.status());
   }
 
   /** Set when a shutdown was asked for while this member's restart waited: it stops instead of starting. */
