@@ -151,6 +151,7 @@ export class ClientConnection {
       this.socket.destroy();
       return;
     }
+    this.deps.routing.requests++;
     let answer: MaybePromise<MessageBuilder | Buffer>;
     try {
       answer = this.answer(h, m);

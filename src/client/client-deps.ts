@@ -8,10 +8,11 @@ import type { QueueFacade } from '../queue/queue-service.js';
 import type { EventFacade } from '../events/event-service.js';
 import type { ViewMember } from './cluster-view-codec.js';
 
-/** Keyed map requests received from clients, and those of them whose partition another member owns (forwarded there). */
+/** Keyed map requests received from clients, and those of them whose partition another member owns (forwarded there); every request (the console's rate). */
 export interface ClientRouting {
   keyed: number;
   forwarded: number;
+  requests: number;
 }
 
 export interface ClientDeps {

@@ -26,7 +26,7 @@ export class ClientServer {
   private readonly connections = new Set<ClientConnection>();
   private readonly refusedAddresses = new Set<string>();
   /** Keyed map requests of every connection, and those forwarded to another member (grid_client_keyed_requests_*). */
-  readonly routing: ClientRouting = { keyed: 0, forwarded: 0 };
+  readonly routing: ClientRouting = { keyed: 0, forwarded: 0, requests: 0 };
   private readonly timer: TimerHandle;
   private stopped = false;
 

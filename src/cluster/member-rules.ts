@@ -60,6 +60,8 @@ export const AUTHORITY: Readonly<Record<number, Authority>> = {
   // Change events: interest is versioned per sender, events deduplicated by (partition, epoch, sequence).
   [Msg.EventInterest]: 'member',
   [Msg.MapEvents]: 'member',
+  // Read-only figures for the web console: a removed member gets nothing.
+  [Msg.MemberReport]: 'member',
   [Msg.PartitionTable]: 'master',
   [Msg.Migrate]: 'master',
   [Msg.MigrateEnd]: 'master',

@@ -354,6 +354,12 @@ export const DEFAULT_TUNING: TuningConfig = {
   mergeFirstRunDelaySeconds: 300,
   /** hazelcast.merge.next.run.delay.seconds (Hazelcast's 120): how often it asks again. */
   mergeNextRunDelaySeconds: 120,
+  /**
+   * grid.metrics.history-seconds: the metrics history each member keeps (docs/metrics.md), one
+   * sample a second in a ring allocated at start (about 8 bytes per series per second); 0 turns
+   * the sampler off (the history endpoint answers 500, the listings' rates are 0). At most 3600.
+   */
+  metricsHistorySeconds: 600,
 };
 
 /** Log level names accepted by `hazelcast.logging.level` (case-insensitive, stored upper-case). */

@@ -464,6 +464,8 @@ export interface TuningConfig {
   readonly mergeFirstRunDelaySeconds: number;
   /** hazelcast.merge.next.run.delay.seconds: how often it looks again. Default 120. */
   readonly mergeNextRunDelaySeconds: number;
+  /** grid.metrics.history-seconds: seconds of 1-second samples each member keeps for GET /grid/rest/metrics/history; 0 = no sampler. Default 600. */
+  readonly metricsHistorySeconds: number;
 }
 
 /** Warnings collected while loading (unknown elements, ignored settings). */

@@ -39,6 +39,22 @@ export interface MetricsSource {
   readonly deps: { readonly isOwner: (partitionId: number) => boolean };
 }
 
+/** Entries and bytes (RecordStore.footprintBytes) of every map in the partitions this member owns (the metrics history samples it once a second). */
+export function ownedFootprint(maps: MetricsSource): { entries: number; bytes: number } {
+  let entries = 0;
+  let bytes = 0;
+  const owned: boolean[] = [];
+  for (let pid = 0; pid < PARTITION_COUNT; pid++) owned.push(maps.deps.isOwner(pid));
+  for (const c of maps.containers.values()) {
+    c.stores.forEach((s, pid) => {
+      if (s === undefined || !owned[pid]) return;
+      entries += s.size;
+      bytes += s.footprintBytes;
+    });
+  }
+  return { entries, bytes };
+}
+
 /**
  * The per-map metrics: entries owned here and held as backups, counted at scrape time, and
  * the operations this member ran as owner.

@@ -24,7 +24,7 @@ import { updateOp, type MapUpdate } from './map-update.js';
 import { trimSome, type MemorySource } from './map-eviction.js';
 import { MapExpiry } from './map-expiry.js';
 import { MapMerge, type MapMergeBatch } from './map-merge.js';
-import { reportMapMetrics } from './map-metrics.js';
+import { ownedFootprint, reportMapMetrics, type MapCounters } from './map-metrics.js';
 import { MapOperations, type ObserverQuery } from './map-operations.js';
 import type { MapPersistence } from './map-persistence.js';
 import { MapRecovery } from './map-recovery.js';
@@ -279,6 +279,16 @@ export class MapService implements MapFacade {
   /** The per-map metrics (docs/metrics.md). */
   reportMetrics(r: MetricsRegistrar): void {
     reportMapMetrics(r, this.maps);
+  }
+
+  /** Each map's operation counters on this member as owner, since it started (the console's rates). */
+  forEachCounters(fn: (counters: MapCounters, mapName: string) => void): void {
+    this.maps.counters.forEach(fn);
+  }
+
+  /** Entries and bytes of the maps in the partitions this member owns. */
+  ownedFootprint(): { entries: number; bytes: number } {
+    return ownedFootprint(this.maps);
   }
 
   /** Start reclaiming expired entries in the background (the eviction trim shares the timer). */

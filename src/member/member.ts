@@ -10,7 +10,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { createLogControl, parseLogLevel, type DestinationStream, type LogControl, type Logger } from '../core/logger.js';
 import { generateInstanceName } from '../core/names.js';
 import type { MemoryGuard } from '../core/memory-guard.js';
-import { memoryGuardOf, reportMemoryMetrics } from './memory-limit.js';
+import { memoryGuardOf } from './memory-limit.js';
 import { expandMemberList, listenPlan, tlsPlan, type EndpointGroupName, type GridConfig, type ListenPlan } from '../config/index.js';
 import { ClusterService } from '../cluster/cluster-service.js';
 import type { MemberInfo } from '../cluster/types.js';
@@ -37,11 +37,12 @@ import { EventService } from '../events/event-service.js';
 import { QueueEventService } from '../events/queue-event-service.js';
 import { CpService } from '../cp/cp-service.js';
 import { GridMetrics } from '../metrics/grid-metrics.js';
-import { reportWanMetrics } from '../wan/wan-metrics.js';
-import { reportCpMetrics } from '../cp/cp-metrics.js';
 import { PersistenceService, type OpenedStore } from '../persistence/persistence-service.js';
 import { MemberPersistence, answerPersistenceCommand, handlePersistenceCommands } from './member-persistence.js';
 import type { RestDeps } from '../rest/context.js';
+import { MemberMonitor } from './member-monitor.js';
+import { reportMemberMetrics } from './member-metrics.js';
+import { LATENCY_BUCKETS_SECONDS } from '../rest/request-stats.js';
 
 export const GRID_VERSION: string = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -98,6 +99,8 @@ export class Member {
   readonly tls: TlsEndpoints;
   /** Prometheus metrics (undefined when `metrics enabled="false"`). */
   readonly metrics: GridMetrics | undefined;
+  /** The console's figures: this member's own, and the cluster's gathered over the member protocol. */
+  readonly monitor: MemberMonitor;
   private readonly clock: Clock;
   /** Refuses writes that grow memory past grid.memory.limit (docs/maps.md). */
   private readonly memoryGuard: MemoryGuard;
@@ -289,27 +292,41 @@ export class Member {
     this.partitions.register(this.wan.replicaData);
     this.cp = new CpService({ config: this.config, net: this.net, cluster, clock: this.clock, logger: this.logger });
     this.metrics = opts.config.metrics.enabled ? new GridMetrics() : undefined;
-    if (this.metrics !== undefined) this.reportMetrics(this.metrics, invoker);
-  }
-
-  /** Every service's metrics (docs/metrics.md), read at scrape time from the services' own counters. */
-  private reportMetrics(r: GridMetrics, invoker: ClusterInvoker): void {
-    this.cluster.reportMetrics(r);
-    this.partitions.reportMetrics(r);
-    invoker.reportMetrics(r);
-    r.gauge({ name: 'grid_member_connections', help: 'Open member-protocol connections of this member (to and from other members)' }, (report) => report(this.connectionCounts().member));
-    r.gauge({ name: 'grid_rest_connections', help: 'Open HTTP connections of this member' }, (report) => report(this.connectionCounts().client));
-    this.maps.reportMetrics(r);
-    this.queues.reportMetrics(r);
-    reportMemoryMetrics(r, this.memoryGuard);
-    reportWanMetrics(r, () => this.wan.status());
-    this.persistence?.reportMetrics(r);
-    r.counter({ name: 'grid_client_keyed_requests_total', help: 'Keyed map requests from Hazelcast clients (get, put, set, remove, delete, containsKey)' }, (report) => report(this.clients?.routing.keyed ?? 0));
-    r.counter(
-      { name: 'grid_client_keyed_requests_forwarded_total', help: "Keyed map requests from Hazelcast clients for a partition another member owns (run there: a smart client's owner guess missed)" },
-      (report) => report(this.clients?.routing.forwarded ?? 0),
-    );
-    if (this.config.cpSubsystem.enabled) reportCpMetrics(r, () => this.cp.status());
+    if (this.metrics !== undefined) {
+      reportMemberMetrics(this.metrics, {
+        cluster,
+        partitions,
+        invoker,
+        maps: this.maps,
+        queues: this.queues,
+        memoryGuard: guard,
+        wan: this.wan,
+        persistence: this.persistence,
+        cp: this.config.cpSubsystem.enabled ? this.cp : undefined,
+        connections: () => this.connectionCounts(),
+        clientRouting: () => this.clients?.routing,
+      });
+    }
+    this.monitor = new MemberMonitor({
+      net: this.net,
+      cluster,
+      partitions: { partitionCount: PARTITION_COUNT, replicas: (pid) => partitions.table.replicas(pid), version: () => partitions.table.version() },
+      connections: () => this.connectionKinds(),
+      cpMemberUuid: () => (this.config.cpSubsystem.enabled ? this.cp.status().cpMemberUuid : undefined),
+      memoryLimitBytes: guard.limitBytes,
+      migrations: () => partitions.migrationStatus(),
+      historySeconds: t.metricsHistorySeconds,
+      clock: this.clock,
+      logger: this.logger,
+      sources: {
+        rest: { buckets: LATENCY_BUCKETS_SECONDS, totals: (into) => this.rest?.requestStats?.totals(into) },
+        clientRequests: () => this.clients?.routing.requests ?? 0,
+        mapFootprint: () => this.maps.ownedFootprint(),
+        wan: () => this.wan.status(),
+        forEachMap: (fn) => this.maps.forEachCounters(fn),
+        forEachQueue: (fn) => this.queues.forEachCounters(fn),
+      },
+    });
   }
 
   /** Set when a shutdown was asked for while this member's restart waited: it stops instead of starting. */
@@ -399,8 +416,10 @@ export class Member {
         version: () => this.partitions.table.version(),
         replicas: (pid: number) => this.partitions.table.replicas(pid),
         replicaSync: () => this.partitions.replicaSync.counters(),
+        migrations: () => this.partitions.migrationStatus(),
       },
       connections: () => this.connectionCounts(),
+      monitor: this.monitor,
       sharedReads: { setReadSink, inSharedReadBuffer },
       enabledGroups: groups,
       ...(consoleBundle === undefined ? {} : { console: consoleBundle }),
@@ -493,6 +512,7 @@ export class Member {
     // 4. data services
     this.maps.startExpirySweeper(cfg.tuning.expirySweepIntervalMillis);
     this.wan.joined();
+    this.monitor.start();
     // 5. REST and Hazelcast clients
     restReady = true;
     clientsReady = true;
@@ -588,6 +608,7 @@ export class Member {
     } catch (e) {
       this.logger.warn(`leaving the cluster failed: ${describeError(e)}`);
     }
+    this.monitor.stop();
     this.wan.stop();
     this.events.stop();
     this.queueEvents.stop();
@@ -615,14 +636,20 @@ export class Member {
   }
 
   private connectionCounts(): { client: number; member: number } {
+    const k = this.connectionKinds();
+    return { client: k.rest + k.client, member: k.member };
+  }
+
+  /** Open connections by kind: HTTP, Hazelcast clients, member protocol. */
+  private connectionKinds(): { rest: number; client: number; member: number } {
+    let rest = 0;
     let client = 0;
-    let member = 0;
     for (const l of [this.memberListener, this.restListener]) {
       if (!l) continue;
-      client += l.counts.http + l.counts.client;
+      rest += l.counts.http;
+      client += l.counts.client;
     }
-    member = this.net.connectionCount();
-    return { client, member };
+    return { rest, client, member: this.net.connectionCount() };
   }
 
   /** The client protocol's server over the same facades REST uses. */

@@ -310,6 +310,11 @@ export class PartitionMaster {
     this.pump();
   }
 
+  /** Partitions whose migration runs now (master), in id order. */
+  runningPartitions(): number[] {
+    return [...this.running].sort((a, b) => a - b);
+  }
+
   private pump(): void {
     const epoch = this.masterEpoch;
     while (this.ctx.inFlight < this.ctx.tuning.maxParallelMigrations && this.ctx.planned.size > 0) {

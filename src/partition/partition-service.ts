@@ -33,6 +33,24 @@ export interface PartitionView {
   isRecovering?(): boolean;
 }
 
+/** Migrations and replica safety as one member knows them (GET /rest/partitions's `migrations`). */
+export interface MigrationStatus {
+  /** This member is the master: the figures are first-hand. */
+  readonly master: boolean;
+  /** Replica moves planned and not started (elsewhere than the master: the master's last queue size, planned and running). */
+  readonly queued: number;
+  readonly inFlight: number;
+  /** Partitions migrating now (master only). */
+  readonly running: readonly number[];
+  /** Migrations this member committed as master since it started. */
+  readonly completed: number;
+  /** Partitions this member holds back while handing them over. */
+  readonly blockedPartitions: number;
+  readonly partitionsWithoutOwner: number;
+  /** Partitions with fewer live replicas than the cluster can give them (owner included). */
+  readonly partitionsMissingReplicas: number;
+}
+
 export class PartitionService implements PartitionView {
   readonly table: PartitionTable;
   /** Anti-entropy: per-partition backup versions, and the round that repairs backups that differ. */
@@ -96,6 +114,36 @@ export class PartitionService implements PartitionView {
 
   migrationQueueSize(): number {
     return this.ctx.migrationQueueSize();
+  }
+
+  /**
+   * Migrations and replica safety as this member knows them: first-hand on the master (moves
+   * planned and running, migrations it committed), the queue size the master last sent elsewhere.
+   */
+  migrationStatus(): MigrationStatus {
+    const ctx = this.ctx;
+    const master = ctx.cluster.isMaster();
+    const dataMembers = ctx.cluster.members().filter((m) => !m.liteMember).length;
+    const expected = Math.min(ctx.tuning.replicaCount, dataMembers);
+    let withoutOwner = 0;
+    let missingReplicas = 0;
+    for (let pid = 0; pid < PARTITION_COUNT; pid++) {
+      const row = this.table.replicas(pid);
+      if (row.length === 0 || !ctx.cluster.isAlive(row[0]!)) withoutOwner++;
+      let alive = 0;
+      for (const uuid of row) if (ctx.cluster.isAlive(uuid)) alive++;
+      if (alive < expected) missingReplicas++;
+    }
+    return {
+      master,
+      queued: master ? ctx.planned.size : ctx.lastKnownQueueSize,
+      inFlight: master ? ctx.inFlight : 0,
+      running: master ? this.master.runningPartitions() : [],
+      completed: this.master.migrationsCommitted,
+      blockedPartitions: this.blocked.size,
+      partitionsWithoutOwner: withoutOwner,
+      partitionsMissingReplicas: missingReplicas,
+    };
   }
 
   /** No migration pending, and every partition has all the replicas the cluster can give it. */

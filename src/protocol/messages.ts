@@ -109,6 +109,9 @@ export const Msg = {
   QueueEventInterest: 82,
   /** A queue's owner -> an interested member, one-way: [8 values per event]: change events of its queues, in sequence order per queue. */
   QueueEvents: 83,
+  // The web console's member figures (src/member/member-monitor.ts; payloads in monitor-payloads.ts).
+  /** Any member -> a member: [kind ('status'|'history'|'ops'|'migrations'), seconds] -> [uuid, json]: that member's own figures, read-only (asking twice or late changes nothing). */
+  MemberReport: 90,
 } as const;
 
 export type MessageType = (typeof Msg)[keyof typeof Msg];

@@ -33,7 +33,7 @@ import { QueueDeparted } from './queue-departed.js';
 import type { QueueEventSource } from './queue-events.js';
 import { QueueHolder, type PollClient } from './queue-holder.js';
 import { collectQueuesForMerge, mergeQueuesInto, type QueueMergeBatch } from './queue-merge.js';
-import { reportQueueMetrics } from './queue-metrics.js';
+import { reportQueueMetrics, type QueueCounters } from './queue-metrics.js';
 import { QueueOperations, type QueueStats } from './queue-operations.js';
 import type { QueuePersistence } from './queue-persistence.js';
 import { QueueRegistry, type QueueMembership, type ReservationStats } from './queue-registry.js';
@@ -220,6 +220,11 @@ export class QueueService implements QueueFacade {
   }
 
   /** The per-queue metrics (docs/metrics.md) of the queues this member owns. */
+  /** Each queue's operation counters on this member as owner, since it started (the console's rates). */
+  forEachCounters(fn: (counters: QueueCounters, queueName: string) => void): void {
+    this.reg.counters.forEach(fn);
+  }
+
   reportMetrics(r: MetricsRegistrar): void {
     reportQueueMetrics(r, this.reg);
   }

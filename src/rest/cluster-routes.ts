@@ -21,8 +21,26 @@ export function clusterInfo(r: Request, d: RestDeps): void {
   });
 }
 
-/** Grid's own endpoint: the partition table as this member knows it. */
-export function partitionsInfo(r: Request, d: RestDeps): void {
+/** How long a member that is not the master waits for the master's migration figures. */
+export const MASTER_MIGRATIONS_TIMEOUT_MS = 1_000;
+
+/**
+ * Migrations in progress and replica safety, for the console to poll in one place: the
+ * master's own figures (asked over the member protocol when this member is not the master),
+ * else this member's (`from: "this-member"`: the queue size the master last sent, no running list).
+ */
+async function migrationsOf(d: RestDeps): Promise<Record<string, unknown> | undefined> {
+  const local = d.partitions.migrations?.();
+  if (local === undefined) return undefined;
+  if (local.master) return { from: 'master', ...local };
+  const fromMaster = await d.monitor?.masterMigrations(MASTER_MIGRATIONS_TIMEOUT_MS);
+  if (fromMaster !== undefined) return { from: 'master', ...fromMaster };
+  return { from: 'this-member', ...local };
+}
+
+/** Grid's own endpoint: the partition table as this member knows it, with migrations and safety. */
+export async function partitionsInfo(r: Request, d: RestDeps): Promise<void> {
+  const migrations = await migrationsOf(d);
   const p = d.partitions;
   const counts = new Map<string, { owned: number; backups: number }>();
   for (const m of d.cluster.members()) counts.set(m.uuid, { owned: 0, backups: 0 });
@@ -44,6 +62,9 @@ export function partitionsInfo(r: Request, d: RestDeps): void {
     replicaCount: p.replicaCount,
     migrationQueueSize: d.health.migrationQueueSize(),
     clusterSafe: d.health.clusterSafe(),
+    clusterState: d.cluster.state(),
+    masterUuid: d.cluster.master()?.uuid ?? null,
+    ...(migrations === undefined ? {} : { migrations }),
     members: [...counts].map(([uuid, c]) => ({ uuid, address: addressOf.get(uuid) ?? null, owned: c.owned, backups: c.backups })),
     partitions,
     ...(p.replicaSync === undefined ? {} : { replicaSync: p.replicaSync() }),

@@ -8,7 +8,7 @@
 import { GridError } from '../core/errors.js';
 import { decodeScanCursor, encodeScanCursor, scanScope, textOfStoreKey, type ScanEntry, type ScanPosition } from '../map/map-service.js';
 import { restContentType } from '../client/data.js';
-import type { RestDeps } from './context.js';
+import type { ClusterRates, RestDeps } from './context.js';
 import { headerSafe, onGridPrefix } from './paths.js';
 import { sendJson } from './respond.js';
 import type { Request } from './route-kit.js';
@@ -137,19 +137,52 @@ export async function scanMap(r: Request, d: RestDeps, [mapName]: readonly strin
   else sendJson(r.res, { entries: shown.map(entryJson), cursor, ...skipped });
 }
 
-/** GET /grid/rest/maps: the maps that hold entries, with their sizes. */
+/** How long each member has to answer with its operation rates for a listing. */
+export const LIST_RATES_TIMEOUT_MS = 2_000;
+
+/** A rate as listed: per second, two decimals. */
+const rate = (v: number | undefined): number => Math.round((v ?? 0) * 100) / 100;
+
+/** The members whose rates are summed, and those that did not answer in time (their share is missing). */
+function ratesFrom(rates: ClusterRates): { members: number; unreachable: readonly string[] } {
+  return { members: rates.members, unreachable: rates.unreachable };
+}
+
+/** GET /grid/rest/maps: the maps that hold entries, with their sizes and operation rates (summed over the members' last second). */
 export async function listMaps(r: Request, d: RestDeps): Promise<void> {
   // `rest/maps/` keeps its meaning of the map paths (as under /hazelcast/): a map path without a name.
   if (endsWithSlash(r)) throw new GridError('BAD_REQUEST', 'missing map name');
   noQuery(r);
-  sendJson(r.res, { maps: await d.maps.mapNames() });
+  const [maps, rates] = await Promise.all([d.maps.mapNames(), d.monitor?.operationRates(LIST_RATES_TIMEOUT_MS)]);
+  if (rates === undefined) {
+    sendJson(r.res, { maps });
+    return;
+  }
+  sendJson(r.res, {
+    maps: maps.map((m) => {
+      const x = rates.maps.get(m.name);
+      return { ...m, getsPerSecond: rate(x?.[0]), putsPerSecond: rate(x?.[1]), removesPerSecond: rate(x?.[2]) };
+    }),
+    rates: ratesFrom(rates),
+  });
 }
 
-/** GET /grid/rest/queues: the queues, with their sizes. */
+/** GET /grid/rest/queues: the queues, with their sizes and operation rates. */
 export async function listQueues(r: Request, d: RestDeps): Promise<void> {
   if (endsWithSlash(r)) throw new GridError('BAD_REQUEST', 'missing queue name');
   noQuery(r);
-  sendJson(r.res, { queues: await d.queues.queueNames() });
+  const [queues, rates] = await Promise.all([d.queues.queueNames(), d.monitor?.operationRates(LIST_RATES_TIMEOUT_MS)]);
+  if (rates === undefined) {
+    sendJson(r.res, { queues });
+    return;
+  }
+  sendJson(r.res, {
+    queues: queues.map((q) => {
+      const x = rates.queues.get(q.name);
+      return { ...q, offersPerSecond: rate(x?.[0]), pollsPerSecond: rate(x?.[1]) };
+    }),
+    rates: ratesFrom(rates),
+  });
 }
 
 function endsWithSlash(r: Request): boolean {

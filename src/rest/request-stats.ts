@@ -52,6 +52,24 @@ export class RequestStats {
     return this.counts[(R[route] * M + methodIndexOf(method)) * S + STATUS_SLOT[status]!]!;
   }
 
+  /**
+   * Requests answered so far over every route and method, and their latency counts summed per
+   * bucket into `into` (LATENCY_BUCKETS_SECONDS.length + 1 slots, overwritten): what the
+   * metrics history differences once a second.
+   */
+  totals(into: Float64Array): number {
+    into.fill(0);
+    let n = 0;
+    for (const h of this.latency) {
+      if (h === undefined) continue;
+      for (let i = 0; i < h.counts.length; i++) {
+        into[i]! += h.counts[i]!;
+        n += h.counts[i]!;
+      }
+    }
+    return n;
+  }
+
   register(r: MetricsRegistrar): void {
     r.counter(
       { name: 'grid_rest_requests_total', help: 'REST requests answered by this member, by route label, method and status code', labelNames: ['route', 'method', 'status'] },

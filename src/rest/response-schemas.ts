@@ -24,13 +24,30 @@ export const CLUSTER_SCHEMA = {
 /** GET rest/partitions (Grid's own, cluster-routes.ts). */
 export const PARTITIONS_SCHEMA = {
   type: 'object',
-  required: ['version', 'partitionCount', 'replicaCount', 'migrationQueueSize', 'clusterSafe', 'members', 'partitions'],
+  required: ['version', 'partitionCount', 'replicaCount', 'migrationQueueSize', 'clusterSafe', 'clusterState', 'masterUuid', 'members', 'partitions'],
   properties: {
     version: { type: 'integer' },
     partitionCount: COUNT,
     replicaCount: COUNT,
     migrationQueueSize: COUNT,
     clusterSafe: { type: 'boolean' },
+    clusterState: { type: 'string' },
+    masterUuid: { type: ['string', 'null'] },
+    migrations: {
+      type: 'object',
+      required: ['from', 'master', 'queued', 'inFlight', 'running', 'completed', 'blockedPartitions', 'partitionsWithoutOwner', 'partitionsMissingReplicas'],
+      properties: {
+        from: { enum: ['master', 'this-member'] },
+        master: { type: 'boolean' },
+        queued: COUNT,
+        inFlight: COUNT,
+        running: { type: 'array', items: COUNT },
+        completed: COUNT,
+        blockedPartitions: COUNT,
+        partitionsWithoutOwner: COUNT,
+        partitionsMissingReplicas: COUNT,
+      },
+    },
     members: {
       type: 'array',
       items: { type: 'object', required: ['uuid', 'address', 'owned', 'backups'], properties: { uuid: UUID, address: { type: ['string', 'null'] }, owned: COUNT, backups: COUNT } },
@@ -53,3 +70,102 @@ export const CONSOLE_SESSION_SCHEMA = {
     groups: { type: 'array', items: { type: 'string' } },
   },
 } as const;
+
+const BYTES = { type: 'integer', minimum: 0 };
+/** GET /grid/rest/members (Grid's own, monitor-routes.ts; MemberStatus of rest/context.ts). */
+export const MEMBERS_SCHEMA = {
+  type: 'object',
+  required: ['clusterState', 'memberListVersion', 'timeoutMs', 'members'],
+  properties: {
+    clusterState: { type: 'string' },
+    memberListVersion: { type: 'integer' },
+    timeoutMs: COUNT,
+    members: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['uuid', 'address', 'version', 'liteMember', 'master', 'local', 'reachable'],
+        properties: {
+          uuid: UUID,
+          address: { type: 'string' },
+          version: { type: 'string' },
+          liteMember: { type: 'boolean' },
+          master: { type: 'boolean' },
+          local: { type: 'boolean' },
+          reachable: { type: 'boolean' },
+          error: { type: 'string', description: 'Why the member is not reachable (only when reachable is false).' },
+          figures: {
+            type: 'object',
+            description: "The member's own figures (only when reachable is true).",
+            required: [
+              'state', 'cpMember', 'cpMemberUuid', 'startTime', 'uptimeMs', 'heapUsedBytes', 'heapTotalBytes', 'rssBytes', 'memoryLimitBytes',
+              'partitionsOwned', 'backupsHeld', 'partitionTableVersion', 'clientConnections', 'restConnections', 'memberConnections', 'loadAverage',
+            ],
+            properties: {
+              state: { type: 'string' },
+              cpMember: { type: 'boolean' },
+              cpMemberUuid: { type: ['string', 'null'] },
+              startTime: { type: 'integer', description: 'Epoch ms the member started.' },
+              uptimeMs: COUNT,
+              heapUsedBytes: BYTES,
+              heapTotalBytes: BYTES,
+              rssBytes: BYTES,
+              memoryLimitBytes: BYTES,
+              partitionsOwned: COUNT,
+              backupsHeld: COUNT,
+              partitionTableVersion: { type: 'integer' },
+              clientConnections: COUNT,
+              restConnections: COUNT,
+              memberConnections: COUNT,
+              loadAverage: { type: 'array', items: { type: 'number' }, minItems: 3, maxItems: 3 },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+const SERIES = { type: 'array', items: { type: ['number', 'null'] } };
+/** GET /grid/rest/metrics/history (Grid's own, monitor-routes.ts; HistoryReport of rest/context.ts). */
+export const HISTORY_SCHEMA = {
+  type: 'object',
+  required: ['seconds', 'timeoutMs', 'members'],
+  properties: {
+    seconds: COUNT,
+    timeoutMs: COUNT,
+    members: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['uuid', 'address', 'version', 'liteMember', 'master', 'local', 'reachable'],
+        properties: {
+          uuid: UUID,
+          address: { type: 'string' },
+          version: { type: 'string' },
+          liteMember: { type: 'boolean' },
+          master: { type: 'boolean' },
+          local: { type: 'boolean' },
+          reachable: { type: 'boolean' },
+          error: { type: 'string' },
+          history: {
+            type: 'object',
+            required: ['intervalMs', 'times', 'series', 'wan'],
+            properties: {
+              intervalMs: COUNT,
+              times: { type: 'array', items: { type: 'integer' } },
+              series: { type: 'object', additionalProperties: SERIES },
+              wan: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['wanReplicationName', 'publisherId', 'queueDepth', 'lagMs'],
+                  properties: { wanReplicationName: { type: 'string' }, publisherId: { type: 'string' }, queueDepth: SERIES, lagMs: SERIES },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};

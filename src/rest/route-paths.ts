@@ -14,6 +14,10 @@ export const METRICS = 'metrics';
 /** Grid's own: the OpenAPI document of this surface (served under /grid/ only). */
 export const OPENAPI = 'openapi.json';
 export const CLUSTER = 'rest/cluster';
+/** Grid's own: every member's figures (only under `/grid/`). */
+export const MEMBERS = 'rest/members';
+/** Grid's own: every member's metrics history (only under `/grid/`). */
+export const METRICS_HISTORY = 'rest/metrics/history';
 export const PARTITIONS = 'rest/partitions';
 export const INSTANCE = 'rest/instance';
 export const MANAGEMENT = 'rest/management/cluster/';

@@ -10,7 +10,7 @@ import { unknown, type Method, type Route, type RouteLabel } from './route-kit.j
 import * as maps from './maps-routes.js';
 import * as queues from './queues-routes.js';
 import * as cp from './cp-routes.js';
-import { CONSOLE, OPENAPI, MAP_LIST, QUEUE_LIST, CLUSTER, CONFIG, CP_DATA, CP_SUBSYSTEM, HEALTH, INSTANCE, LICENSE, LOG_LEVEL, LOG_LEVEL_SUB, MANAGEMENT, MAPS, METRICS, PARTITIONS, QUEUES, TLS, WAN, WAN_STATUS } from './route-paths.js';
+import { CONSOLE, OPENAPI, MAP_LIST, MEMBERS, METRICS_HISTORY, QUEUE_LIST, CLUSTER, CONFIG, CP_DATA, CP_SUBSYSTEM, HEALTH, INSTANCE, LICENSE, LOG_LEVEL, LOG_LEVEL_SUB, MANAGEMENT, MAPS, METRICS, PARTITIONS, QUEUES, TLS, WAN, WAN_STATUS } from './route-paths.js';
 
 export interface ParamSpec {
   /** Whether a raw (still encoded) segment can be this parameter at all; else the route does not match. */
@@ -104,6 +104,8 @@ export const SCOPES: readonly Scope[] = [
   { prefix: CONSOLE, shape: 'tree', label: 'console', claimsGroup: true, otherwise: unknownPath },
   { prefix: OPENAPI, shape: 'exact', label: 'health', claimsGroup: false, otherwise: unknownPath },
   { prefix: CLUSTER, shape: 'exact', label: 'cluster', claimsGroup: false, otherwise: unknownPath },
+  { prefix: METRICS_HISTORY, shape: 'exact', label: 'metrics', claimsGroup: false, gridOnly: true, otherwise: unknownPath },
+  { prefix: MEMBERS, shape: 'exact', label: 'cluster', claimsGroup: false, gridOnly: true, otherwise: unknownPath },
   { prefix: PARTITIONS, shape: 'exact', label: 'cluster', claimsGroup: false, otherwise: unknownPath },
   { prefix: INSTANCE, shape: 'exact', label: 'cluster', claimsGroup: false, otherwise: unknownPath },
   { prefix: MANAGEMENT, shape: 'under', label: 'cluster', claimsGroup: false, otherwise: unknownPath },

@@ -24,8 +24,9 @@ import { metrics } from './metrics-routes.js';
 import { reloadTls } from './tls-routes.js';
 import { openApiHandler, type Reply } from './openapi.js';
 import { PARAMS } from './route-scopes.js';
-import { CLUSTER_SCHEMA, CONSOLE_SESSION_SCHEMA, PARTITIONS_SCHEMA } from './response-schemas.js';
 import { consoleSession, serveConsole } from './console-routes.js';
+import { CLUSTER_SCHEMA, CONSOLE_SESSION_SCHEMA, HISTORY_SCHEMA, MEMBERS_SCHEMA, PARTITIONS_SCHEMA } from './response-schemas.js';
+import * as monitor from './monitor-routes.js';
 
 export interface Endpoint {
   /** As the doc writes it: one method, or several (`DELETE, GET`). HEAD goes wherever GET does (but where `head` is false). */
@@ -167,7 +168,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     gridOnly: true,
     group: 'CLUSTER_READ',
     params: '–',
-    answer: '200 JSON `{maps: [{name, size}]}` or `{queues: …}`',
+    answer: '200 JSON `{maps: [{name, size, getsPerSecond, putsPerSecond, removesPerSecond}], rates}` or `{queues: [{name, size, offersPerSecond, pollsPerSecond}], rates}`',
     readsBody: false,
     credentials: false,
     routes: { 'rest/maps': data.listMaps, 'rest/queues': data.listQueues },
@@ -265,6 +266,41 @@ export const ENDPOINTS: readonly Endpoint[] = [
     routes: { 'rest/cluster': clusterInfo },
     responses: { 200: { body: 'json', about: 'The member list (rest-interface.md §2).', schema: CLUSTER_SCHEMA } },
     examples: [['GET', 'rest/cluster']],
+  },
+  {
+    method: 'GET',
+    path: '`/rest/members` (Grid\'s own, `/grid/` only; `timeoutMs`)',
+    gridOnly: true,
+    group: 'CLUSTER_READ',
+    params: '–',
+    answer: '200 JSON: every member\'s own figures, or `reachable: false` past the deadline',
+    readsBody: false,
+    credentials: false,
+    routes: { 'rest/members': monitor.members },
+    query: { timeoutMs: `How long each member has to answer, 1 to ${monitor.MAX_MONITOR_TIMEOUT_MS} ms (default ${monitor.DEFAULT_MONITOR_TIMEOUT_MS}); a member silent that long is listed with reachable false.` },
+    responses: { 200: { body: 'json', about: 'Every member of the cluster, each answered from its own state over the member protocol.', schema: MEMBERS_SCHEMA } },
+    examples: [['GET', 'rest/members']],
+  },
+  {
+    method: 'GET',
+    path: '`/rest/metrics/history` (Grid\'s own, `/grid/` only; `seconds`, `member`, `timeoutMs`; [Metrics](metrics.md#metrics-history))',
+    gridOnly: true,
+    group: 'CLUSTER_READ',
+    params: '–',
+    answer: '200 JSON: every member\'s 1-second samples as columns, 404 unknown member',
+    readsBody: false,
+    credentials: false,
+    routes: { 'rest/metrics/history': monitor.metricsHistory },
+    query: {
+      seconds: `How many of the last seconds, 1 to the history kept (600 by default); default ${monitor.DEFAULT_HISTORY_SECONDS}.`,
+      member: 'Only this member (its uuid).',
+      timeoutMs: `How long each member has to answer, 1 to ${monitor.MAX_MONITOR_TIMEOUT_MS} ms (default ${monitor.DEFAULT_MONITOR_TIMEOUT_MS}).`,
+    },
+    responses: {
+      200: { body: 'json', about: "Each member's history, answered by that member over the member protocol.", schema: HISTORY_SCHEMA },
+      404: { body: 'error', about: 'No member with that uuid in the member list.' },
+    },
+    examples: [['GET', 'rest/metrics/history']],
   },
   {
     method: 'GET',

@@ -18,6 +18,7 @@ import * as W from '../../src/protocol/wan-payloads.js';
 import * as C from '../../src/protocol/cp-payloads.js';
 import * as E from '../../src/protocol/event-payloads.js';
 import * as QE from '../../src/protocol/queue-event-payloads.js';
+import * as MR from '../../src/protocol/monitor-payloads.js';
 import { MEMBER_PREAMBLE, MEMBER_PROTOCOL_VERSION } from '../../src/protocol/preamble.js';
 import { INTERESTING_U32, Rng, chunkBytes, deepValue, mutateMany, randomNumber, randomString, randomValue } from './engine.js';
 
@@ -558,6 +559,12 @@ const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'nam
   // The same for queues (queue-event-payloads.ts): the fuzz cluster has no queue subscribers either.
   QueueEventInterest: { request: payload(E.encodeEventInterest, E.decodeEventInterest, { version: small, maps: list(mapName, 3) }), effect: 'harmless' },
   QueueEvents: { request: { valid: (rng: Rng): WireValue => QE.encodeQueueEvents(Array.from({ length: rng.size(4) }, () => queueEvent(rng))), decode: QE.decodeQueueEvents } satisfies PayloadSpec, effect: 'harmless' },
+  // Read-only: the member answers its own figures.
+  MemberReport: {
+    request: payload(MR.encodeMemberReportRequest, MR.decodeMemberReportRequest, { kind: (rng) => rng.pick(MR.MEMBER_REPORT_KINDS), seconds: small }),
+    answer: payload(MR.encodeMemberReportAnswer, MR.decodeMemberReportAnswer, { uuid: str, json: str }),
+    effect: 'harmless',
+  },
 };
 
 export const ALL_MESSAGES: readonly MessageSpec[] = (Object.keys(SPECS) as (keyof typeof Msg)[]).map((name) => ({ type: Msg[name], name, ...SPECS[name] }));

@@ -43,6 +43,7 @@ const TUNING_SUFFIXES = [
   'merge.first.run.delay.seconds',
   'merge.next.run.delay.seconds',
   'memory.limit',
+  'metrics.history-seconds',
 ];
 
 export function readTuning(problems: Problems, props: ReadonlyMap<string, string>): TuningConfig {
@@ -137,5 +138,6 @@ export function readTuning(problems: Problems, props: ReadonlyMap<string, string
     debugIgnoreMessages: pick('debug.ignore-messages')?.value ?? DEFAULT_TUNING.debugIgnoreMessages,
     mergeFirstRunDelaySeconds: int('merge.first.run.delay.seconds', DEFAULT_TUNING.mergeFirstRunDelaySeconds, 1),
     mergeNextRunDelaySeconds: int('merge.next.run.delay.seconds', DEFAULT_TUNING.mergeNextRunDelaySeconds, 1),
+    metricsHistorySeconds: int('metrics.history-seconds', DEFAULT_TUNING.metricsHistorySeconds, 0, 3600),
   };
 }

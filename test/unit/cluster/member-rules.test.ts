@@ -35,7 +35,7 @@ describe('admit: who may send what', () => {
   });
 
   it('member messages are taken from any current member only', () => {
-    for (const type of [Msg.Operation, Msg.Backup, Msg.PartitionData, Msg.ChangeState, Msg.LeaveRequest, Msg.Leave, Msg.ClusterShutdown, Msg.PollCancel, Msg.FetchTable]) {
+    for (const type of [Msg.Operation, Msg.Backup, Msg.PartitionData, Msg.ChangeState, Msg.LeaveRequest, Msg.Leave, Msg.ClusterShutdown, Msg.PollCancel, Msg.FetchTable, Msg.MemberReport]) {
       expect(admit(type, 'B', view)).toBeUndefined();
       expect(admit(type, 'C', view)).toBeUndefined();
       const refusal = admit(type, 'X', view);

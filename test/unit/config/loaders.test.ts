@@ -91,6 +91,7 @@ describe('shipped config files', () => {
       debugIgnoreMessages: '',
       mergeFirstRunDelaySeconds: 300,
       mergeNextRunDelaySeconds: 120,
+      metricsHistorySeconds: 600,
       replicaSyncIntervalSeconds: 5,
       debugDropBackups: 0,
     });
@@ -170,6 +171,7 @@ describe('defaults', () => {
       debugIgnoreMessages: '',
       mergeFirstRunDelaySeconds: 300,
       mergeNextRunDelaySeconds: 120,
+      metricsHistorySeconds: 600,
       replicaSyncIntervalSeconds: 5,
       debugDropBackups: 0,
     });

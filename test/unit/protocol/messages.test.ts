@@ -56,6 +56,7 @@ const PINNED: Readonly<Record<string, number>> = {
   MapEvents: 81,
   QueueEventInterest: 82,
   QueueEvents: 83,
+  MemberReport: 90,
 };
 
 describe('member protocol message table', () => {

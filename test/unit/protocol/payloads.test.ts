@@ -804,6 +804,8 @@ describe('member message payloads: nested fields', () => {
       if (name.startsWith('Cp')) continue;
       // The change-event messages (event-payloads.ts) are pinned in event-payloads.test.ts.
       if (name === 'EventInterest' || name === 'MapEvents') continue;
+      // The console's read-only MemberReport (monitor-payloads.ts) is pinned in monitor-payloads.test.ts.
+      if (name === 'MemberReport') continue;
       expect(pinned.has(id), name).toBe(true);
     }
   });
