@@ -5,6 +5,7 @@
 import type { FunctionComponent } from 'preact';
 import type { Session } from '../api.js';
 import { ClusterPage } from './cluster.js';
+import { MetricsPage } from './metrics.js';
 
 export interface PageProps {
   readonly session: Session;
@@ -21,4 +22,5 @@ export interface PageDef {
 
 export const PAGES: readonly PageDef[] = [
   { id: 'cluster', title: 'Cluster', groups: ['CLUSTER_READ'], component: ClusterPage },
+  { id: 'metrics', title: 'Metrics', groups: ['CLUSTER_READ'], component: MetricsPage },
 ];
