@@ -71,8 +71,11 @@ function App() {
   }
 }
 
+/** The user name of the last attempt: a refused login asks again for the password only. */
+let lastUsername = '';
+
 function Login(props: { message: string | undefined; onSubmit: (username: string, password: string) => void }) {
-  const [username, setUsername] = useState('');
+  const [username, setUsername] = useState(lastUsername);
   const [password, setPassword] = useState('');
   return (
     <main class="centered">
@@ -81,6 +84,7 @@ function Login(props: { message: string | undefined; onSubmit: (username: string
         data-testid="login"
         onSubmit={(e) => {
           e.preventDefault();
+          lastUsername = username;
           props.onSubmit(username, password);
         }}
       >
@@ -93,11 +97,11 @@ function Login(props: { message: string | undefined; onSubmit: (username: string
         )}
         <label>
           User name
-          <input name="username" autoComplete="username" required autoFocus value={username} onInput={(e) => setUsername((e.currentTarget as HTMLInputElement).value)} />
+          <input name="username" autoComplete="username" required autoFocus={username === ''} value={username} onInput={(e) => setUsername((e.currentTarget as HTMLInputElement).value)} />
         </label>
         <label>
           Password
-          <input name="password" type="password" autoComplete="current-password" value={password} onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)} />
+          <input name="password" type="password" autoComplete="current-password" autoFocus={username !== ''} value={password} onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)} />
         </label>
         <button type="submit" class="primary">
           Sign in

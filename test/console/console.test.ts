@@ -268,7 +268,9 @@ describe.skipIf(SKIP !== undefined)('the console', () => {
       const refused = await sendRequest(securedPort, 'GET', '/grid/console/session', { headers: { Authorization: basic('admin', 'wrong') } });
       expect(refused.status).toBe(403);
       expect(refused.headers['www-authenticate']).toBeUndefined();
-      await p.fill('input[name=username]', 'admin');
+      // The user name stays; only the password is asked again.
+      expect(await p.inputValue('input[name=username]')).toBe('admin');
+      expect(await p.inputValue('input[name=password]')).toBe('');
       await p.fill('input[name=password]', 's3cret');
       await p.click('button[type=submit]');
       await p.waitForSelector('[data-testid=member-row]');
