@@ -3,7 +3,6 @@
 // so a second can fall between two samples); the chart follows its container's width and is redrawn in
 // place when the data changes (no new chart per poll).
 
-import 'uplot/dist/uPlot.min.css';
 import uPlot from 'uplot';
 import { useEffect, useRef } from 'preact/hooks';
 

@@ -2,6 +2,8 @@
 // form when security is on and the credentials are missing or refused (no data before that),
 // then the nav bar and the page of the URL's hash. Pages are in pages/index.ts.
 
+// uPlot's few rules are here, not with the chart: a lazily loaded page's CSS would not be linked.
+import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
