@@ -15,6 +15,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY console ./console
+COPY scripts/build-console.mjs ./scripts/
 RUN npm run build
 
 FROM node:${NODE_VERSION}-slim AS deps

@@ -79,14 +79,26 @@ export function onAuthRefused(f: () => void): () => void {
 }
 
 /** A request to the member (`path` after /grid/); throws ApiError for a non-2xx answer. */
-export async function request(path: string, init: { method?: string; body?: string; signal?: AbortSignal } = {}): Promise<Response> {
-  const headers: Record<string, string> = { [CONSOLE_HEADER]: '1', Accept: 'application/json' };
+export interface RequestInit {
+  readonly method?: string;
+  /** A string is sent as UTF-8 text; bytes as they are. */
+  readonly body?: string | Uint8Array;
+  /** The body's Content-Type (default `text/plain; charset=utf-8`). */
+  readonly contentType?: string;
+  /** More headers (If-Match, Last-Event-ID, ...); never Authorization, which this module owns. */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly signal?: AbortSignal;
+}
+
+export async function request(path: string, init: RequestInit = {}): Promise<Response> {
+  const headers: Record<string, string> = { Accept: 'application/json', ...init.headers, [CONSOLE_HEADER]: '1' };
+  delete headers['Authorization'];
   if (authorization !== undefined) headers['Authorization'] = authorization;
-  if (init.body !== undefined) headers['Content-Type'] = 'text/plain; charset=utf-8';
+  if (init.body !== undefined) headers['Content-Type'] = init.contentType ?? 'text/plain; charset=utf-8';
   const res = await fetch(API_PREFIX + path, {
     method: init.method ?? 'GET',
     headers,
-    body: init.body ?? null,
+    body: (init.body as BodyInit | undefined) ?? null,
     credentials: 'omit',
     cache: 'no-store',
     redirect: 'error',

@@ -2,6 +2,8 @@
 // form when security is on and the credentials are missing or refused (no data before that),
 // then the nav bar and the page of the URL's hash. Pages are in pages/index.ts.
 
+// uPlot's few rules are here, not with the chart: a lazily loaded page's CSS would not be linked.
+import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -71,8 +73,11 @@ function App() {
   }
 }
 
+/** The user name of the last attempt: a refused login asks again for the password only. */
+let lastUsername = '';
+
 function Login(props: { message: string | undefined; onSubmit: (username: string, password: string) => void }) {
-  const [username, setUsername] = useState('');
+  const [username, setUsername] = useState(lastUsername);
   const [password, setPassword] = useState('');
   return (
     <main class="centered">
@@ -81,6 +86,7 @@ function Login(props: { message: string | undefined; onSubmit: (username: string
         data-testid="login"
         onSubmit={(e) => {
           e.preventDefault();
+          lastUsername = username;
           props.onSubmit(username, password);
         }}
       >
@@ -93,11 +99,11 @@ function Login(props: { message: string | undefined; onSubmit: (username: string
         )}
         <label>
           User name
-          <input name="username" autoComplete="username" required autoFocus value={username} onInput={(e) => setUsername((e.currentTarget as HTMLInputElement).value)} />
+          <input name="username" autoComplete="username" required autoFocus={username === ''} value={username} onInput={(e) => setUsername((e.currentTarget as HTMLInputElement).value)} />
         </label>
         <label>
           Password
-          <input name="password" type="password" autoComplete="current-password" value={password} onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)} />
+          <input name="password" type="password" autoComplete="current-password" autoFocus={username !== ''} value={password} onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)} />
         </label>
         <button type="submit" class="primary">
           Sign in

@@ -27,6 +27,10 @@ const result = await build({
   outdir: out,
   entryNames: '[name]-[hash]',
   assetNames: '[name]-[hash]',
+  chunkNames: '[name]-[hash]',
+  // Pages loaded on first visit (pages/index.ts's lazyPage) are chunks of their own: the first
+  // paint loads the shell and the Cluster page only, not every page's libraries (uPlot).
+  splitting: true,
   jsx: 'automatic',
   jsxImportSource: 'preact',
   tsconfig: join(root, 'console', 'tsconfig.json'),
@@ -36,9 +40,9 @@ const result = await build({
   define: { 'process.env.NODE_ENV': '"production"' },
 });
 
-const outputs = Object.keys(result.metafile.outputs).map((p) => resolve(root, p));
-const script = outputs.find((p) => p.endsWith('.js'));
-const style = outputs.find((p) => p.endsWith('.css'));
+const entry = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint !== undefined && o.entryPoint.endsWith('main.tsx'));
+const script = entry === undefined ? undefined : resolve(root, entry[0]);
+const style = entry?.[1].cssBundle === undefined ? undefined : resolve(root, entry[1].cssBundle);
 if (script === undefined) throw new Error('build-console: esbuild wrote no script');
 const name = (p) => p.slice(out.length + 1);
 

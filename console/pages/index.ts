@@ -1,10 +1,13 @@
 // Every page of the console, in nav order. A page is one file under pages/ and one line here:
 // its id (the URL hash, `#/<id>`), its title, the endpoint groups it needs (a member without
 // one of them hides the page from the nav and shows "not allowed" when it is opened anyway).
+// A page with a library of its own (charts, editors) is loaded lazily (lazyPage): its code is a
+// chunk fetched when the page is first opened.
 
 import type { FunctionComponent } from 'preact';
 import type { Session } from '../api.js';
 import { ClusterPage } from './cluster.js';
+import { lazyPage } from './lazy.js';
 
 export interface PageProps {
   readonly session: Session;
@@ -21,4 +24,6 @@ export interface PageDef {
 
 export const PAGES: readonly PageDef[] = [
   { id: 'cluster', title: 'Cluster', groups: ['CLUSTER_READ'], component: ClusterPage },
+  // Loaded on its first visit, with uPlot: the first paint does not wait for it.
+  { id: 'metrics', title: 'Metrics', groups: ['CLUSTER_READ'], component: lazyPage(() => import('./metrics.js').then((m) => m.MetricsPage)) },
 ];

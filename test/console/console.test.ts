@@ -6,7 +6,9 @@
 // REST; a cross-site page's fetch and form refused by the member; the login: a wrong password
 // sees no data; a member shut down from its console, and one killed with kill -9, leave the page
 // within the heartbeat deadline. Screenshots of each page go to test-results/console/
-// (`npm run console:screenshots` copies them to docs/img/). The member-changing tests run last.
+// (`npm run console:screenshots` copies them to docs/img/). The Metrics page's charts of every
+// member's history (or its clear message on a member without the history endpoint). The
+// member-changing tests run last.
 
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -226,6 +228,28 @@ describe.skipIf(SKIP !== undefined)('the console', () => {
     }
   });
 
+  it('draws the Metrics page from every member\'s history, or says the member has none', async () => {
+    const history = await c.http(0, 'GET', '/grid/rest/metrics/history?seconds=5');
+    const p = await open(c.member(0).port, 'metrics');
+    try {
+      if (history.status === 200) {
+        // One chart per figure, each with a line per member, filled within a few polls.
+        await waitFor('7 charts with 3 members each', async () => (await p.$$eval('.chart-box', (b) => b.filter((x) => x.querySelectorAll('.u-legend .u-series').length >= 4).length)) === 7, 15_000, 200);
+        const legend = await p.textContent('.chart-box .u-legend');
+        for (const m of c.members) expect(legend).toContain(m.address);
+        await p.screenshot({ path: join(SHOTS, 'metrics.png'), fullPage: true });
+      } else {
+        // A member without the history endpoint (GET answers 400): the page says so instead of failing.
+        expect(history.status).toBe(400);
+        await p.waitForSelector('[data-testid=no-history]');
+        expect(await p.textContent('[data-testid=no-history]')).toContain('/grid/rest/metrics/history');
+      }
+      expect(await p.getAttribute('nav a[aria-current=page]', 'href')).toBe('#/metrics');
+    } finally {
+      await p.close();
+    }
+  });
+
   it('with security on, asks for credentials: a wrong password sees no data, the right one sees the members', async () => {
     const p = await open(securedPort);
     try {
@@ -244,7 +268,9 @@ describe.skipIf(SKIP !== undefined)('the console', () => {
       const refused = await sendRequest(securedPort, 'GET', '/grid/console/session', { headers: { Authorization: basic('admin', 'wrong') } });
       expect(refused.status).toBe(403);
       expect(refused.headers['www-authenticate']).toBeUndefined();
-      await p.fill('input[name=username]', 'admin');
+      // The user name stays; only the password is asked again.
+      expect(await p.inputValue('input[name=username]')).toBe('admin');
+      expect(await p.inputValue('input[name=password]')).toBe('');
       await p.fill('input[name=password]', 's3cret');
       await p.click('button[type=submit]');
       await p.waitForSelector('[data-testid=member-row]');

@@ -107,12 +107,13 @@ describe('Dockerfile', () => {
     // prepare builds; at `npm ci` the sources are not there yet.
     expect(runs[ci]).toMatch(/--ignore-scripts/);
     expect(runs[ci]).not.toMatch(/--omit=dev|--production/);
-    // The script it runs: tsc -p <project>. The project, what it extends, and its rootDir are copied in.
+    // The script it runs: tsc -p <project>, then the web console's build (console/ into dist/console/).
+    // The project, what it extends, and its rootDir are copied in; so are the console's sources and script.
     const script = pkg.scripts.build!;
-    const m = /^tsc -p (\S+)$/.exec(script);
+    const m = /^tsc -p (\S+)(?: && node (scripts\/build-console\.mjs))?$/.exec(script);
     expect(m, `build script "${script}"`).not.toBeNull();
     const copied = all(build, 'COPY').flatMap((c) => c.split(/\s+/).slice(0, -1));
-    const needed: string[] = [];
+    const needed: string[] = m![2] === undefined ? [] : [m![2], 'console'];
     let project: string | undefined = m![1]!;
     let outDir: string | undefined;
     while (project !== undefined) {
