@@ -105,6 +105,9 @@ export const Msg = {
   EventInterest: 80,
   /** Partition owner -> an interested member, one-way: [11 values per event]: change events of its partitions, in sequence order per partition. */
   MapEvents: 81,
+  // Grouped invocation (invocation/operation-groups.ts).
+  /** Caller -> owner: [service, [[partitionId, type, args[]], ...]] -> [[0, result] | [1, code, message], ...]: operations of several partitions this member owns, one answer per item in order (invocation/operation-groups.ts). */
+  OperationGroup: 90,
 } as const;
 
 export type MessageType = (typeof Msg)[keyof typeof Msg];

@@ -54,6 +54,7 @@ const PINNED: Readonly<Record<string, number>> = {
   CpReset: 76,
   EventInterest: 80,
   MapEvents: 81,
+  OperationGroup: 90,
 };
 
 describe('member protocol message table', () => {
