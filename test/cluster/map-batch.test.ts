@@ -2,7 +2,7 @@
 // what the same requests done one by one do, it reaches each owner in one member message, bad
 // entries answer for themselves, broken bodies and oversized batches apply nothing (JSON and
 // the binary form), and under a kill -9 every entry answered 2xx is there.
-// The kill is the file's last test (it leaves two members).
+// The kill comes late (it leaves two members); the last test adds a member while batches run.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../support/cluster.js';
@@ -49,6 +49,21 @@ async function limited<T>(n: number, fns: (() => Promise<T>)[]): Promise<T[]> {
     }),
   );
   return out;
+}
+
+/** Every key of `acked` read back in batches through member `i`: the keys whose value differs or whose version is not 0 (written twice). */
+async function notOnce(i: number, map: string, acked: Map<string, string>): Promise<string[]> {
+  const bad: string[] = [];
+  const keys = [...acked.keys()];
+  for (let at = 0; at < keys.length; at += MAX_BATCH_ENTRIES) {
+    const chunk = keys.slice(at, at + MAX_BATCH_ENTRIES);
+    const r = await batch(i, map, { get: chunk });
+    expect(r.status).toBe(200);
+    r.json!.get.forEach((g, j) => {
+      if (g.status !== 200 || g.value !== acked.get(chunk[j]!) || g.version !== 0) bad.push(`${chunk[j]}: ${JSON.stringify(g)}`);
+    });
+  }
+  return bad;
 }
 
 beforeAll(async () => {
@@ -245,5 +260,35 @@ describe('map batches', () => {
       if (got?.bytes.toString() !== v) missing.push(k);
     }));
     expect(missing, `acked ${acked.size}, failed ${failed}`).toEqual([]);
+    // Each written once: a write retried on the promoted backup was not applied a second time (its version would be 1).
+    expect(await notOnce(1, 'killed', acked)).toEqual([]);
+  }, 120_000);
+
+  it('while a member joins and partitions migrate, batches lose nothing and apply each write once', async () => {
+    const acked = new Map<string, string>();
+    let joined = false;
+    let sentDuringJoin = 0;
+    const writer = async (w: number): Promise<void> => {
+      // Until the new member is in and the cluster safe again (bounded: 400 rounds).
+      for (let round = 0; !joined && round < 400; round++) {
+        const put = Array.from({ length: 100 }, (_, i) => ({ key: `j${w}-${round}-${i}`, value: `v${w}-${round}-${i}` }));
+        const during = !joined;
+        const r = await batch(w === 0 ? 0 : 1, 'joined', { put });
+        if (during) sentDuringJoin++;
+        if (r.status !== 200) continue;
+        r.json!.put.forEach((res, i) => {
+          if (res.status >= 200 && res.status < 300) acked.set(put[i]!.key, put[i]!.value);
+        });
+      }
+    };
+    const writers = [0, 1].map(writer);
+    await expect.poll(() => acked.size, { timeout: 30_000, interval: 20 }).toBeGreaterThan(200);
+    await cluster.addMember();
+    await cluster.waitSafe(60_000, 3);
+    joined = true;
+    await Promise.all(writers);
+    expect(sentDuringJoin).toBeGreaterThan(0);
+    expect(acked.size).toBeGreaterThan(200);
+    expect(await notOnce(0, 'joined', acked)).toEqual([]);
   }, 120_000);
 });
