@@ -1,6 +1,7 @@
 // The map endpoints' handlers: GET/HEAD, POST and DELETE of rest/maps/<map>/<key>, DELETE of a
-// whole map, and Grid's batch (POST /grid/rest/maps/<map>; its body: map-batch.ts). Their
-// paths are rows of route-table.ts. The hot path: no closure per request.
+// whole map, and Grid's batch (POST /grid/rest/maps/<map>; its body: map-batch.ts, or the
+// binary form of batch-binary.ts). Their paths are rows of route-table.ts. The hot path: no
+// closure per request.
 // Under /grid/ only, an entry's version is its ETag and writes take conditions and a TTL
 // (conditions.ts); /hazelcast/ keeps Hazelcast's contract: those headers are neither sent nor read.
 
