@@ -2,8 +2,9 @@
 // 1,000,000, 100-byte values) in pages over REST against one real member, as keys and as
 // entries: keys (or entries) per second, the member's CPU per key and busy share while it
 // scans, its peak RSS, and page latency (p50, p99, max: a page is what a client waits for).
-// Every key must come back exactly once.
-import http from 'node:http';
+// Every key must come back exactly once. Before the scan: batches against single requests on
+// one member and on a 3-member cluster, JSON and binary (data-api-batch.mjs); after it the
+// conditional PUT (data-api-cond.mjs).
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fmtInt, httpRequest, log, pipelinedLoad, readCpuMs, readRss } from './lib.mjs';
@@ -13,6 +14,8 @@ const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist
 const STEP_RECORDS = 100_000;
 
 import { renderConditionalPut, runConditionalPut } from './data-api-cond.mjs';
+import { renderBatchBench, runBatchBench } from './data-api-batch.mjs';
+import { BenchCluster } from './cluster.mjs';
 
 export const DATA_API_PHASES = ['data-api'];
 const LIMIT = 1000;
@@ -96,79 +99,20 @@ async function stepTimes() {
   return { records: STEP_RECORDS, budget: SCAN_STEP_RECORDS, budgetMs: SCAN_STEP_MS, steps: steps.length, p50Ms: steps[Math.floor(steps.length / 2)], p99Ms: steps[Math.floor(steps.length * 0.99)], maxMs: steps[steps.length - 1] };
 }
 
-/** Rounds of the batch comparison; each moves BATCH_SIZE entries each way. */
-const BATCH_ROUNDS = 200;
-const BATCH_SIZE = 100;
-
-/** One request on a keep-alive agent (a client that reuses its connections, as real ones do). */
-function keepAliveRequest(agent, port, method, urlPath, body, contentType) {
-  return new Promise((resolve, reject) => {
-    const headers = body === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(body) };
-    const req = http.request({ host: '127.0.0.1', port, method, path: urlPath, agent, headers, timeout: 10_000 }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/**
- * Batch against singles: BATCH_ROUNDS rounds of BATCH_SIZE puts then BATCH_SIZE gets, as one
- * batch each, as that many single requests one after another, and as singles 16 at a time
- * (all on keep-alive connections). Entries per second and the member's CPU per entry.
- */
-async function batchVsSingles(target) {
-  const value = 'v'.repeat(100);
-  const ok = (r, what) => {
-    if (r.status !== 200) throw new Error(`${what}: HTTP ${r.status}`);
-    return r;
-  };
-  const modes = {
-    batch: async (agent, map, keys) => {
-      const put = ok(await keepAliveRequest(agent, target.port, 'POST', `/grid/rest/maps/${map}`, JSON.stringify({ put: keys.map((key) => ({ key, value })) }), 'application/json'), 'batch put');
-      if (JSON.parse(put.body).put.some((e) => e.status !== 201 && e.status !== 200)) throw new Error('batch put: an entry failed');
-      const get = ok(await keepAliveRequest(agent, target.port, 'POST', `/grid/rest/maps/${map}`, JSON.stringify({ get: keys }), 'application/json'), 'batch get');
-      if (JSON.parse(get.body).get.some((e) => e.value !== value)) throw new Error('batch get: a value differs');
-    },
-    'singles, 1 at a time': async (agent, map, keys) => {
-      for (const k of keys) ok(await keepAliveRequest(agent, target.port, 'POST', `/grid/rest/maps/${map}/${k}`, value, 'text/plain'), 'put');
-      for (const k of keys) if (ok(await keepAliveRequest(agent, target.port, 'GET', `/grid/rest/maps/${map}/${k}`), 'get').body !== value) throw new Error('get: value differs');
-    },
-    'singles, 16 at a time': async (agent, map, keys) => {
-      const run = async (fn) => {
-        let next = 0;
-        await Promise.all(Array.from({ length: 16 }, async () => { while (next < keys.length) await fn(keys[next++]); }));
-      };
-      await run(async (k) => ok(await keepAliveRequest(agent, target.port, 'POST', `/grid/rest/maps/${map}/${k}`, value, 'text/plain'), 'put'));
-      await run(async (k) => { if (ok(await keepAliveRequest(agent, target.port, 'GET', `/grid/rest/maps/${map}/${k}`), 'get').body !== value) throw new Error('get: value differs'); });
-    },
-  };
-  const results = [];
-  for (const [mode, fn] of Object.entries(modes)) {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-    const map = `batch-${results.length}`;
-    const cpu0 = readCpuMs(target.pid);
-    const t0 = performance.now();
-    for (let r = 0; r < BATCH_ROUNDS; r++) await fn(agent, map, Array.from({ length: BATCH_SIZE }, (_, i) => `k${r}-${i}`));
-    const seconds = (performance.now() - t0) / 1000;
-    const cpuMs = readCpuMs(target.pid) - cpu0;
-    agent.destroy();
-    const entries = 2 * BATCH_ROUNDS * BATCH_SIZE;
-    results.push({ mode, entries, seconds, entriesPerSecond: entries / seconds, memberCpuUsPerEntry: (cpuMs * 1000) / entries });
-    log(`data-api: ${mode}: ${fmtInt(entries / seconds)} entries/s, member CPU ${((cpuMs * 1000) / entries).toFixed(1)} µs/entry`);
-  }
-  return { rounds: BATCH_ROUNDS, size: BATCH_SIZE, results };
-}
-
 /** `startMember(opts, logName, { pin })` is run.mjs's: a real member process. */
 export async function runDataApi(opts, report, startMember, stopChild) {
   if (!opts.only.includes('data-api')) return;
   const member = await startMember(opts, 'member-data-api.log', { pin: false });
   try {
-    const batch = await batchVsSingles({ port: member.port, pid: member.child.pid });
+    const batch = [await runBatchBench('1 member', member.port, [member.child.pid])];
+    // The same on 3 members: grouping by owner shows here (two thirds of the keys owned elsewhere).
+    const c = await BenchCluster.create('data-api-batch', { gridBin: opts.gridBin });
+    try {
+      await c.start();
+      batch.push(await runBatchBench('3 members', c.live()[0].port, c.pids()));
+    } finally {
+      await c.destroy();
+    }
     const n = opts.entries;
     log(`data-api: loading ${fmtInt(n)} entries`);
     const load = await pipelinedLoad({ port: member.port, map: 'scan', count: n, keyOf: (i) => `k${i}` });
@@ -216,10 +160,6 @@ export function renderDataApiReport(report) {
     ),
     `  member RSS: ${mb(d.rssLoaded)} loaded, ${mb(d.rssAfter)} after both scans, peak ${mb(d.rssPeak)}`,
     '',
-    `Data API: batches against single requests, ${d.batch.rounds} rounds of ${d.batch.size} puts then ${d.batch.size} gets (100-byte values), keep-alive, one member:`,
-    row(['mode', 'entries', 'seconds', 'entries/s', 'member CPU µs/entry']),
-    row(['---', '---:', '---:', '---:', '---:']),
-    ...d.batch.results.map((b) => row([b.mode, fmtInt(b.entries), b.seconds.toFixed(1), fmtInt(b.entriesPerSecond), b.memberCpuUsPerEntry.toFixed(1)])),
     `  one event-loop turn of a page's walk (at most ${fmtInt(d.step.budget)} records or ${d.step.budgetMs} ms, over a ${fmtInt(d.step.records)}-entry partition, in a fresh process, ${d.step.steps} steps), CPU time: p50 ${d.step.p50Ms.toFixed(2)} ms, p99 ${d.step.p99Ms.toFixed(2)} ms, max ${d.step.maxMs.toFixed(2)} ms`,
-  ].concat(d.cond ? ['', renderConditionalPut(d.cond)] : []).join('\n');
+  ].concat(['', renderBatchBench(d.batch)], d.cond ? ['', renderConditionalPut(d.cond)] : []).join('\n');
 }

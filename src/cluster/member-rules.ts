@@ -24,6 +24,7 @@ export const AUTHORITY: Readonly<Record<number, Authority>> = {
   [Msg.Ping]: 'open', // answered by MemberNet before the gate: a connection-level probe
   [Msg.FetchTable]: 'member',
   [Msg.Operation]: 'member',
+  [Msg.OperationGroup]: 'member',
   [Msg.Backup]: 'member',
   [Msg.PartitionData]: 'member',
   [Msg.ChangeState]: 'member',

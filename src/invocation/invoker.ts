@@ -11,7 +11,7 @@ import type { Logger } from '../core/logger.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
 import type { WireValue } from '../protocol/codec.js';
 import { Msg } from '../protocol/messages.js';
-import { decodeBackup, decodeOperation, decodePollCancel, encodeBackup, encodeOperation, encodePollCancel } from '../protocol/payloads.js';
+import { decodeBackup, decodeOperation, decodeOperationGroup, decodePollCancel, encodeBackup, encodeOperation, encodeOperationGroup, encodePollCancel } from '../protocol/payloads.js';
 import type { MemberConnection, MemberNet } from '../net/member-net.js';
 import type { ClusterView } from '../cluster/cluster-service.js';
 import type { PartitionView } from '../partition/partition-service.js';
@@ -19,6 +19,7 @@ import { PARTITION_COUNT } from '../partition/partitioning.js';
 import { checkPartitionWriteFrom } from '../partition/partition-table.js';
 import { BackupDropper, DEBUG_SWITCHES } from '../core/test-hooks.js';
 import { backupFailureVerdict } from './backup-failure.js';
+import { answerGroup, invokeGrouped, type GroupCallerDeps, type GroupItem, type GroupOutcome } from './operation-groups.js';
 import type { MetricsRegistrar } from '../core/metrics.js';
 import type { WriteGate } from '../core/memory-guard.js';
 import type { GridConfig } from '../config/types.js';
@@ -90,6 +91,11 @@ export interface Durability {
 export interface Invoker {
   /** The operation's result: synchronous when it ran here with nothing to wait for, else a promise. Errors may be thrown. */
   invoke<T>(partitionId: number, op: Operation<T>, caller?: Caller): MaybePromise<T>;
+  /**
+   * Many operations (none that waits), one member message per owner (operation-groups.ts);
+   * one outcome per item in order, never a rejection. Absent: the caller invokes one by one.
+   */
+  invokeGroup?<T>(items: readonly GroupItem<T>[]): Promise<GroupOutcome<T>[]>;
 }
 
 export interface InvokerTuning {
@@ -144,6 +150,10 @@ export class ClusterInvoker implements Invoker {
   private backupsNotPersisted = 0;
   private readonly dropper: BackupDropper;
   private durability: Durability | undefined;
+  /** Operation messages sent to owners elsewhere: one per operation, and one per group (metrics). */
+  private operationsSent = 0;
+  private groupsSent = 0;
+  private groupDeps: GroupCallerDeps | undefined;
 
   constructor(deps: {
     cluster: ClusterView;
@@ -180,6 +190,72 @@ export class ClusterInvoker implements Invoker {
       { name: 'grid_operation_backups_not_persisted_total', help: 'Writes that failed because a sync backup answered that it could not persist them (its disk full or failed); the owner put them back' },
       (report) => report(this.backupsNotPersisted),
     );
+    r.counter(
+      {
+        name: 'grid_operation_messages_sent_total',
+        help: 'Operation messages this member sent to partition owners elsewhere: kind="single" one operation each, kind="group" the operations of several partitions of one owner (a map batch)',
+        labelNames: ['kind'],
+      },
+      (report) => {
+        report(this.operationsSent, { kind: 'single' });
+        report(this.groupsSent, { kind: 'group' });
+      },
+    );
+  }
+
+  invokeGroup<T>(items: readonly GroupItem<T>[]): Promise<GroupOutcome<T>[]> {
+    this.groupDeps ??= {
+      clock: this.clock,
+      callTimeoutMs: this.tuning.callTimeoutMs,
+      localUuid: () => this.cluster.localMember().uuid,
+      ownerOf: (pid) => this.partitions.table.ownerOf(pid),
+      checkCaller: (op) => this.checkCaller(op),
+      runOwned: (pid, op) => this.runOwned(pid, op),
+      sendGroup: (owner, service, group, timeoutMs) => {
+        const member = this.cluster.memberByUuid(owner);
+        if (member === undefined || this.net === undefined) throw new GridError('MEMBER_UNREACHABLE', `member ${owner} is not reachable`);
+        this.groupsSent++;
+        return this.net.request(member.address, Msg.OperationGroup, encodeOperationGroup({ service, items: group }), timeoutMs).then((answer) => {
+          if (!Array.isArray(answer)) throw new GridError('INTERNAL', 'malformed answer to an operation group');
+          return answer;
+        });
+      },
+      handler: (service) => this.handlers.get(service),
+      retryable: (e) => {
+        if (!isGridError(e) || !RETRY_CODES.has(e.code)) return false;
+        if (e.code === 'NOT_MEMBER') this.cluster.checkMembership(`an owner refused this member: ${e.message}`);
+        return true;
+      },
+      retried: (n) => (this.retries += n),
+    };
+    return invokeGrouped(this.groupDeps, items);
+  }
+
+  /** A grouped operation of a partition this member owns: the checks invoke() makes before running one here. */
+  private runOwned<T>(partitionId: number, op: Operation<T>): MaybePromise<T> {
+    if (this.partitions.table.ownerOf(partitionId) !== this.cluster.localMember().uuid) {
+      throw new GridError('WRONG_TARGET', `partition ${partitionId} is not owned by ${this.cluster.localMember().address}`);
+    }
+    this.checkNotFenced();
+    if (op.mutating && this.partitions.isBlocked(partitionId)) throw new GridError('PARTITION_MIGRATING', `partition ${partitionId} is being handed over`);
+    return this.runHere(partitionId, op);
+  }
+
+  /** One operation of a received group: the checks of a received Operation message, then run here. */
+  private runReceived(handler: OperationHandler, pid: number, type: string, args: readonly WireValue[]): MaybePromise<unknown> {
+    if (pid < 0 || pid >= PARTITION_COUNT) throw new GridError('BAD_REQUEST', `no partition ${pid}`);
+    this.checkNotFenced();
+    if (this.partitions.table.ownerOf(pid) !== this.cluster.localMember().uuid) {
+      throw new GridError('WRONG_TARGET', `partition ${pid} is not owned by ${this.cluster.localMember().address}`);
+    }
+    const op = handler.operation(pid, type, args, ALWAYS_THERE);
+    // A waiting operation needs its own invocation id (PollCancel): it is never grouped.
+    if (op.waitMs !== undefined && op.waitMs > 0) throw new GridError('BAD_REQUEST', `${op.name} waits: it cannot be run in a group`);
+    if (op.mutating) {
+      if (this.cluster.state() === 'PASSIVE') throw new GridError('CLUSTER_PASSIVE', `cluster is PASSIVE: ${op.name} refused`);
+      if (this.partitions.isBlocked(pid)) throw new GridError('PARTITION_MIGRATING', `partition ${pid} is being handed over`);
+    }
+    return this.runHere(pid, op);
   }
 
   register(service: string, handler: OperationHandler): void {
@@ -342,6 +418,7 @@ export class ClusterInvoker implements Invoker {
     }
     const timeout = Math.max(1_000, deadline - this.clock.now());
     const type = op.type;
+    this.operationsSent++;
     return this.net
       .request(member.address, Msg.Operation, encodeOperation({ service: op.service, type, partitionId, args: op.args ?? [], invocationId }), timeout)
       .then((answer) => handler.decodeResult(type, answer) as T, onFailure);
@@ -507,6 +584,10 @@ export class ClusterInvoker implements Invoker {
 
   private registerHandlers(net: MemberNet): void {
     net.handle(Msg.Operation, (p, from) => this.onOperation(p, from));
+    net.handle(Msg.OperationGroup, (p) => {
+      const g = decodeOperationGroup(p);
+      return answerGroup({ handler: (s) => this.handlers.get(s), runReceived: (h, pid, type, args) => this.runReceived(h, pid, type, args) }, g.service, g.items);
+    });
     const backup = (p: WireValue, from: MemberConnection): null | Promise<null> => {
       const t = decodeBackup(p);
       const service = t.service;

@@ -13,6 +13,7 @@ import { forEachMergeEntry, type MapMerge } from './map-merge.js';
 import { decodeEntryView, encodeEntryView, type MapOperations } from './map-operations.js';
 import type { MapRegistry } from './map-registry.js';
 import type { MapWanEvents } from './map-wan.js';
+import { applyEntriesBackup, batchPartFromWire, decodeBatchResult, encodeBatchResult, type MapBatchOutcome } from './map-batch-op.js';
 import { decodeNames, decodeScanResult, encodeNames, encodeScanResult, type MapScans, type PartitionPage } from './map-scan.js';
 
 export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerge, wanEvents: MapWanEvents, scans: MapScans): OperationHandler {
@@ -30,6 +31,8 @@ export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerg
           const { key, opId, update } = decodeUpdate(maps, args);
           return updateOp(ops, pid, mapName, key, update, opId);
         }
+        case 'batch':
+          return batchPartFromWire(ops, pid, args);
         case 'entryView':
           return ops.entryViewOp(pid, mapName, f.str(args, 1, 'key'));
         case 'clear':
@@ -59,6 +62,7 @@ export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerg
       }
       if (type === 'remove') return result as boolean;
       if (type === 'update') return encodeUpdateResult(result as UpdateResult, true);
+      if (type === 'batch') return encodeBatchResult(result as MapBatchOutcome[]);
       if (type === 'entryView') return encodeEntryView(result as MergeEntry | undefined);
       if (type === 'observerQuery') return result as WireValue;
       if (type === 'scan') return encodeScanResult(result as PartitionPage);
@@ -76,6 +80,7 @@ export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerg
       }
       if (type === 'remove') return w === true;
       if (type === 'update') return decodeUpdateResult(w);
+      if (type === 'batch') return decodeBatchResult(w, (t, i) => maps.contentTypeAt(t, i));
       if (type === 'entryView') return decodeEntryView(w, (t, i) => maps.contentTypeAt(t, i));
       if (type === 'observerQuery') return w;
       if (type === 'scan') return decodeScanResult(w, (t, i) => maps.contentTypeAt(t, i));
@@ -107,6 +112,9 @@ export function mapHandler(maps: MapRegistry, ops: MapOperations, merge: MapMerg
         }
         case 'entry':
           applyEntryBackup(maps, pid, args, (key, seqs, removed) => wanEvents.mirror(pid, mapName, key, seqs, removed));
+          return;
+        case 'entries':
+          applyEntriesBackup(maps, pid, args, (name, key, seqs, removed) => wanEvents.mirror(pid, name, key, seqs, removed));
           return;
         case 'evict': {
           const store = maps.containers.get(mapName)?.stores[pid];

@@ -8,6 +8,7 @@
 // log) are invocation/split-brain-protection.ts' StructureProtection, shared with queues.
 
 import { totalmem } from 'node:os';
+import { GridError } from '../core/errors.js';
 import type { MaybePromise } from '../core/maybe-promise.js';
 import type { MapConfig } from '../config/types.js';
 import type { DataServiceDeps, OperationHandler } from '../invocation/invoker.js';
@@ -34,11 +35,13 @@ import { MapScans, type ScanPage, type ScanRequest, type ScanEntry } from './map
 import { mapReplicaData } from './map-replicas.js';
 import { MapWanEvents, type MapWanIncoming, type MapWanSink } from './map-wan.js';
 import { MapEventSource } from './map-events.js';
+import { batchParts, type MapBatchEntry, type MapBatchOutcome } from './map-batch-op.js';
 
 // The names other layers import from here.
 export type { MapWanEvent } from '../protocol/wan-payloads.js';
 export type { MapMergeBatch } from './map-merge.js';
 export type { MapUpdate } from './map-update.js';
+export type { MapBatchEntry, MapBatchOutcome } from './map-batch-op.js';
 export type { MergeEntry, UpdateCondition, UpdateResult } from './record-store.js';
 export { MapCounters } from './map-metrics.js';
 export { decodePersistedEntry, encodePersistedEntry, type MapPersistence } from './map-persistence.js';
@@ -59,6 +62,11 @@ export interface MapFacade {
   remove(mapName: string, key: string): MaybePromise<boolean>;
   /** A conditional put, remove or TTL change, atomic on the key's owner (map-update.ts). */
   update(mapName: string, key: string, u: MapUpdate): MaybePromise<UpdateResult>;
+  /**
+   * Many gets, puts and deletes of one map (map-batch-op.ts): one member message per owner,
+   * writes before gets per partition, one outcome per entry in order (never rejects).
+   */
+  batch(mapName: string, entries: readonly MapBatchEntry[]): Promise<MapBatchOutcome[]>;
   /** The entry with its version, expiry and statistics (undefined: none). */
   entryView(mapName: string, key: string): MaybePromise<MergeEntry | undefined>;
   clear(mapName: string): Promise<void>;
@@ -69,6 +77,15 @@ export interface MapFacade {
   scanAll(mapName: string, values: boolean): Promise<ScanEntry[]>;
   /** The maps that hold entries, cluster-wide, with their sizes, by name. */
   mapNames(): Promise<{ name: string; size: number }[]>;
+}
+
+/** A call's outcome as a value (the invoker without grouping: one call per batch part). */
+async function settle<T>(call: () => MaybePromise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  try {
+    return { ok: true, value: await call() };
+  } catch (error) {
+    return { ok: false, error };
+  }
 }
 
 export class MapService implements MapFacade {
@@ -152,6 +169,36 @@ export class MapService implements MapFacade {
     const pid = partitionIdOfKey(key);
     const ct = u.contentType === undefined ? undefined : this.maps.intern(u.contentType);
     return this.maps.deps.invoker.invoke(pid, updateOp(this.ops, pid, mapName, key, ct === u.contentType ? u : { ...u, contentType: ct }));
+  }
+
+  async batch(mapName: string, entries: readonly MapBatchEntry[]): Promise<MapBatchOutcome[]> {
+    const out: (MapBatchOutcome | undefined)[] = new Array<MapBatchOutcome | undefined>(entries.length);
+    // Split-brain protection refuses reads or writes for the whole map: each entry it refuses answers so.
+    const refusal = { read: this.refusal(mapName, 'READ'), write: this.refusal(mapName, 'WRITE') };
+    const run: number[] = [];
+    entries.forEach((e, i) => {
+      const refused = e.kind === 'get' ? refusal.read : refusal.write;
+      if (refused !== undefined) out[i] = { error: refused };
+      else run.push(i);
+    });
+    const { items, positions } = batchParts(this.ops, mapName, entries, run);
+    const invoker = this.maps.deps.invoker;
+    const outcomes = invoker.invokeGroup !== undefined ? await invoker.invokeGroup(items) : await Promise.all(items.map((it) => settle(() => invoker.invoke(it.partitionId, it.op))));
+    outcomes.forEach((o, k) => {
+      const idx = positions[k]!;
+      if (o.ok) idx.forEach((i, j) => (out[i] = o.value[j] ?? { error: new GridError('INTERNAL', 'no answer for a batch entry') }));
+      else for (const i of idx) out[i] = { error: o.error };
+    });
+    return out as MapBatchOutcome[];
+  }
+
+  private refusal(mapName: string, access: 'READ' | 'WRITE'): unknown {
+    try {
+      this.protection.guardHere(mapName, access);
+      return undefined;
+    } catch (e) {
+      return e;
+    }
   }
 
   entryView(mapName: string, key: string): MaybePromise<MergeEntry | undefined> {

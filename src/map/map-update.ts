@@ -27,7 +27,8 @@ export interface MapUpdate extends UpdateRequest {
 const OP_ID_PREFIX = randomBytes(6).toString('hex');
 let nextOpId = 0;
 
-function newOpId(): string {
+/** A new operation id (unique across this process's life and across restarts). */
+export function newOpId(): string {
   return `${OP_ID_PREFIX}:${(nextOpId++).toString(36)}`;
 }
 

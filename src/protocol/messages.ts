@@ -112,6 +112,9 @@ export const Msg = {
   // The web console's member figures (src/member/member-monitor.ts; payloads in monitor-payloads.ts).
   /** Any member -> a member: [kind ('status'|'history'|'ops'|'migrations'), seconds] -> [uuid, json]: that member's own figures, read-only (asking twice or late changes nothing). */
   MemberReport: 90,
+  // Grouped invocation (invocation/operation-groups.ts).
+  /** Caller -> owner: [service, [[partitionId, type, args[]], ...]] -> [[0, result] | [1, code, message], ...]: operations of several partitions this member owns, one answer per item in order (invocation/operation-groups.ts). */
+  OperationGroup: 91,
 } as const;
 
 export type MessageType = (typeof Msg)[keyof typeof Msg];

@@ -504,6 +504,35 @@ export function decodeOperation(v: WireValue): OperationPayload {
   };
 }
 
+/** One operation of an OperationGroup: the partition it runs on, its type and arguments (as in Operation). */
+export interface OperationGroupItem {
+  readonly partitionId: number;
+  readonly type: string;
+  readonly args: readonly WireValue[];
+}
+
+/** OperationGroup: [service, [[partitionId, type, args[]], ...]] -> one answer per item: [0, result] | [1, code, message]. */
+export interface OperationGroupPayload {
+  readonly service: string;
+  readonly items: readonly OperationGroupItem[];
+}
+
+export function encodeOperationGroup(p: OperationGroupPayload): WireValue {
+  return [p.service, p.items.map((it) => [it.partitionId, it.type, it.args])];
+}
+
+export function decodeOperationGroup(v: WireValue): OperationGroupPayload {
+  const t = f.tuple(v, 'operation group');
+  const service = f.str(t, 0, 'service');
+  const raw = f.arr(t, 1, 'items');
+  const items: OperationGroupItem[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const it = f.tuple(raw[i]!, `items[${i}]`);
+    items.push({ partitionId: f.int(it, 0, `items[${i}] partitionId`), type: f.str(it, 1, `items[${i}] type`), args: f.arr(it, 2, `items[${i}] args`) });
+  }
+  return { service, items };
+}
+
 /** Backup: [service, type, partitionId, args[], tableVersion?, replicaIndex?, version?] -> null (sync) or one-way (async). */
 export interface BackupPayload {
   readonly service: string;

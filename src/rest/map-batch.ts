@@ -141,8 +141,3 @@ export function encodeValue(value: string, encoding: ValueEncoding): { value: st
   }
   return { value: bytes.toString('base64'), encoding: 'base64' };
 }
-
-/** The 400 result of an entry refused by the parser. */
-export function invalidResult(e: BatchInvalid): BatchResult {
-  return e.key === undefined ? { status: 400, error: e.invalid } : { key: e.key, status: 400, error: e.invalid };
-}

@@ -1,6 +1,7 @@
 // The map endpoints' handlers: GET/HEAD, POST and DELETE of rest/maps/<map>/<key>, DELETE of a
-// whole map, and Grid's batch (POST /grid/rest/maps/<map>; its body: map-batch.ts). Their
-// paths are rows of route-table.ts. The hot path: no closure per request.
+// whole map, and Grid's batch (POST /grid/rest/maps/<map>; its body: map-batch.ts, or the
+// binary form of batch-binary.ts). Their paths are rows of route-table.ts. The hot path: no
+// closure per request.
 // Under /grid/ only, an entry's version is its ETag and writes take conditions and a TTL
 // (conditions.ts); /hazelcast/ keeps Hazelcast's contract: those headers are neither sent nor read.
 // A path's key is a String key's text; storeKeyOfText makes it the map's store key (map-keys.ts).
@@ -14,9 +15,10 @@ import { rawHeader } from './headers.js';
 import { restContentType } from '../client/data.js';
 import { sendEmpty, sendJson, sendValue } from './respond.js';
 import { deadlineOf, etagOf, notModified, parseWriteOptions, queryOf, type WriteOptions } from './conditions.js';
-import { storeKeyOfText, type MapUpdate, type MergeEntry, type UpdateResult } from '../map/map-service.js';
+import { storeKeyOfText, textOfStoreKey, type MapBatchEntry, type MapBatchOutcome, type MapUpdate, type MergeEntry, type UpdateResult } from '../map/map-service.js';
 import { STATUS_OF } from './status.js';
-import { encodeValue, invalidResult, isBatchInvalid, parseBatch, type BatchPut, type BatchResult, type ValueEncoding } from './map-batch.js';
+import { encodeValue, isBatchInvalid, parseBatch, type BatchResult, type ValueEncoding } from './map-batch.js';
+import { BINARY_BATCH_TYPE, encodeBinaryResults, isBinaryBatch, parseBinaryBatch, type BatchItem, type ItemResult } from './batch-binary.js';
 import { unknown, type Method, type Request, type Route } from './route-kit.js';
 
 /** GET/HEAD rest/maps/<map>/<key>: the value, or 204 when there is none. */
@@ -124,56 +126,83 @@ function answerView(r: Request, e: MergeEntry | undefined): void {
 }
 
 /**
- * POST /grid/rest/maps/<map>: a batch of gets, puts and deletes (docs/data-api.md). Writes run
- * first, all at once, each as the same atomic update a single write is (retried on a new owner
- * with its operation id, so a retry never applies twice); then the gets, which see them. Every
- * entry answers for itself: 2xx only for what its owner acknowledged. Under `/hazelcast/` this
- * path stays what Hazelcast answers: a 400 for the missing key.
+ * POST /grid/rest/maps/<map>: a batch of gets, puts and deletes (docs/data-api.md), as JSON or
+ * in the binary form (batch-binary.ts, chosen by the request's Content-Type; the answer takes
+ * the request's form). The map service sends it grouped by owner, one member message per
+ * owner; on the owner each partition's writes run before its gets (which see them), each write
+ * as the same atomic update a single write is (retried on a new owner with its operation id,
+ * so a retry never applies twice). Every entry answers for itself: 2xx only for what its owner
+ * acknowledged. Under `/hazelcast/` this path stays what Hazelcast answers: a 400 for the
+ * missing key.
  */
 export async function batch(r: Request, d: RestDeps, [mapName]: readonly string[]): Promise<void> {
   if (!onGridPrefix(r.req.url ?? '')) throw new GridError('BAD_REQUEST', 'missing key: POST needs /rest/maps/<map>/<key>');
+  if (isBinaryBatch(rawHeader(r.req, 'content-type'))) {
+    const items = parseBinaryBatch(r.body);
+    const body = encodeBinaryResults(items, await runBatch(d, mapName!, items));
+    r.res.writeHead(200, ['Content-Type', BINARY_BATCH_TYPE, 'Content-Length', String(body.length)]);
+    r.res.end(body);
+    return;
+  }
   const b = parseBatch(r.body);
-  const put = b.put.map((p) => (isBatchInvalid(p) ? invalidResult(p) : putOne(d, mapName!, p)));
-  const del = b.delete.map((k) => (isBatchInvalid(k) ? invalidResult(k) : deleteOne(d, mapName!, k)));
-  const writes = { put: await Promise.all(put), delete: await Promise.all(del) };
-  const get = await Promise.all(b.get.map((k) => (isBatchInvalid(k) ? invalidResult(k) : getOne(d, mapName!, k, b.encoding))));
-  sendJson(r.res, { get, ...writes });
+  // Puts, then deletes, then gets: the answer's three arrays, each in its request order.
+  const items: BatchItem[] = [...b.put.map((entry) => ({ kind: 'put' as const, entry })), ...b.delete.map((entry) => ({ kind: 'delete' as const, entry })), ...b.get.map((entry) => ({ kind: 'get' as const, entry }))];
+  const results = (await runBatch(d, mapName!, items)).map((res) => jsonResult(res, b.encoding));
+  const nPut = b.put.length;
+  const nDel = b.delete.length;
+  sendJson(r.res, { get: results.slice(nPut + nDel), put: results.slice(0, nPut), delete: results.slice(nPut, nPut + nDel) });
 }
 
-async function putOne(d: RestDeps, mapName: string, p: BatchPut): Promise<BatchResult> {
-  try {
-    const u = await d.maps.update(mapName, storeKeyOfText(p.key), { action: 'put', condition: { kind: 'none' }, value: p.value, contentType: p.contentType, ttlMs: p.ttlMs, maxIdleMs: -1, returnOld: false });
-    return { key: p.key, status: u.old === undefined ? 201 : 200, version: u.version };
-  } catch (e) {
-    return failed(p.key, e);
-  }
+/** Every entry's result, in the items' order: refused entries answer 400, the others what their owner answered. */
+async function runBatch(d: RestDeps, mapName: string, items: readonly BatchItem[]): Promise<ItemResult[]> {
+  const out: ItemResult[] = new Array<ItemResult>(items.length);
+  const entries: MapBatchEntry[] = [];
+  const at: number[] = [];
+  items.forEach((it, i) => {
+    const e = it.entry;
+    if (isBatchInvalid(e)) {
+      out[i] = { key: e.key, status: 400, error: e.invalid };
+      return;
+    }
+    at.push(i);
+    if (typeof e === 'string') entries.push(it.kind === 'get' ? { kind: 'get', key: storeKeyOfText(e) } : { kind: 'delete', key: storeKeyOfText(e) });
+    else entries.push({ kind: 'put', key: storeKeyOfText(e.key), value: e.value, contentType: e.contentType, ttlMs: e.ttlMs });
+  });
+  const outcomes = entries.length === 0 ? [] : await d.maps.batch(mapName, entries);
+  outcomes.forEach((o, k) => {
+    const e = entries[k]!;
+    out[at[k]!] = itemResult(e, o);
+  });
+  return out;
 }
 
-async function deleteOne(d: RestDeps, mapName: string, key: string): Promise<BatchResult> {
-  try {
-    const u = await d.maps.update(mapName, storeKeyOfText(key), { action: 'remove', condition: { kind: 'none' }, ttlMs: -1, maxIdleMs: -1, returnOld: false });
-    return { key, status: u.old === undefined ? 404 : 204 };
-  } catch (e) {
-    return failed(key, e);
+function itemResult(e: MapBatchEntry, o: MapBatchOutcome): ItemResult {
+  // The entry's key as the request named it (a REST key is always a String).
+  const key = textOfStoreKey(e.key) ?? e.key;
+  if ('error' in o) return failed(key, o.error);
+  if ('update' in o) {
+    const u = o.update;
+    if (e.kind === 'delete') return { key, status: u.old === undefined ? 404 : 204 };
+    return { key, status: u.old === undefined ? 201 : 200, version: u.version };
   }
+  const v = o.value;
+  if (v === undefined) return { key, status: 404 };
+  const ct = restContentType(v.contentType);
+  return { key, status: 200, value: v.value, ...(ct === undefined ? {} : { contentType: ct }), ...(v.version === undefined ? {} : { version: v.version }) };
 }
 
-async function getOne(d: RestDeps, mapName: string, key: string, encoding: ValueEncoding): Promise<BatchResult> {
-  try {
-    const v = await d.maps.get(mapName, storeKeyOfText(key));
-    if (v === undefined) return { key, status: 404 };
-    const out: BatchResult = { key, status: 200, ...encodeValue(v.value, encoding) };
-    const ct = restContentType(v.contentType);
-    if (ct !== undefined) out.contentType = ct;
-    if (v.version !== undefined) out.version = v.version;
-    return out;
-  } catch (e) {
-    return failed(key, e);
-  }
+/** An entry's result in the JSON form: its value as text or base64 (`encoding`). */
+function jsonResult(res: ItemResult, encoding: ValueEncoding): BatchResult {
+  const out: BatchResult = res.key === undefined ? { status: res.status } : { key: res.key, status: res.status };
+  if (res.value !== undefined) Object.assign(out, encodeValue(res.value, encoding));
+  if (res.contentType !== undefined) out.contentType = res.contentType;
+  if (res.version !== undefined) out.version = res.version;
+  if (res.error !== undefined) out.error = res.error;
+  return out;
 }
 
 /** An entry that did not run to an answer: its error's status (never 2xx), so the caller knows it may not be applied. */
-function failed(key: string, e: unknown): BatchResult {
+function failed(key: string, e: unknown): ItemResult {
   if (e instanceof GridError) return { key, status: STATUS_OF[e.code], error: e.message };
   return { key, status: 500, error: e instanceof Error ? e.message : String(e) };
 }

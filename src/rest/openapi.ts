@@ -12,7 +12,15 @@ import type { Handler } from './route-kit.js';
 export type BodyKind = 'empty' | 'error' | 'json' | 'text' | 'value' | 'prometheus';
 
 /** A declared status of a row: its body, and what it means when the status alone does not say. */
-export type Reply = BodyKind | { readonly body: BodyKind; readonly about: string; readonly schema?: JsonSchema };
+export type Reply =
+  | BodyKind
+  | {
+      readonly body: BodyKind;
+      readonly about: string;
+      readonly schema?: JsonSchema;
+      /** Media types and their schemas, where the answer comes in more than one (the batch: JSON or binary, as asked). */
+      readonly content?: Readonly<Record<string, JsonSchema>>;
+    };
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
@@ -28,6 +36,8 @@ export interface DocumentedEndpoint {
   readonly routes: Readonly<Record<string, unknown>>;
   readonly head?: false;
   readonly responses?: Readonly<Record<number, Reply>>;
+  /** The request body's media types and schemas, where it has a defined shape (default: any bytes). */
+  readonly requestContent?: Readonly<Record<string, JsonSchema>>;
   readonly responsesOf?: Readonly<Record<string, Readonly<Record<number, Reply>>>>;
   readonly query?: Readonly<Record<string, string>>;
   readonly gridOnly?: true;
@@ -150,6 +160,13 @@ function requestBody(e: DocumentedEndpoint): Record<string, unknown> {
       content: { 'text/plain': { schema: { type: 'string' } }, 'application/x-www-form-urlencoded': { schema: { type: 'string' } } },
     };
   }
+  if (e.requestContent !== undefined) {
+    return {
+      required: true,
+      description: e.params.replace(/`/g, ''),
+      content: Object.fromEntries(Object.entries(e.requestContent).map(([type, schema]) => [type, { schema }])),
+    };
+  }
   return {
     required: false,
     description: e.params.replace(/`/g, ''),
@@ -163,6 +180,11 @@ function responses(e: DocumentedEndpoint, declared: Readonly<Record<number, Repl
     const body = typeof reply === 'string' ? reply : reply.body;
     const about = typeof reply === 'string' ? undefined : reply.about;
     const schema = typeof reply === 'string' ? undefined : reply.schema;
+    const content = typeof reply === 'string' ? undefined : reply.content;
+    if (content !== undefined && !head) {
+      out[status] = { description: about ?? e.answer.replace(/`/g, ''), content: Object.fromEntries(Object.entries(content).map(([type, s]) => [type, { schema: s }])) };
+      continue;
+    }
     out[status] = body === 'error' ? { ...ERROR_RESPONSE, description: about ?? ERROR_RESPONSE.description } : success(body, about ?? e.answer.replace(/`/g, ''), head, schema);
   }
   const common = e.readsBody ? [...Object.keys(COMMON_ERRORS), '413'] : Object.keys(COMMON_ERRORS);

@@ -22,10 +22,10 @@ import { clusterInfo, instanceName, partitionsInfo } from './cluster-routes.js';
 import { persistenceCommand } from './persistence-routes.js';
 import { metrics } from './metrics-routes.js';
 import { reloadTls } from './tls-routes.js';
-import { openApiHandler, type Reply } from './openapi.js';
+import { openApiHandler, type JsonSchema, type Reply } from './openapi.js';
 import { PARAMS } from './route-scopes.js';
 import { consoleSession, serveConsole } from './console-routes.js';
-import { CLUSTER_SCHEMA, CONSOLE_SESSION_SCHEMA, HISTORY_SCHEMA, MEMBERS_SCHEMA, PARTITIONS_SCHEMA } from './response-schemas.js';
+import { BATCH_ANSWER_SCHEMA, BATCH_REQUEST_SCHEMA, BINARY_BATCH_SCHEMA, CLUSTER_SCHEMA, CONSOLE_SESSION_SCHEMA, HISTORY_SCHEMA, MEMBERS_SCHEMA, PARTITIONS_SCHEMA } from './response-schemas.js';
 import * as monitor from './monitor-routes.js';
 
 export interface Endpoint {
@@ -61,6 +61,8 @@ export interface Endpoint {
    * Absent: a 200 of any content.
    */
   readonly responses?: Readonly<Record<number, Reply>>;
+  /** The request body's media types and their schemas, where it has a defined shape (OpenAPI; default: any bytes). */
+  readonly requestContent?: Readonly<Record<string, JsonSchema>>;
   /** `responses` of one of its route patterns, where that route answers otherwise. */
   readonly responsesOf?: Readonly<Record<string, Readonly<Record<number, Reply>>>>;
   /** Its query parameters and what they mean (OpenAPI). */
@@ -72,7 +74,7 @@ export interface Endpoint {
 }
 
 /** The version of the REST surface's document (info.version): bumped when a row changes what it answers. */
-export const OPENAPI_VERSION = '1.0.0';
+export const OPENAPI_VERSION = '1.1.0';
 
 export const ENDPOINTS: readonly Endpoint[] = [
   {
@@ -131,11 +133,19 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: '`/rest/maps/<map>` (`/grid/` only: batch)',
     gridOnly: true,
     group: 'DATA',
-    params: 'body = JSON batch `{get, put, delete}`',
-    answer: '200 JSON per-entry results, 400 broken body, 413 too many entries or bytes',
+    params: 'body = JSON batch `{get, put, delete}`, or the binary form (`Content-Type: application/vnd.grid.batch`)',
+    answer: '200 per-entry results (JSON, or binary for a binary request), 400 broken body, 413 too many entries or bytes',
     readsBody: true,
     credentials: false,
     routes: { 'rest/maps/<map>': maps.batch },
+    requestContent: { 'application/json': BATCH_REQUEST_SCHEMA, 'application/vnd.grid.batch': BINARY_BATCH_SCHEMA },
+    responses: {
+      200: {
+        body: 'json',
+        about: 'One result per entry: in three arrays for a JSON request, in request order in the binary form for a binary one (docs/data-api.md).',
+        content: { 'application/json': BATCH_ANSWER_SCHEMA, 'application/vnd.grid.batch': BINARY_BATCH_SCHEMA },
+      },
+    },
     examples: [['POST', 'rest/maps/m']],
   },
   {

@@ -1,12 +1,16 @@
 // Map batches (POST /grid/rest/maps/<map>) against one shared 3-member cluster: a batch does
-// what the same requests done one by one do, bad entries answer for themselves, broken bodies
-// and oversized batches apply nothing, and under a kill -9 every entry answered 2xx is there.
-// The kill is the file's last test (it leaves two members).
+// what the same requests done one by one do, it reaches each owner in one member message, bad
+// entries answer for themselves, broken bodies and oversized batches apply nothing (JSON and
+// the binary form), and under a kill -9 every entry answered 2xx is there.
+// The kill comes late (it leaves two members); the last test adds a member while batches run.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { prng } from '../support/prng.js';
 import { MAX_BATCH_ENTRIES, type BatchResult } from '../../src/rest/map-batch.js';
+import { BINARY_BATCH_TYPE, decodeBinaryResults, encodeBinaryBatch } from '../../src/rest/batch-binary.js';
+import { partitionIdOf } from '../../src/partition/partitioning.js';
+import { sampleValue, scrape } from '../support/prometheus.js';
 
 let cluster: Cluster;
 const base = (i: number): string => `http://127.0.0.1:${cluster.member(i).port}`;
@@ -45,6 +49,21 @@ async function limited<T>(n: number, fns: (() => Promise<T>)[]): Promise<T[]> {
     }),
   );
   return out;
+}
+
+/** Every key of `acked` read back in batches through member `i`: the keys whose value differs or whose version is not 0 (written twice). */
+async function notOnce(i: number, map: string, acked: Map<string, string>): Promise<string[]> {
+  const bad: string[] = [];
+  const keys = [...acked.keys()];
+  for (let at = 0; at < keys.length; at += MAX_BATCH_ENTRIES) {
+    const chunk = keys.slice(at, at + MAX_BATCH_ENTRIES);
+    const r = await batch(i, map, { get: chunk });
+    expect(r.status).toBe(200);
+    r.json!.get.forEach((g, j) => {
+      if (g.status !== 200 || g.value !== acked.get(chunk[j]!) || g.version !== 0) bad.push(`${chunk[j]}: ${JSON.stringify(g)}`);
+    });
+  }
+  return bad;
 }
 
 beforeAll(async () => {
@@ -149,6 +168,61 @@ describe('map batches', () => {
     expect(await single(1, 'broken', 'x')).toBeUndefined();
   });
 
+  it('a batch of 300 entries reaches each other owner in one member message, and no single operation message', async () => {
+    const sent = async (): Promise<{ single: number; group: number }> => {
+      const m = await scrape(base(0));
+      return { single: sampleValue(m, 'grid_operation_messages_sent_total', { kind: 'single' }) ?? NaN, group: sampleValue(m, 'grid_operation_messages_sent_total', { kind: 'group' }) ?? NaN };
+    };
+    const keys = Array.from({ length: 300 }, (_, i) => `grouped-${i}`);
+    const table = await cluster.partitions(0);
+    const me = (await cluster.clusterInfo(0)).members.find((m) => m.localMember)!.uuid;
+    const owners = new Set(keys.map((k) => table.partitions[partitionIdOf(k)]![0]));
+    expect(owners.size).toBe(3); // the keys span every member
+    const before = await sent();
+    const put = keys.map((key, i) => ({ key, value: `v${i}` }));
+    const w = await batch(0, 'grouped', { put: put.slice(0, 200), delete: keys.slice(200, 250), get: keys.slice(250) });
+    expect(w.status).toBe(200);
+    const mid = await sent();
+    expect(mid.group - before.group).toBe(owners.size - (owners.has(me) ? 1 : 0));
+    expect(mid.single - before.single).toBe(0);
+    expect(w.json!.put.map((r) => r.status)).toEqual(put.slice(0, 200).map(() => 201));
+    expect(w.json!.delete.map((r) => r.status)).toEqual(keys.slice(200, 250).map(() => 404));
+    // Reads of every key, in one more batch: again one message per other owner.
+    const r = await batch(0, 'grouped', { get: keys });
+    expect((await sent()).group - mid.group).toBe(owners.size - (owners.has(me) ? 1 : 0));
+    expect(r.json!.get.map((g) => (g.status === 200 ? g.value : g.status))).toEqual(keys.map((_, i) => (i < 200 ? `v${i}` : 404)));
+  });
+
+  it('the binary form: the same per-entry answers in request order; a broken or oversized body applies nothing', async () => {
+    const post = (body: Buffer): Promise<Response> => fetch(`${base(1)}/grid/rest/maps/binary`, { method: 'POST', body, headers: { 'content-type': BINARY_BATCH_TYPE } });
+    const bytes = Buffer.from([0, 1, 2, 255, 254]);
+    const body = encodeBinaryBatch([
+      { op: 'put', key: 'b1', value: bytes, contentType: 'application/octet-stream' },
+      { op: 'put', key: 'ключ', value: 'текст', contentType: 'text/plain; charset=utf-8', ttlSeconds: 3600 },
+      { op: 'get', key: 'b1' },
+      { op: 'delete', key: 'absent' },
+      { op: 'get', key: 'absent' },
+      { op: 'put', key: '', value: 'x' },
+    ]);
+    const res = await post(body);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe(BINARY_BATCH_TYPE);
+    const out = decodeBinaryResults(Buffer.from(await res.arrayBuffer()));
+    expect(out.map((o) => [o.op, o.status, o.key])).toEqual([[2, 201, 'b1'], [2, 201, 'ключ'], [1, 200, 'b1'], [3, 404, 'absent'], [1, 404, 'absent'], [2, 400, '']]);
+    expect(out[2]).toMatchObject({ value: bytes, contentType: 'application/octet-stream', version: 0 });
+    expect(out[5]!.error).toBe('key must not be empty');
+    expect((await single(2, 'binary', 'ключ'))?.bytes.toString()).toBe('текст');
+    // A body cut short, and one with too many records: refused whole, nothing written.
+    const more = encodeBinaryBatch([{ op: 'put', key: 'never', value: 'v' }, { op: 'delete', key: 'b1' }]);
+    const cut = await post(more.subarray(0, more.length - 2));
+    expect(cut.status).toBe(400);
+    expect(cut.headers.get('x-grid-error')).toMatch(/binary batch truncated.*nothing was applied/);
+    const big = encodeBinaryBatch([{ op: 'put', key: 'never', value: 'v' }, ...Array.from({ length: MAX_BATCH_ENTRIES }, (_, i) => ({ op: 'get' as const, key: `k${i}` }))]);
+    expect((await post(big)).status).toBe(413);
+    expect(await single(0, 'binary', 'never')).toBeUndefined();
+    expect((await single(0, 'binary', 'b1'))?.bytes).toEqual(bytes);
+  });
+
   it('under a kill -9 of a member, every entry answered 2xx is there afterwards', async () => {
     const acked = new Map<string, string>();
     let failed = 0;
@@ -186,5 +260,35 @@ describe('map batches', () => {
       if (got?.bytes.toString() !== v) missing.push(k);
     }));
     expect(missing, `acked ${acked.size}, failed ${failed}`).toEqual([]);
+    // Each written once: a write retried on the promoted backup was not applied a second time (its version would be 1).
+    expect(await notOnce(1, 'killed', acked)).toEqual([]);
+  }, 120_000);
+
+  it('while a member joins and partitions migrate, batches lose nothing and apply each write once', async () => {
+    const acked = new Map<string, string>();
+    let joined = false;
+    let sentDuringJoin = 0;
+    const writer = async (w: number): Promise<void> => {
+      // Until the new member is in and the cluster safe again (bounded: 400 rounds).
+      for (let round = 0; !joined && round < 400; round++) {
+        const put = Array.from({ length: 100 }, (_, i) => ({ key: `j${w}-${round}-${i}`, value: `v${w}-${round}-${i}` }));
+        const during = !joined;
+        const r = await batch(w === 0 ? 0 : 1, 'joined', { put });
+        if (during) sentDuringJoin++;
+        if (r.status !== 200) continue;
+        r.json!.put.forEach((res, i) => {
+          if (res.status >= 200 && res.status < 300) acked.set(put[i]!.key, put[i]!.value);
+        });
+      }
+    };
+    const writers = [0, 1].map(writer);
+    await expect.poll(() => acked.size, { timeout: 30_000, interval: 20 }).toBeGreaterThan(200);
+    await cluster.addMember();
+    await cluster.waitSafe(60_000, 3);
+    joined = true;
+    await Promise.all(writers);
+    expect(sentDuringJoin).toBeGreaterThan(0);
+    expect(acked.size).toBeGreaterThan(200);
+    expect(await notOnce(0, 'joined', acked)).toEqual([]);
   }, 120_000);
 });

@@ -105,7 +105,8 @@ const perService: ValueGen<P.PerServiceData> = (rng) => {
 const FUZZ_NAMES = ['fz-m', 'fz-q', 'fz-0', 'default', 'm', 'q'];
 const OPERATION_TYPES: ReadonlyMap<string, readonly string[]> = new Map([
   // wanApply / observerQuery: what a WAN batch and a Merkle request run at the partition's owner; wan: the backup of a wanApply.
-  ['map', ['get', 'put', 'remove', 'clear', 'size', 'wanApply', 'observerQuery', 'wan']],
+  // batch: a part of a map batch (grouped by owner); entries: its backup.
+  ['map', ['get', 'put', 'remove', 'clear', 'size', 'wanApply', 'observerQuery', 'wan', 'batch', 'entries']],
   ['queue', ['offer', 'pushFront', 'poll', 'size', 'destroy']],
 ]);
 
@@ -398,6 +399,18 @@ const SPECS: { readonly [K in keyof typeof Msg]: Omit<MessageSpec, 'type' | 'nam
       { service, type: str, partitionId: pid, args: dataArgs, invocationId: opt((rng) => rng.int(1 << 20), 0.5) },
       withOperationType,
     ),
+    effect: 'data',
+  },
+  OperationGroup: {
+    request: {
+      valid: (rng: Rng): WireValue => {
+        const svc = service(rng);
+        const types = OPERATION_TYPES.get(svc) ?? [str(rng)];
+        const items = Array.from({ length: rng.size(4) }, () => ({ partitionId: pid(rng), type: rng.pick(types), args: dataArgs(rng) }));
+        return P.encodeOperationGroup({ service: svc, items });
+      },
+      decode: P.decodeOperationGroup,
+    } satisfies PayloadSpec,
     effect: 'data',
   },
   Backup: {

@@ -57,6 +57,7 @@ const PINNED: Readonly<Record<string, number>> = {
   QueueEventInterest: 82,
   QueueEvents: 83,
   MemberReport: 90,
+  OperationGroup: 91,
 };
 
 describe('member protocol message table', () => {

@@ -339,6 +339,27 @@ const VECTORS: readonly Vector[] = [
     hex: '00000049010007000000070800000005050000000571756575650500000004706f6c6c03000000000800000004050000000171044278bcfe56800800050000000275310300000004030000000c',
   },
   {
+    name: 'OperationGroup',
+    kind: FrameKind.Request,
+    type: Msg.OperationGroup,
+    payload: {
+      service: 'map',
+      items: [
+        { partitionId: 3, type: 'batch', args: ['m', [[1, 'k', 'op:1', new Latin1('v'), null, -1]]] },
+        { partitionId: 270, type: 'get', args: ['m', 'k2'] },
+      ],
+    } satisfies P.OperationGroupPayload,
+    encode: P.encodeOperationGroup,
+    decode: P.decodeOperationGroup,
+    legacy: ['map', [[3, 'batch', ['m', [[1, 'k', 'op:1', new Latin1('v'), null, -1]]]], [270, 'get', ['m', 'k2']]]],
+    hex: '0000008601005a00000007080000000205000000036d617008000000020800000003030000000305000000056261746368080000000205000000016d08000000010800000006030000000105000000016b05000000046f703a310600000001760003ffffffff0800000003030000010e0500000003676574080000000205000000016d05000000026b32',
+    fields: [
+      { name: 'service', kind: 'str' },
+      { name: 'items', kind: 'arr' },
+    ],
+    minLength: 2,
+  },
+  {
     name: 'Backup',
     kind: FrameKind.Request,
     type: Msg.Backup,
