@@ -5,6 +5,10 @@
 import type { FunctionComponent } from 'preact';
 import type { Session } from '../api.js';
 import { ClusterPage } from './cluster.js';
+import { CpPage } from './cp.js';
+import { MetricsPage } from './metrics.js';
+import { PersistencePage } from './persistence.js';
+import { WanPage } from './wan.js';
 
 export interface PageProps {
   readonly session: Session;
@@ -21,4 +25,8 @@ export interface PageDef {
 
 export const PAGES: readonly PageDef[] = [
   { id: 'cluster', title: 'Cluster', groups: ['CLUSTER_READ'], component: ClusterPage },
+  { id: 'wan', title: 'WAN', groups: ['CLUSTER_READ'], component: WanPage },
+  { id: 'cp', title: 'CP', groups: ['CP'], component: CpPage },
+  { id: 'persistence', title: 'Persistence', groups: ['HEALTH_CHECK'], component: PersistencePage },
+  { id: 'metrics', title: 'Metrics', groups: ['CLUSTER_READ'], component: MetricsPage },
 ];
