@@ -69,11 +69,16 @@ export function Chart(props: { title: string; samples: Samples; unit?: (v: numbe
     plot.current?.setData(data(props.samples, labels));
   }, [props.samples]);
   return (
-    <figure class="chart" data-testid={props.testId} data-points={props.samples.x.length}>
+    <figure class="chart" data-testid={props.testId} data-points={props.samples.x.length} data-last={JSON.stringify(lastValues(props.samples))}>
       <figcaption>{props.title}</figcaption>
       <div ref={host} />
     </figure>
   );
+}
+
+/** Each line's latest value (null for a gap): on the figure for tests and scripts, as the legend shows only the hovered point. */
+function lastValues(s: Samples): Record<string, number | null> {
+  return Object.fromEntries(Object.entries(s.series).map(([l, v]) => [l, v.at(-1) ?? null]));
 }
 
 function data(s: Samples, labels: readonly string[]): uPlot.AlignedData {

@@ -43,6 +43,9 @@ interface CpView {
 
 const POLL_MS = 2000;
 
+/** The CP endpoints write addresses in Hazelcast's shape (`[127.0.0.1]:5701`); the console shows them as the other pages do. */
+const plain = (m: CpMember): CpMember => ({ uuid: m.uuid, address: m.address.replace(/^\[([0-9.]+|[^\]:]+)\]:/, '$1:') });
+
 async function loadCp(signal: AbortSignal): Promise<CpView> {
   const local = await getJson<LocalStatus>('rest/cp', signal);
   if (!local.enabled) return { local, members: [], groups: [] };
@@ -54,7 +57,7 @@ async function loadCp(signal: AbortSignal): Promise<CpView> {
       return { name: g.name, id: g.id, members: view.members, sessions };
     }),
   );
-  return { local, members, groups };
+  return { local, members: members.map(plain), groups: groups.map((g) => ({ ...g, members: g.members.map(plain) })) };
 }
 
 export function CpPage({ session }: PageProps) {

@@ -251,7 +251,7 @@ function JobView({ job }: { job: Job }) {
   const [ended, setEnded] = useState(false);
   const path = job.kind === 'sync' ? `rest/wan/sync/progress/${encodeURIComponent(job.uuid)}` : `rest/wan/consistencyCheck/${encodeURIComponent(job.uuid)}`;
   // Polled until it ends; a long interval after that keeps the last answer without load.
-  const poll = usePoll((signal) => getJson<Record<string, unknown> & { stage: string }>(path, signal), ended ? 3_600_000 : POLL_MS, [path, ended]);
+  const poll = usePoll(async (signal) => (await getJson<{ result: Record<string, unknown> & { stage: string } }>(path, signal)).result, ended ? 3_600_000 : POLL_MS, [path, ended]);
   useEffect(() => {
     if (poll.data !== undefined && ENDED.has(poll.data.stage)) setEnded(true);
   }, [poll.data]);

@@ -240,11 +240,11 @@ describe.skipIf(SKIP !== undefined)('the console', () => {
       await traffic;
       // uPlot drew every series: a canvas per chart and the legend's live values are numbers, not gaps.
       expect(await p.$$eval('[data-testid^=chart-] canvas', (els) => els.length)).toBe(5);
-      const legend = async (id: string): Promise<string[]> => p.$$eval(`[data-testid=${id}] .u-legend .u-value`, (els) => els.map((e) => e.textContent ?? ''));
-      await waitFor('the request rate and RSS in the legends', async () => {
-        const req = await legend('chart-requests');
-        const mem = await legend('chart-memory');
-        return req.some((v) => /^[0-9.]+$/.test(v) && Number(v) > 0) && mem.some((v) => /iB$/.test(v));
+      const last = async (id: string): Promise<Record<string, number | null>> => JSON.parse((await p.getAttribute(`[data-testid=${id}]`, 'data-last')) ?? '{}') as Record<string, number | null>;
+      await waitFor('a request rate, a latency and the RSS on the charts', async () => {
+        const [req, lat, mem] = [await last('chart-requests'), await last('chart-latency'), await last('chart-memory')];
+        if ((req['requests/s'] ?? 0) > 0 && (lat['p50'] ?? 0) > 0 && (mem['RSS'] ?? 0) > 1e6 && (mem['heap used'] ?? 0) > 0) return true;
+        throw new Error(JSON.stringify({ req, lat, mem }));
       }, 15_000, 200);
       await p.screenshot({ path: join(SHOTS, 'metrics.png'), fullPage: true });
     } finally {
@@ -367,7 +367,10 @@ describe.skipIf(SKIP !== undefined)('the console\'s WAN and CP pages', () => {
       // A sync of one map, started here, polled until the member says it ended.
       await p.fill('[data-testid=wan-map]', 'wan-orders');
       await p.click('[data-testid=wan-sync]');
-      await p.waitForSelector('[data-testid=wan-job][data-stage=FINISHED]', { timeout: 30_000 });
+      await waitFor('the sync FINISHED on the page', async () => {
+        if ((await p.$('[data-testid=wan-job][data-stage=FINISHED]')) !== null) return true;
+        throw new Error(await p.innerText('main'));
+      }, 30_000, 200);
       await waitFor('the lag chart sampled', async () => Number(await p.getAttribute('[data-testid=wan-lag-chart]', 'data-points')) >= 3, 15_000, 200);
       await p.screenshot({ path: join(SHOTS, 'wan.png'), fullPage: true });
     } finally {
@@ -381,7 +384,8 @@ describe.skipIf(SKIP !== undefined)('the console\'s WAN and CP pages', () => {
       const members = src.members.map((m) => m.address).sort();
       await waitFor('METADATA with a leader and 3 members', async () => {
         const leader = await p.textContent('[data-testid=cp-group-row][data-group=METADATA] [data-testid=cp-leader]').catch(() => null);
-        return leader !== null && members.includes(leader.trim()) ? leader : undefined;
+        if (leader !== null && members.includes(leader.trim())) return leader;
+        throw new Error(await p.innerText('main'));
       }, 20_000, 200);
       const cpRows = await p.$$eval('[data-testid=cp-member-row] td:first-child', (els) => els.map((e) => (e.textContent ?? '').replace(' (this member)', '').trim()));
       expect(cpRows.sort()).toEqual(members);
