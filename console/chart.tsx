@@ -1,42 +1,60 @@
-// A time-series chart: uPlot (small, fast, canvas) in a Preact component. One x axis of seconds
-// (epoch), one line per series (a missing second is bridged: members sample on their own clocks,
-// so a second can fall between two samples); the chart follows its container's width and is redrawn in
-// place when the data changes (no new chart per poll).
+// A live time-series chart (uPlot) and the rolling sample buffer the live pages feed it. uPlot
+// is imported here only, so the pages stay free of its API; a chart is redrawn with setData,
+// never rebuilt, when a sample arrives, and resized with its panel.
 
+import 'uplot/dist/uPlot.min.css';
 import uPlot from 'uplot';
 import { useEffect, useRef } from 'preact/hooks';
 
-export interface ChartProps {
-  readonly title: string;
-  /** Formats an axis value (bytes, ms, ...). */
-  readonly format: (v: number) => string;
-  /** Epoch seconds. */
-  readonly x: readonly number[];
-  readonly series: readonly { readonly label: string; readonly values: readonly (number | null)[] }[];
-  readonly height?: number;
+/** How far back the live charts reach: a sample a second, the last five minutes. */
+export const WINDOW_SAMPLES = 300;
+
+/** One line's samples: x is epoch seconds, shared by every series of a chart. */
+export interface Series {
+  readonly label: string;
+  readonly values: readonly (number | null)[];
 }
 
-const COLORS = ['#1d5fd1', '#d1461d', '#17803d', '#8e3ac1', '#b38600', '#0f8b8d', '#c2185b', '#5d4037'];
+const COLORS = ['#2f6fde', '#d9822b', '#2e9d5b', '#c23b3b', '#8a55c9', '#1a9aa8', '#7a7a7a'];
 
-export function TimeChart(props: ChartProps) {
-  const box = useRef<HTMLDivElement>(null);
+/** Appends one sample to rolling columns (keyed by series label), dropping what falls out of the window. */
+export function pushSample(prev: Samples, atMs: number, values: Readonly<Record<string, number | null>>): Samples {
+  const start = Math.max(0, prev.x.length + 1 - WINDOW_SAMPLES);
+  const x = [...prev.x.slice(start), atMs / 1000];
+  const series: Record<string, (number | null)[]> = {};
+  for (const label of new Set([...Object.keys(prev.series), ...Object.keys(values)])) {
+    // A series that appears later is filled with gaps for the samples before it.
+    const old = prev.series[label] ?? new Array<number | null>(prev.x.length).fill(null);
+    series[label] = [...old.slice(start), values[label] ?? null];
+  }
+  return { x, series };
+}
+
+export interface Samples {
+  readonly x: readonly number[];
+  readonly series: Readonly<Record<string, readonly (number | null)[]>>;
+}
+
+export const NO_SAMPLES: Samples = { x: [], series: {} };
+
+export function Chart(props: { title: string; samples: Samples; unit?: (v: number) => string; height?: number; testId?: string; className?: string; spanGaps?: boolean }) {
+  const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
-  const shape = props.series.map((s) => s.label).join('\u0000');
-  const data = (): uPlot.AlignedData => [props.x as number[], ...props.series.map((s) => s.values as (number | null)[])];
-
+  const labels = Object.keys(props.samples.series);
+  const key = labels.join('\u0000');
   useEffect(() => {
-    const el = box.current;
+    const el = host.current;
     if (el === null) return;
+    const fmt = props.unit ?? ((v: number) => String(v));
     const opts: uPlot.Options = {
       width: Math.max(200, el.clientWidth),
       height: props.height ?? 180,
-      legend: { show: true },
+      series: [{}, ...labels.map((label, i) => ({ label, stroke: COLORS[i % COLORS.length]!, width: 1.5, spanGaps: props.spanGaps ?? false, value: (_u: uPlot, v: number | null) => (v === null ? '—' : fmt(v)) }))],
+      axes: [{}, { size: 70, values: (_u: uPlot, ticks: number[]) => ticks.map(fmt) }],
+      legend: { live: true },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: true } },
-      axes: [{ stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,0.2)' } }, { stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,0.2)' }, size: 70, values: (_u, vals) => vals.map((v) => props.format(v)) }],
-      series: [{}, ...props.series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length]!, width: 1.5, spanGaps: true, points: { show: false }, value: (_u: uPlot, v: number | null) => (v === null ? '—' : props.format(v)) }))],
     };
-    const u = new uPlot(opts, data(), el);
+    const u = new uPlot(opts, data(props.samples, labels), el);
     plot.current = u;
     const ro = new ResizeObserver(() => u.setSize({ width: Math.max(200, el.clientWidth), height: props.height ?? 180 }));
     ro.observe(el);
@@ -45,17 +63,34 @@ export function TimeChart(props: ChartProps) {
       u.destroy();
       plot.current = undefined;
     };
-    // A new set of lines needs a new chart; new values only a redraw (below).
-  }, [shape]);
-
+    // Rebuilt only when the set of lines changes; new samples go through setData below.
+  }, [key]);
   useEffect(() => {
-    plot.current?.setData(data());
-  });
-
+    plot.current?.setData(data(props.samples, labels));
+  }, [props.samples]);
   return (
-    <figure class="chart-box">
+    <figure class={props.className ?? 'chart'} data-testid={props.testId} data-points={props.samples.x.length} data-last={JSON.stringify(lastValues(props.samples))}>
       <figcaption>{props.title}</figcaption>
-      <div ref={box} />
+      <div ref={host} />
     </figure>
   );
+}
+
+/** Each line's latest value (null for a gap): on the figure for tests and scripts, as the legend shows only the hovered point. */
+function lastValues(s: Samples): Record<string, number | null> {
+  return Object.fromEntries(Object.entries(s.series).map(([l, v]) => [l, v.at(-1) ?? null]));
+}
+
+function data(s: Samples, labels: readonly string[]): uPlot.AlignedData {
+  return [s.x as number[], ...labels.map((l) => (s.series[l] ?? []) as (number | null)[])] as uPlot.AlignedData;
+}
+
+/**
+ * A chart of columns sampled elsewhere (the Metrics page's metrics history): one x of epoch
+ * seconds and a line per series. A missing second is bridged, since members sample on their own
+ * clocks and a second can fall between two samples.
+ */
+export function TimeChart(props: { title: string; format: (v: number) => string; x: readonly number[]; series: readonly Series[]; height?: number }) {
+  const samples: Samples = { x: props.x, series: Object.fromEntries(props.series.map((s) => [s.label, s.values])) };
+  return <Chart title={props.title} samples={samples} unit={props.format} height={props.height} className="chart-box" spanGaps />;
 }

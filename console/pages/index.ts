@@ -8,6 +8,8 @@ import type { FunctionComponent } from 'preact';
 import type { Session } from '../api.js';
 import { ClusterPage } from './cluster.js';
 import { lazyPage } from './lazy.js';
+import { CpPage } from './cp.js';
+import { PersistencePage } from './persistence.js';
 
 export interface PageProps {
   readonly session: Session;
@@ -24,6 +26,9 @@ export interface PageDef {
 
 export const PAGES: readonly PageDef[] = [
   { id: 'cluster', title: 'Cluster', groups: ['CLUSTER_READ'], component: ClusterPage },
-  // Loaded on its first visit, with uPlot: the first paint does not wait for it.
+  // Loaded on their first visit, with uPlot: the first paint does not wait for them.
+  { id: 'wan', title: 'WAN', groups: ['CLUSTER_READ'], component: lazyPage(() => import('./wan.js').then((m) => m.WanPage)) },
+  { id: 'cp', title: 'CP', groups: ['CP'], component: CpPage },
+  { id: 'persistence', title: 'Persistence', groups: ['HEALTH_CHECK'], component: PersistencePage },
   { id: 'metrics', title: 'Metrics', groups: ['CLUSTER_READ'], component: lazyPage(() => import('./metrics.js').then((m) => m.MetricsPage)) },
 ];

@@ -25,6 +25,7 @@ import { waitFor } from '../support/wait.js';
 import { configFromObject } from '../../src/config/index.js';
 import { Member } from '../../src/member/member.js';
 import { LogCapture } from '../support/logs.js';
+import { configOf, endpointsOf, launch, put, replicatedMap, reserveCluster, wanReplication, wanStatus } from '../support/wan.js';
 
 const CHROMIUM = process.env.GRID_CHROMIUM ?? '/usr/bin/chromium';
 /** The flags every Chromium of the tests starts with (no network of its own, no sandbox in containers). */
@@ -250,6 +251,22 @@ describe.skipIf(SKIP !== undefined)('the console', () => {
     }
   });
 
+  it('shows persistence as off and the PERSISTENCE group as disabled on a member without them', async () => {
+    const p = await open(c.member(1).port, 'persistence');
+    try {
+      await p.waitForSelector('[data-testid=persistence-off]');
+      expect(await p.textContent('[data-testid=not-allowed]')).toContain('PERSISTENCE');
+      // The CP page needs group CP, which this cluster leaves off: a clear panel, not an empty page.
+      await p.goto(consoleUrl(c.member(1).port, 'cp'));
+      expect(await p.textContent('[data-testid=not-allowed]')).toContain('CP');
+      await p.goto(consoleUrl(c.member(1).port, 'persistence'));
+      await p.waitForSelector('[data-testid=persistence-off]');
+      await p.screenshot({ path: join(SHOTS, 'persistence.png'), fullPage: true });
+    } finally {
+      await p.close();
+    }
+  });
+
   it('with security on, asks for credentials: a wrong password sees no data, the right one sees the members', async () => {
     const p = await open(securedPort);
     try {
@@ -306,3 +323,78 @@ describe.skipIf(SKIP !== undefined)('the console', () => {
   }, 60_000);
 });
 
+/**
+ * The WAN and CP pages need a cluster with CP members and a WAN publisher, which the shared
+ * cluster has not (its last test shuts members down, which a CP majority would not survive):
+ * a second 3-member cluster with CP and a publisher to a one-member target, for this block only.
+ */
+describe.skipIf(SKIP !== undefined)('the console\'s WAN and CP pages', () => {
+  const REP = 'to-target';
+  let src: Cluster;
+  let target: Cluster;
+
+  beforeAll(async () => {
+    target = await reserveCluster('console-target', 1, undefined, { scope: 'file' });
+    const cfg = (): Record<string, unknown> =>
+      configOf(
+        { network: { 'rest-api': { 'endpoint-groups': { CONSOLE: { enabled: true }, CP: { enabled: true }, WAN: { enabled: true } } } } },
+        { 'cp-subsystem': { 'cp-member-count': 3, 'raft-algorithm': { 'leader-election-timeout-in-millis': 500, 'leader-heartbeat-period-in-millis': 200 } } },
+        wanReplication(REP, { clusterName: 'console-target', publisherId: 'target', endpoints: endpointsOf(target) }),
+        replicatedMap('wan*', REP),
+      );
+    [src] = await Promise.all([startCluster({ size: 3, scope: 'file', spare: 0, clusterName: 'console-source', config: cfg }), launch(target, 1)]);
+  }, 90_000);
+
+  afterAll(async () => {
+    await Promise.all([src?.destroy(), target?.destroy()]);
+  });
+
+  it('pauses a publisher pressed in the console, as GET /grid/rest/wan then shows, resumes it, and follows a sync to its end', async () => {
+    const p = await open(src.member(0).port, 'wan');
+    try {
+      await put(src, 0, 'wan-orders', 'k1', 'v1');
+      const row = '[data-testid=wan-row][data-publisher="to-target/target"]';
+      await p.waitForSelector(`${row} [data-testid=wan-pause]`);
+      await p.click(`${row} [data-testid=wan-pause]`);
+      const state = async (): Promise<string | undefined> => (await wanStatus(src, 0)).find((x) => x.publisherId === 'target')?.state;
+      await waitFor('PAUSED in GET /grid/rest/wan', async () => (await state()) === 'PAUSED', 10_000, 100);
+      await p.waitForSelector(`${row} [data-testid=wan-resume]`);
+      expect(await p.textContent(`${row} [data-testid=wan-state]`)).toBe('PAUSED');
+      // Only this member's publisher was paused (the REST command acts on the receiving member).
+      expect((await wanStatus(src, 1)).find((x) => x.publisherId === 'target')?.state).toBe('REPLICATING');
+      await p.click(`${row} [data-testid=wan-resume]`);
+      await waitFor('REPLICATING again', async () => (await state()) === 'REPLICATING', 10_000, 100);
+      // A sync of one map, started here, polled until the member says it ended.
+      await p.fill('[data-testid=wan-map]', 'wan-orders');
+      await p.click('[data-testid=wan-sync]');
+      await waitFor('the sync FINISHED on the page', async () => {
+        if ((await p.$('[data-testid=wan-job][data-stage=FINISHED]')) !== null) return true;
+        throw new Error(await p.innerText('main'));
+      }, 30_000, 200);
+      await waitFor('the lag chart sampled', async () => Number(await p.getAttribute('[data-testid=wan-lag-chart]', 'data-points')) >= 3, 15_000, 200);
+      await p.screenshot({ path: join(SHOTS, 'wan.png'), fullPage: true });
+    } finally {
+      await p.close();
+    }
+  }, 60_000);
+
+  it('lists the CP groups with their leader and members, and the CP members', async () => {
+    const p = await open(src.member(1).port, 'cp');
+    try {
+      const members = src.members.map((m) => m.address).sort();
+      await waitFor('METADATA with a leader and 3 members', async () => {
+        const leader = await p.textContent('[data-testid=cp-group-row][data-group=METADATA] [data-testid=cp-leader]').catch(() => null);
+        if (leader !== null && members.includes(leader.trim())) return leader;
+        throw new Error(await p.innerText('main'));
+      }, 20_000, 200);
+      const cpRows = await p.$$eval('[data-testid=cp-member-row] td:first-child', (els) => els.map((e) => (e.textContent ?? '').replace(' (this member)', '').trim()));
+      expect(cpRows.sort()).toEqual(members);
+      const rest = await src.json<{ name: string }[]>(1, '/hazelcast/rest/cp-subsystem/groups');
+      const shown = await p.$$eval('[data-testid=cp-group-row]', (els) => els.map((e) => e.getAttribute('data-group')));
+      expect(shown.sort()).toEqual(rest.map((g) => g.name).sort());
+      await p.screenshot({ path: join(SHOTS, 'cp.png'), fullPage: true });
+    } finally {
+      await p.close();
+    }
+  }, 60_000);
+});
