@@ -79,10 +79,12 @@ export function onAuthRefused(f: () => void): () => void {
 }
 
 /** A request to the member (`path` after /grid/); throws ApiError for a non-2xx answer. */
-export async function request(path: string, init: { method?: string; body?: string; signal?: AbortSignal } = {}): Promise<Response> {
+export async function request(path: string, init: { method?: string; body?: string; signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<Response> {
   const headers: Record<string, string> = { [CONSOLE_HEADER]: '1', Accept: 'application/json' };
   if (authorization !== undefined) headers['Authorization'] = authorization;
   if (init.body !== undefined) headers['Content-Type'] = 'text/plain; charset=utf-8';
+  // The caller's own (a value's Content-Type, If-Match, Last-Event-ID) win over the defaults.
+  Object.assign(headers, init.headers);
   const res = await fetch(API_PREFIX + path, {
     method: init.method ?? 'GET',
     headers,
@@ -191,4 +193,59 @@ export interface Session {
   readonly memberVersion: string;
   /** The endpoint groups this member serves: a page needs all of its groups. */
   readonly groups: readonly string[];
+}
+
+/** One Server-Sent Event as the member sent it. */
+export interface SseEvent {
+  readonly id: string | undefined;
+  readonly type: string;
+  readonly data: string;
+}
+
+/**
+ * Follows a Server-Sent Events stream (`path` after /grid/) until `signal` aborts, reconnecting
+ * with Last-Event-ID after a break. Read with fetch, not EventSource: EventSource cannot send the
+ * Authorization header a secured member needs, nor the console's header. `onState` says whether
+ * the stream is open, and why not.
+ */
+export async function followEvents(path: string, signal: AbortSignal, onEvent: (e: SseEvent) => void, onState: (open: boolean, error?: unknown) => void, retryMs = 2000): Promise<void> {
+  let lastId: string | undefined;
+  while (!signal.aborted) {
+    try {
+      const res = await request(path, { signal, headers: { Accept: 'text/event-stream', ...(lastId === undefined ? {} : { 'Last-Event-ID': lastId }) } });
+      onState(true);
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = '';
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buf += value;
+        // Events end with a blank line; a partial one waits for the next chunk.
+        let end: number;
+        while ((end = buf.search(/\r?\n\r?\n/)) >= 0) {
+          const block = buf.slice(0, end);
+          buf = buf.slice(end).replace(/^\r?\n\r?\n/, '');
+          let id: string | undefined;
+          let type = 'message';
+          const data: string[] = [];
+          for (const line of block.split(/\r?\n/)) {
+            if (line === '' || line.startsWith(':')) continue;
+            const colon = line.indexOf(':');
+            const field = colon < 0 ? line : line.slice(0, colon);
+            const v = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+            if (field === 'id') id = v;
+            else if (field === 'event') type = v;
+            else if (field === 'data') data.push(v);
+          }
+          if (id !== undefined) lastId = id;
+          if (data.length > 0 || type !== 'message') onEvent({ id, type, data: data.join('\n') });
+        }
+      }
+      onState(false);
+    } catch (e) {
+      if (signal.aborted) return;
+      onState(false, e);
+    }
+    await new Promise((r) => setTimeout(r, retryMs));
+  }
 }

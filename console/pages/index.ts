@@ -5,6 +5,8 @@
 import type { FunctionComponent } from 'preact';
 import type { Session } from '../api.js';
 import { ClusterPage } from './cluster.js';
+import { MapsPage } from './maps.js';
+import { QueuesPage } from './queues.js';
 
 export interface PageProps {
   readonly session: Session;
@@ -21,4 +23,6 @@ export interface PageDef {
 
 export const PAGES: readonly PageDef[] = [
   { id: 'cluster', title: 'Cluster', groups: ['CLUSTER_READ'], component: ClusterPage },
+  { id: 'maps', title: 'Maps', groups: ['CLUSTER_READ', 'DATA'], component: MapsPage },
+  { id: 'queues', title: 'Queues', groups: ['CLUSTER_READ', 'DATA'], component: QueuesPage },
 ];
