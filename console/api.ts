@@ -205,7 +205,8 @@ export interface SseEvent {
 /**
  * Follows a Server-Sent Events stream (`path` after /grid/) until `signal` aborts, reconnecting
  * with Last-Event-ID after a break. Read with fetch, not EventSource: EventSource cannot send the
- * Authorization header a secured member needs, nor the console's header. `onState` says whether
+ * Authorization header of the login nor the console's header (data paths take no credentials today;
+ * the console does not depend on that). `onState` says whether
  * the stream is open, and why not.
  */
 export async function followEvents(path: string, signal: AbortSignal, onEvent: (e: SseEvent) => void, onState: (open: boolean, error?: unknown) => void, retryMs = 2000): Promise<void> {

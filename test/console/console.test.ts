@@ -4,7 +4,9 @@
 // served (308, gzip, ETag/304, immutable names, 404s, no traversal, both prefixes); the Cluster
 // page's members and partition counts; a state change pressed in the console, read back over
 // REST; a cross-site page's fetch and form refused by the member; the login: a wrong password
-// sees no data; a member shut down from its console, and one killed with kill -9, leave the page
+// sees no data; the Maps page (a put read back over REST byte for byte, REST writes in the live feed
+// and the paged key browser, a stale edit refused with nothing written, behind the login too) and
+// the Queues page (offer polled over REST, poll); a member shut down from its console, and one killed with kill -9, leave the page
 // within the heartbeat deadline. Screenshots of each page go to test-results/console/
 // (`npm run console:screenshots` copies them to docs/img/). The member-changing tests run last.
 
@@ -60,7 +62,7 @@ beforeAll(async () => {
       port: { port: securedPort, 'auto-increment': false },
       interfaces: { enabled: true, interfaces: ['127.0.0.1'] },
       join: { 'tcp-ip': { enabled: false }, multicast: { enabled: false } },
-      'rest-api': { enabled: true, 'endpoint-groups': { CLUSTER_READ: { enabled: true }, HEALTH_CHECK: { enabled: true }, CONSOLE: { enabled: true } } },
+      'rest-api': { enabled: true, 'endpoint-groups': { CLUSTER_READ: { enabled: true }, HEALTH_CHECK: { enabled: true }, DATA: { enabled: true }, CONSOLE: { enabled: true } } },
     },
   });
   [c, browser, secured] = await Promise.all([
@@ -386,6 +388,22 @@ describe.skipIf(SKIP !== undefined)('the console', () => {
       await p.goto(consoleUrl(c.member(0).port, 'queues'));
       await p.waitForSelector('[data-testid=structure-row]');
       await p.screenshot({ path: join(SHOTS, 'queues.png'), fullPage: true });
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('with security on, a map\'s page opens behind the login and follows the change stream', async () => {
+    const p = await open(securedPort, 'maps/sec');
+    try {
+      await p.waitForSelector('[data-testid=login]');
+      await p.fill('input[name=username]', 'admin');
+      await p.fill('input[name=password]', 's3cret');
+      await p.click('button[type=submit]');
+      await waitFor('the feed connected', async () => (await p.textContent('[data-testid=feed-state]').catch(() => null)) === 'connected', 10_000, 50);
+      const put = await sendRequest(securedPort, 'PUT', '/grid/rest/maps/sec/s1', { body: 'secret-value', headers: { Authorization: basic('admin', 's3cret'), 'Content-Type': 'text/plain' } });
+      expect(put.status).toBe(200);
+      await waitFor('the event in the feed', async () => (await p.$$eval('[data-testid=feed-row]', (rows) => rows.map((r) => r.textContent))).includes('addeds1secret-value'), 10_000, 50);
     } finally {
       await p.close();
     }
