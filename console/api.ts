@@ -4,6 +4,9 @@
 // Every page uses these, so credentials, errors and cross-site protection live in one place.
 
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { SseParser, type SseEvent } from './sse.js';
+
+export type { SseEvent };
 
 /** Grid's own endpoints (lists, the console session) are only under /grid/; the console calls that prefix whichever it was opened under. */
 export const API_PREFIX = '/grid/';
@@ -195,13 +198,6 @@ export interface Session {
   readonly groups: readonly string[];
 }
 
-/** One Server-Sent Event as the member sent it. */
-export interface SseEvent {
-  readonly id: string | undefined;
-  readonly type: string;
-  readonly data: string;
-}
-
 /**
  * Follows a Server-Sent Events stream (`path` after /grid/) until `signal` aborts, reconnecting
  * with Last-Event-ID after a break. Read with fetch, not EventSource: EventSource cannot send the
@@ -216,31 +212,12 @@ export async function followEvents(path: string, signal: AbortSignal, onEvent: (
       const res = await request(path, { signal, headers: { Accept: 'text/event-stream', ...(lastId === undefined ? {} : { 'Last-Event-ID': lastId }) } });
       onState(true);
       const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-      let buf = '';
+      const parser = new SseParser();
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        buf += value;
-        // Events end with a blank line; a partial one waits for the next chunk.
-        let end: number;
-        while ((end = buf.search(/\r?\n\r?\n/)) >= 0) {
-          const block = buf.slice(0, end);
-          buf = buf.slice(end).replace(/^\r?\n\r?\n/, '');
-          let id: string | undefined;
-          let type = 'message';
-          const data: string[] = [];
-          for (const line of block.split(/\r?\n/)) {
-            if (line === '' || line.startsWith(':')) continue;
-            const colon = line.indexOf(':');
-            const field = colon < 0 ? line : line.slice(0, colon);
-            const v = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-            if (field === 'id') id = v;
-            else if (field === 'event') type = v;
-            else if (field === 'data') data.push(v);
-          }
-          if (id !== undefined) lastId = id;
-          if (data.length > 0 || type !== 'message') onEvent({ id, type, data: data.join('\n') });
-        }
+        for (const e of parser.push(value)) onEvent(e);
+        lastId = parser.lastId ?? lastId;
       }
       onState(false);
     } catch (e) {
