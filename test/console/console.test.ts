@@ -284,6 +284,10 @@ describe.skipIf(SKIP !== undefined)('the console', () => {
       expect(await p.textContent('[data-testid=entry-version]')).toBe((r.headers['etag'] as string).replace(/"/g, ''));
       expect(await p.textContent('[data-testid=entry-ttl]')).toMatch(/^3[56]\d\d s$/);
       await p.screenshot({ path: join(SHOTS, 'map.png'), fullPage: true });
+      await p.setViewportSize({ width: 390, height: 844 });
+      expect(await p.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      await p.screenshot({ path: join(SHOTS, 'map-phone.png'), fullPage: true });
+      await p.setViewportSize({ width: 1280, height: 900 });
       // Bad input is refused in the page and writes nothing.
       await p.fill('[data-testid=put-form] input[name=key]', 'bad');
       await p.fill('[data-testid=put-form] textarea[name=value]', '{nope');
