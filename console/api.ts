@@ -4,6 +4,9 @@
 // Every page uses these, so credentials, errors and cross-site protection live in one place.
 
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { SseParser, type SseEvent } from './sse.js';
+
+export type { SseEvent };
 
 /** Grid's own endpoints (lists, the console session) are only under /grid/; the console calls that prefix whichever it was opened under. */
 export const API_PREFIX = '/grid/';
@@ -94,7 +97,8 @@ export async function request(path: string, init: RequestInit = {}): Promise<Res
   const headers: Record<string, string> = { Accept: 'application/json', ...init.headers, [CONSOLE_HEADER]: '1' };
   delete headers['Authorization'];
   if (authorization !== undefined) headers['Authorization'] = authorization;
-  if (init.body !== undefined) headers['Content-Type'] = init.contentType ?? 'text/plain; charset=utf-8';
+  // A Content-Type among the caller's headers (a value's own) wins over the default.
+  if (init.body !== undefined) headers['Content-Type'] = init.contentType ?? headers['Content-Type'] ?? 'text/plain; charset=utf-8';
   const res = await fetch(API_PREFIX + path, {
     method: init.method ?? 'GET',
     headers,
@@ -203,4 +207,34 @@ export interface Session {
   readonly memberVersion: string;
   /** The endpoint groups this member serves: a page needs all of its groups. */
   readonly groups: readonly string[];
+}
+
+/**
+ * Follows a Server-Sent Events stream (`path` after /grid/) until `signal` aborts, reconnecting
+ * with Last-Event-ID after a break. Read with fetch, not EventSource: EventSource cannot send the
+ * Authorization header of the login nor the console's header (data paths take no credentials today;
+ * the console does not depend on that). `onState` says whether
+ * the stream is open, and why not.
+ */
+export async function followEvents(path: string, signal: AbortSignal, onEvent: (e: SseEvent) => void, onState: (open: boolean, error?: unknown) => void, retryMs = 2000): Promise<void> {
+  let lastId: string | undefined;
+  while (!signal.aborted) {
+    try {
+      const res = await request(path, { signal, headers: { Accept: 'text/event-stream', ...(lastId === undefined ? {} : { 'Last-Event-ID': lastId }) } });
+      onState(true);
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      const parser = new SseParser();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        for (const e of parser.push(value)) onEvent(e);
+        lastId = parser.lastId ?? lastId;
+      }
+      onState(false);
+    } catch (e) {
+      if (signal.aborted) return;
+      onState(false, e);
+    }
+    await new Promise((r) => setTimeout(r, retryMs));
+  }
 }

@@ -10,6 +10,8 @@ import { ClusterPage } from './cluster.js';
 import { lazyPage } from './lazy.js';
 import { CpPage } from './cp.js';
 import { PersistencePage } from './persistence.js';
+import { MapsPage } from './maps.js';
+import { QueuesPage } from './queues.js';
 
 export interface PageProps {
   readonly session: Session;
@@ -26,6 +28,8 @@ export interface PageDef {
 
 export const PAGES: readonly PageDef[] = [
   { id: 'cluster', title: 'Cluster', groups: ['CLUSTER_READ'], component: ClusterPage },
+  { id: 'maps', title: 'Maps', groups: ['CLUSTER_READ', 'DATA'], component: MapsPage },
+  { id: 'queues', title: 'Queues', groups: ['CLUSTER_READ', 'DATA'], component: QueuesPage },
   // Loaded on their first visit, with uPlot: the first paint does not wait for them.
   { id: 'wan', title: 'WAN', groups: ['CLUSTER_READ'], component: lazyPage(() => import('./wan.js').then((m) => m.WanPage)) },
   { id: 'cp', title: 'CP', groups: ['CP'], component: CpPage },

@@ -4,7 +4,9 @@
 // served (308, gzip, ETag/304, immutable names, 404s, no traversal, both prefixes); the Cluster
 // page's members and partition counts; a state change pressed in the console, read back over
 // REST; a cross-site page's fetch and form refused by the member; the login: a wrong password
-// sees no data; a member shut down from its console, and one killed with kill -9, leave the page
+// sees no data; the Maps page (a put read back over REST byte for byte, REST writes in the live feed
+// and the paged key browser, a stale edit refused with nothing written, behind the login too) and
+// the Queues page (offer polled over REST, poll); a member shut down from its console, and one killed with kill -9, leave the page
 // within the heartbeat deadline. Screenshots of each page go to test-results/console/
 // (`npm run console:screenshots` copies them to docs/img/). The Metrics page's charts of every
 // member's history (or its clear message on a member without the history endpoint). The
@@ -63,7 +65,7 @@ beforeAll(async () => {
       port: { port: securedPort, 'auto-increment': false },
       interfaces: { enabled: true, interfaces: ['127.0.0.1'] },
       join: { 'tcp-ip': { enabled: false }, multicast: { enabled: false } },
-      'rest-api': { enabled: true, 'endpoint-groups': { CLUSTER_READ: { enabled: true }, HEALTH_CHECK: { enabled: true }, CONSOLE: { enabled: true } } },
+      'rest-api': { enabled: true, 'endpoint-groups': { CLUSTER_READ: { enabled: true }, HEALTH_CHECK: { enabled: true }, DATA: { enabled: true }, CONSOLE: { enabled: true } } },
     },
   });
   [c, browser, secured] = await Promise.all([
@@ -99,6 +101,9 @@ async function memberRows(p: Page): Promise<{ address: string; owned: number; ba
     })),
   );
 }
+
+/** A member to write a key through: spread over the three by the key's length. */
+const i0 = (k: string): number => k.length % 3;
 
 async function clusterState(i: number): Promise<string> {
   const r = await c.http(i, 'GET', '/hazelcast/health');
@@ -294,6 +299,158 @@ describe.skipIf(SKIP !== undefined)('the console', () => {
       expect(await p.textContent('[data-testid=members]')).toContain(uuid);
       // CLUSTER_WRITE is off on this member: its actions are "not allowed", not offered.
       expect(await p.textContent('[data-testid=not-allowed]')).toContain('CLUSTER_WRITE');
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('puts an entry through the Maps page that reads back over REST byte for byte, with its content type and TTL', async () => {
+    const value = '{"name":"Zoë","n":[1,2]}';
+    const p = await open(c.member(0).port, 'maps/cdata-put');
+    try {
+      await p.waitForSelector('[data-testid=put-form]');
+      await p.fill('[data-testid=put-form] input[name=key]', 'k/1 é');
+      await p.selectOption('[data-testid=put-form] select[name=contentType]', 'application/json');
+      await p.fill('[data-testid=put-form] input[name=ttl]', '1h');
+      await p.fill('[data-testid=put-form] textarea[name=value]', value);
+      await p.click('[data-testid=put]');
+      await p.waitForSelector('[data-testid=entry-value][data-kind=json]');
+      const r = await sendRequest(c.member(1).port, 'GET', `/grid/rest/maps/cdata-put/${encodeURIComponent('k/1 é')}`);
+      expect(r.status).toBe(200);
+      expect(r.body.equals(Buffer.from(value, 'utf8'))).toBe(true);
+      expect(r.headers['content-type']).toBe('application/json');
+      const left = Number(r.headers['grid-expires-in']);
+      expect(left).toBeGreaterThan(3500);
+      expect(left).toBeLessThanOrEqual(3600);
+      // The page shows what it read: pretty JSON, the version of the ETag, the TTL left.
+      expect(await p.textContent('[data-testid=entry-value]')).toBe(JSON.stringify(JSON.parse(value), null, 2));
+      expect(await p.textContent('[data-testid=entry-version]')).toBe((r.headers['etag'] as string).replace(/"/g, ''));
+      expect(await p.textContent('[data-testid=entry-ttl]')).toMatch(/^3[56]\d\d s$/);
+      await p.screenshot({ path: join(SHOTS, 'map.png'), fullPage: true });
+      await p.setViewportSize({ width: 390, height: 844 });
+      expect(await p.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      await p.screenshot({ path: join(SHOTS, 'map-phone.png'), fullPage: true });
+      await p.setViewportSize({ width: 1280, height: 900 });
+      // Bad input is refused in the page and writes nothing.
+      await p.fill('[data-testid=put-form] input[name=key]', 'bad');
+      await p.fill('[data-testid=put-form] textarea[name=value]', '{nope');
+      await p.click('[data-testid=put]');
+      await waitFor('the refusal', async () => ((await p.textContent('[data-testid=put-message]')) ?? '').includes('not JSON'), 5_000, 50);
+      expect((await c.http(0, 'GET', '/grid/rest/maps/cdata-put/bad')).status).toBe(204);
+      // The lists: the map with its entry count; a phone's width stays usable.
+      await p.goto(consoleUrl(c.member(0).port, 'maps'));
+      await waitFor('cdata-put listed with 1 entry', async () => (await p.$$eval('[data-testid=structure-row]', (rows) => rows.map((r) => r.textContent))).some((t) => t === 'cdata-put1'), 10_000, 100);
+      await p.screenshot({ path: join(SHOTS, 'maps.png'), fullPage: true });
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('shows entries put over REST in the live feed and in the key browser, page by page under a prefix', async () => {
+    const p = await open(c.member(1).port, 'maps/cdata-live');
+    try {
+      await waitFor('the feed connected', async () => (await p.textContent('[data-testid=feed-state]')) === 'connected', 10_000, 50);
+      const put = await c.http(2, 'PUT', '/grid/rest/maps/cdata-live/hello', 'world', { contentType: 'text/plain' });
+      expect(put.status).toBe(200);
+      await waitFor('the event in the feed', async () => (await p.$$eval('[data-testid=feed-row]', (rows) => rows.map((r) => r.textContent))).includes('addedhelloworld'), 10_000, 50);
+      await c.http(2, 'DELETE', '/grid/rest/maps/cdata-live/hello');
+      await waitFor('the removal in the feed, newest first', async () => ((await p.textContent('[data-testid=feed-row]')) ?? '').startsWith('removedhello'), 10_000, 50);
+      // 25 keys under p/ and 3 others, written over REST; the browser pages them 20 at a time.
+      const want = Array.from({ length: 25 }, (_, i) => `p/${i}`);
+      for (const k of [...want, 'q/1', 'q/2', 'q/3']) expect((await c.http(i0(k), 'PUT', `/grid/rest/maps/cdata-live/${encodeURIComponent(k)}`, k, { contentType: 'text/plain' })).status).toBe(200);
+      await p.fill('[data-testid=prefix]', 'p/');
+      await p.press('[data-testid=prefix]', 'Enter');
+      const keys = async (): Promise<string[]> => p.$$eval('[data-testid=key]', (ks) => ks.map((k) => k.textContent ?? ''));
+      const first = await waitFor('a first page of 20 p/ keys', async () => {
+        const k = await keys();
+        return k.length === 20 && k.every((x) => x.startsWith('p/')) ? k : undefined;
+      }, 10_000, 50);
+      expect(await p.isDisabled('[data-testid=prev]')).toBe(true);
+      const seen = [...first];
+      // A page may hold fewer keys than the limit and still go on: follow "next" until it is disabled.
+      for (let i = 0; i < 10 && !(await p.isDisabled('[data-testid=next]')); i++) {
+        const before = (await keys()).join();
+        await p.click('[data-testid=next]');
+        seen.push(...(await waitFor('the next page', async () => {
+          const k = await keys();
+          return k.join() !== before || (await p.$('[data-testid=no-keys]')) !== null ? k : undefined;
+        }, 10_000, 50)));
+      }
+      expect([...seen].sort()).toEqual([...want].sort());
+      await p.click('[data-testid=prev]');
+      await waitFor('a previous page', async () => (await keys()).length > 0, 10_000, 50);
+      await p.screenshot({ path: join(SHOTS, 'map-live.png'), fullPage: true });
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('refuses an edit with a stale version: shows the conflict, writes nothing, reloads; a fresh edit and a confirmed delete go through', async () => {
+    expect((await c.http(0, 'PUT', '/grid/rest/maps/cdata-cas/c1', 'v1', { contentType: 'text/plain' })).status).toBe(200);
+    const p = await open(c.member(2).port, 'maps/cdata-cas');
+    try {
+      await p.click('[data-testid=key]');
+      await waitFor('v1 shown', async () => (await p.textContent('[data-testid=entry-value]')) === 'v1', 10_000, 50);
+      await p.click('[data-testid=edit]');
+      await p.fill('[data-testid=edit-value]', 'mine');
+      // Someone else writes between the read and the save.
+      expect((await c.http(1, 'PUT', '/grid/rest/maps/cdata-cas/c1', 'theirs', { contentType: 'text/plain' })).status).toBe(200);
+      await p.click('[data-testid=save]');
+      await waitFor('the conflict shown', async () => ((await p.textContent('[data-testid=entry-message]')) ?? '').includes('changed since you read it'), 10_000, 50);
+      expect((await c.http(0, 'GET', '/grid/rest/maps/cdata-cas/c1')).body).toBe('theirs');
+      await waitFor('their value reloaded', async () => (await p.textContent('[data-testid=entry-value]')) === 'theirs', 10_000, 50);
+      await p.screenshot({ path: join(SHOTS, 'map-conflict.png'), fullPage: true });
+      await p.click('[data-testid=edit]');
+      await p.fill('[data-testid=edit-value]', 'mine');
+      await p.click('[data-testid=save]');
+      await waitFor('the edit over REST', async () => (await c.http(2, 'GET', '/grid/rest/maps/cdata-cas/c1')).body === 'mine', 10_000, 50);
+      await p.click('[data-testid=delete]');
+      await p.waitForSelector('dialog[open]');
+      await p.click('[data-testid=confirm]');
+      await waitFor('the entry gone over REST', async () => (await c.http(1, 'GET', '/grid/rest/maps/cdata-cas/c1')).status === 204, 10_000, 50);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('offers on a queue from the Queues page, polled over REST; a console poll shows the item or "empty"', async () => {
+    const p = await open(c.member(0).port, 'queues/cdata-q');
+    try {
+      await p.waitForSelector('[data-testid=offer-form]');
+      await p.selectOption('[data-testid=offer-form] select[name=contentType]', 'application/json');
+      await p.fill('[data-testid=offer-form] textarea[name=value]', '{"job":1}');
+      await p.click('[data-testid=offer]');
+      await waitFor('offered', async () => (await p.textContent('[data-testid=queue-message]')) === 'Offered.', 10_000, 50);
+      await waitFor('size 1 shown', async () => (await p.textContent('[data-testid=queue-size]')) === '1', 10_000, 50);
+      const polled = await sendRequest(c.member(2).port, 'DELETE', '/grid/rest/queues/cdata-q/1');
+      expect(polled.status).toBe(200);
+      expect(polled.body.toString()).toBe('{"job":1}');
+      expect(polled.headers['content-type']).toBe('application/json');
+      await p.click('[data-testid=poll]');
+      await p.waitForSelector('[data-testid=polled-empty]');
+      expect((await c.http(1, 'POST', '/grid/rest/queues/cdata-q', 'from-rest', { contentType: 'text/plain' })).status).toBe(200);
+      await p.click('[data-testid=poll]');
+      await waitFor('the item polled in the console', async () => (await p.textContent('[data-testid=polled]')) === 'from-rest', 10_000, 50);
+      await p.screenshot({ path: join(SHOTS, 'queue.png'), fullPage: true });
+      await p.goto(consoleUrl(c.member(0).port, 'queues'));
+      await p.waitForSelector('[data-testid=structure-row]');
+      await p.screenshot({ path: join(SHOTS, 'queues.png'), fullPage: true });
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('with security on, a map\'s page opens behind the login and follows the change stream', async () => {
+    const p = await open(securedPort, 'maps/sec');
+    try {
+      await p.waitForSelector('[data-testid=login]');
+      await p.fill('input[name=username]', 'admin');
+      await p.fill('input[name=password]', 's3cret');
+      await p.click('button[type=submit]');
+      await waitFor('the feed connected', async () => (await p.textContent('[data-testid=feed-state]').catch(() => null)) === 'connected', 10_000, 50);
+      const put = await sendRequest(securedPort, 'PUT', '/grid/rest/maps/sec/s1', { body: 'secret-value', headers: { Authorization: basic('admin', 's3cret'), 'Content-Type': 'text/plain' } });
+      expect(put.status).toBe(200);
+      await waitFor('the event in the feed', async () => (await p.$$eval('[data-testid=feed-row]', (rows) => rows.map((r) => r.textContent))).includes('addeds1secret-value'), 10_000, 50);
     } finally {
       await p.close();
     }
