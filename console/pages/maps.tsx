@@ -28,6 +28,11 @@ export function extraColumns(rows: readonly Listed[]): string[] {
   return cols;
 }
 
+/** A listing field as a column title: the members' operation rates (`getsPerSecond`) as `gets/s`. */
+export function columnTitle(field: string): string {
+  return field.endsWith('PerSecond') ? `${field.slice(0, -'PerSecond'.length)}/s` : field;
+}
+
 /** The list of maps or queues: shared by both pages (`kind` is the path and the JSON field). */
 export function StructureList(props: { kind: 'maps' | 'queues'; title: string }) {
   const poll = usePoll((signal) => getJson<Record<string, Listed[]>>(`rest/${props.kind}`, signal), 2000, [props.kind]);
@@ -47,7 +52,7 @@ export function StructureList(props: { kind: 'maps' | 'queues'; title: string })
                 <th>Name</th>
                 <th class="num">{props.kind === 'maps' ? 'Entries' : 'Items'}</th>
                 {extra.map((c) => (
-                  <th class="num" key={c}>{c}</th>
+                  <th class="num" key={c}>{columnTitle(c)}</th>
                 ))}
               </tr>
             </thead>

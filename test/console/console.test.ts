@@ -339,7 +339,7 @@ describe.skipIf(SKIP !== undefined)('the console', () => {
       expect((await c.http(0, 'GET', '/grid/rest/maps/cdata-put/bad')).status).toBe(204);
       // The lists: the map with its entry count; a phone's width stays usable.
       await p.goto(consoleUrl(c.member(0).port, 'maps'));
-      await waitFor('cdata-put listed with 1 entry', async () => (await p.$$eval('[data-testid=structure-row]', (rows) => rows.map((r) => r.textContent))).some((t) => t === 'cdata-put1'), 10_000, 100);
+      await waitFor('cdata-put listed with 1 entry', async () => (await p.$$eval('[data-testid=structure-row]', (rows) => rows.map((r) => `${r.querySelector('a')?.textContent}=${r.querySelector('[data-testid=size]')?.textContent}`))).includes('cdata-put=1'), 10_000, 100);
       await p.screenshot({ path: join(SHOTS, 'maps.png'), fullPage: true });
     } finally {
       await p.close();
@@ -411,7 +411,7 @@ describe.skipIf(SKIP !== undefined)('the console', () => {
     } finally {
       await p.close();
     }
-  });
+  }, 60_000);
 
   it('offers on a queue from the Queues page, polled over REST; a console poll shows the item or "empty"', async () => {
     const p = await open(c.member(0).port, 'queues/cdata-q');
