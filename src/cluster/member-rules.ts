@@ -61,6 +61,8 @@ export const AUTHORITY: Readonly<Record<number, Authority>> = {
   // Change events: interest is versioned per sender, events deduplicated by (partition, epoch, sequence).
   [Msg.EventInterest]: 'member',
   [Msg.MapEvents]: 'member',
+  [Msg.QueueEventInterest]: 'member',
+  [Msg.QueueEvents]: 'member',
   // Read-only figures for the web console: a removed member gets nothing.
   [Msg.MemberReport]: 'member',
   [Msg.PartitionTable]: 'master',

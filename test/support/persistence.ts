@@ -35,7 +35,8 @@ afterEach((ctx) => {
   const failed = ctx.task.result?.state === 'fail';
   for (const d of tempDirs) {
     if (failed) console.error(`kept ${d} (the test failed)`);
-    else rmSync(d, { recursive: true, force: true });
+    // A member stopping beside the removal may still add a file (ENOTEMPTY): rmSync retries those.
+    else rmSync(d, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
   tempDirs.clear();
 });
