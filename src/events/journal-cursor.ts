@@ -6,6 +6,7 @@
 // partition delta, the epoch delta (zigzag) and the sequence), so its length grows with the
 // partitions seen (a few bytes each, about 1.5 KB once all 271 have had events).
 
+import { PARTITION_COUNT } from '../partition/partitioning.js';
 import type { JournalPosition } from './journal-ring.js';
 
 export const CURSOR_PREFIX = 'j1.';
@@ -27,7 +28,7 @@ export class StreamCursor {
    */
   constructor(
     readonly sinceMs: number,
-    readonly partitionCount = 271,
+    readonly partitionCount = PARTITION_COUNT,
   ) {
     this.epochs = new Float64Array(partitionCount);
     this.sequences = new Float64Array(partitionCount);
@@ -82,7 +83,7 @@ export class StreamCursor {
   }
 
   /** The cursor an id names, or undefined when it is not one (another format, or damaged). */
-  static decode(id: string, partitionCount: number): StreamCursor | undefined {
+  static decode(id: string, partitionCount = PARTITION_COUNT): StreamCursor | undefined {
     if (!id.startsWith(CURSOR_PREFIX)) return undefined;
     const text = id.slice(CURSOR_PREFIX.length);
     if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;

@@ -7,7 +7,7 @@
 // carry no watcher at all, so their hot path is untouched.
 
 import type { WireValue } from '../protocol/codec.js';
-import * as f from '../protocol/fields.js';
+import { decodeEventTerms, type EventTerm } from '../protocol/event-payloads.js';
 import type { ReplicaData } from '../partition/partition-service.js';
 import type { MapContainer, MapRegistry } from './map-registry.js';
 import type { RecordStore, RemovalCause, StoreObserver, StoredValue } from './record-store.js';
@@ -43,11 +43,7 @@ export interface MapEventBus {
   startSequence?(mapName: string, partitionId: number): number;
 }
 
-/** An epoch and the last sequence used in it. */
-interface Term {
-  epoch: number;
-  sequence: number;
-}
+type Term = EventTerm;
 
 /** A map with an event journal makes events whether anybody listens or not. */
 function journaled(c: MapContainer): boolean {
@@ -171,10 +167,7 @@ export class MapEventSource {
           this.handover.delete(pid);
           return;
         }
-        const t = f.tuple(data, 'map event terms');
-        const terms: [string, Term][] = [];
-        for (let i = 0; i + 2 < t.length; i += 3) terms.push([f.str(t, i, 'map name'), { epoch: f.num(t, i + 1, 'epoch'), sequence: f.num(t, i + 2, 'sequence') }]);
-        this.handover.set(pid, terms);
+        this.handover.set(pid, decodeEventTerms(data, 'map event terms', 'map name'));
       },
       drop: (pid) => {
         this.handover.delete(pid);

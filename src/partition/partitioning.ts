@@ -4,27 +4,16 @@
 // Grid, on a Hazelcast member and in every smart client. Pure and pinned by tests so that
 // partition ids of known keys never drift between releases.
 
-import { hashToIndex, murmur3Bytes, murmur3SerializedString, murmur3String, PARTITION_HASH_SEED } from '../core/murmur3.js';
+import { hashToIndex, murmur3SerializedString, murmur3String, PARTITION_HASH_SEED } from '../core/murmur3.js';
 
 export const PARTITION_COUNT = 271;
 
 /** Which rule places keys (core/murmur3.ts says why it is versioned). */
 export { PARTITION_HASH_VERSION } from '../core/murmur3.js';
 
-/** The partition of a String key (REST path keys, client String keys, queue partition keys). */
+/** The partition of a String key (REST path keys, client String keys, queue partition keys); any map key's: map/map-keys.ts partitionIdOfKey. */
 export function partitionIdOf(key: string): number {
   return hashToIndex(murmur3SerializedString(key, PARTITION_HASH_SEED), PARTITION_COUNT);
-}
-
-/**
- * The partition of a serialized key (a client's Data blob: [int32 partition hash][int32 type]
- * [payload]): the header's hash when non-zero (a PartitionAware key), else murmur3 of the
- * payload. For a String's Data this equals partitionIdOf of the string.
- */
-export function partitionIdOfData(data: Uint8Array): number {
-  const header = data.length >= 4 ? ((data[0]! << 24) | (data[1]! << 16) | (data[2]! << 8) | data[3]!) : 0;
-  const hash = header !== 0 ? header : murmur3Bytes(data.subarray(8), PARTITION_HASH_SEED);
-  return hashToIndex(hash, PARTITION_COUNT);
 }
 
 /** Hash version 1's partition of a key: only to read data an older Grid wrote. */

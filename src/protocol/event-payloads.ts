@@ -96,3 +96,20 @@ export function decodeMapEvents(v: WireValue): MapEventPayload[] {
   }
   return out;
 }
+
+/** An epoch of a structure's events and the last sequence used in it. */
+export interface EventTerm {
+  epoch: number;
+  sequence: number;
+}
+
+/**
+ * The terms a migration hands to a partition's new owner (the replica data `map-events` and
+ * `queue-events`): [name, epoch, sequence, ...], one triple per map or queue of the partition.
+ */
+export function decodeEventTerms(v: WireValue, what: string, nameField: string): [string, EventTerm][] {
+  const t = f.tuple(v, what);
+  const terms: [string, EventTerm][] = [];
+  for (let i = 0; i + 2 < t.length; i += 3) terms.push([f.str(t, i, nameField), { epoch: f.num(t, i + 1, 'epoch'), sequence: f.num(t, i + 2, 'sequence') }]);
+  return terms;
+}

@@ -7,6 +7,7 @@
 import { GridError } from '../core/errors.js';
 import type { WireValue } from './codec.js';
 import * as f from './fields.js';
+import { recordTuple } from './record-tuple.js';
 
 export const MEMBER_REPORT_KINDS = ['status', 'history', 'ops', 'migrations'] as const;
 export type MemberReportKind = (typeof MEMBER_REPORT_KINDS)[number];
@@ -35,11 +36,7 @@ export interface MemberReportAnswer {
   readonly json: string;
 }
 
-export function encodeMemberReportAnswer(p: MemberReportAnswer): WireValue {
-  return [p.uuid, p.json];
-}
-
-export function decodeMemberReportAnswer(v: WireValue): MemberReportAnswer {
-  const t = f.tuple(v, 'member report answer');
-  return { uuid: f.str(t, 0, 'uuid'), json: f.str(t, 1, 'json') };
-}
+export const { encode: encodeMemberReportAnswer, decode: decodeMemberReportAnswer } = recordTuple<MemberReportAnswer>('member report answer', [
+  ['uuid', f.str, 'uuid'],
+  ['json', f.str, 'json'],
+]);

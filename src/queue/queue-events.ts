@@ -8,7 +8,7 @@
 // make none. Queues nobody listens to cost one Set lookup per change.
 
 import type { WireValue } from '../protocol/codec.js';
-import * as f from '../protocol/fields.js';
+import { decodeEventTerms, type EventTerm } from '../protocol/event-payloads.js';
 import type { ReplicaData } from '../partition/partition-service.js';
 import type { QueueItem } from './queue-container.js';
 
@@ -35,10 +35,7 @@ export interface QueueEventBus {
   tableVersion(): number;
 }
 
-interface Term {
-  epoch: number;
-  sequence: number;
-}
+type Term = EventTerm;
 
 export class QueueEventSource {
   private readonly listened = new Set<string>();
@@ -121,10 +118,7 @@ export class QueueEventSource {
           this.handover.delete(pid);
           return;
         }
-        const t = f.tuple(data, 'queue event terms');
-        const terms: [string, Term][] = [];
-        for (let i = 0; i + 2 < t.length; i += 3) terms.push([f.str(t, i, 'queue name'), { epoch: f.num(t, i + 1, 'epoch'), sequence: f.num(t, i + 2, 'sequence') }]);
-        this.handover.set(pid, terms);
+        this.handover.set(pid, decodeEventTerms(data, 'queue event terms', 'queue name'));
       },
       drop: (pid) => {
         this.handover.delete(pid);

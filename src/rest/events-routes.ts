@@ -17,7 +17,7 @@ import { rawHeader } from './headers.js';
 import { getEntry } from './maps-routes.js';
 import { JournalFeed, type FeedOutput } from './journal-feed.js';
 import type { Request } from './route-kit.js';
-import { SSE_HEAD, SseWriter, sharedFrames } from './sse-stream.js';
+import { serveStream, sharedFrames, type StreamSink } from './sse-stream.js';
 
 export { MAX_UNSENT_BYTES } from './sse-stream.js';
 /** Seconds between heartbeat comments, unless ?heartbeat= says otherwise (1..300). */
@@ -87,81 +87,45 @@ export function mapEvents(r: Request, d: RestDeps, [mapName]: readonly string[])
   const opts = parseQuery(url);
   const resumeFrom = rawHeader(r.req, 'last-event-id');
   const socket = r.req.socket;
-  return new Promise<void>((resolve) => {
-    let unsubscribe: (() => void) | undefined;
-    let heartbeat: NodeJS.Timeout | undefined;
-    let over = false;
-    /** The answer's head is out (before it, a cut can only close the connection). */
-    let started = false;
-    const finish = (): void => {
-      if (over) return;
-      over = true;
-      if (heartbeat !== undefined) clearInterval(heartbeat);
-      unsubscribe?.();
-      resolve();
-    };
-    const cut = (reason: string, slow = false): void => {
-      if (over) return;
-      if (!started) {
-        socket.destroy();
-        finish();
-        return;
-      }
-      // The reason is the last few bytes the stream may add beyond its bound.
-      out.end(`event: cut\ndata: ${JSON.stringify({ reason })}\n\n`, slow);
-      d.logger.info({ map: mapName, remote: socket.remoteAddress }, `change stream cut off: ${reason}`);
-      finish();
-    };
-    // One socket write per turn, frames held until the head is out, the unsent-bytes budget (sse-stream.ts).
-    const out = new SseWriter(socket, (reason) => cut(reason, true));
-    const write = (frame: string | Buffer): void => {
-      if (!over) out.write(frame);
-    };
-    socket.once('close', finish);
-    const passes = (e: MapChangeEvent): boolean => opts.prefix === undefined || e.key === undefined || textOfStoreKey(e.key)?.startsWith(opts.prefix) === true;
-    // A map with an event journal: ids are stream positions and Last-Event-ID resumes (journal-feed.ts).
-    const feed = events.journal?.journaled(mapName!) === true ? new JournalFeed(events.journal, mapName!, resumeFrom, feedOutput(socket, write, cut, () => over, passes, opts.values), Date.now()) : undefined;
-    events
-      .subscribe({
+  const passes = (e: MapChangeEvent): boolean => opts.prefix === undefined || e.key === undefined || textOfStoreKey(e.key)?.startsWith(opts.prefix) === true;
+  // A map with an event journal: ids are stream positions and Last-Event-ID resumes (journal-feed.ts).
+  const journaled = events.journal?.journaled(mapName!) === true;
+  let feed: JournalFeed | undefined;
+  // Head, heartbeat, reset, cut and the one socket write per turn with its unsent-bytes budget: sse-stream.ts.
+  return serveStream(r, d.logger, {
+    heartbeatMs: opts.heartbeatMs,
+    what: { map: mapName! },
+    // The reset comes first (a map without a journal cannot resume), then the events that arrived while the subscription was made.
+    ...(journaled ? {} : { resetReason: 'this member keeps no event journal: events since that id cannot be replayed; read the map again' }),
+    subscribe: (sink) => {
+      if (journaled) feed = new JournalFeed(events.journal!, mapName!, resumeFrom, feedOutput(socket, sink, passes, opts.values), Date.now());
+      return events.subscribe({
         mapName: mapName!,
         localOnly: false,
         event: (e) => {
           if (feed !== undefined) feed.live(e);
-          else if (passes(e)) write(frameOf(e, opts.values));
+          else if (passes(e)) sink.write(frameOf(e, opts.values));
         },
-        ended: (reason) => cut(reason),
-        lost: (pid) => feed !== undefined ? feed.lost(pid) : write(`event: lost\ndata: ${JSON.stringify({ partition: pid, reason: 'events of this partition may have been lost (its owner changed without handing them over)' })}\n\n`),
-      })
-      .then((unsub) => {
-        unsubscribe = unsub;
-        if (over) {
-          unsub();
-          return;
-        }
-        // The stream owns the connection from here: its answer is never followed by another.
-        started = true;
-        // The reset first (a map without a journal cannot resume), then the events that arrived while the subscription was made.
-        out.start(SSE_HEAD + (feed !== undefined || resumeFrom === undefined ? '' : `event: reset\ndata: ${JSON.stringify({ lastEventId: resumeFrom, reason: 'this member keeps no event journal: events since that id cannot be replayed; read the map again' })}\n\n`));
-        if (feed !== undefined) void feed.start();
-        heartbeat = setInterval(() => write(': heartbeat\n\n'), opts.heartbeatMs);
-        heartbeat.unref();
-      }, (e: unknown) => {
-        socket.destroy(e instanceof Error ? e : undefined);
-        finish();
+        ended: (reason) => sink.cut(reason),
+        lost: (pid) => (feed !== undefined ? feed.lost(pid) : sink.write(`event: lost\ndata: ${JSON.stringify({ partition: pid, reason: 'events of this partition may have been lost (its owner changed without handing them over)' })}\n\n`)),
       });
+    },
+    started: () => {
+      if (feed !== undefined) void feed.start();
+    },
   });
 }
 
 /** A journaled stream's output: filtered events with their positions, and replays paced by the socket. */
-function feedOutput(socket: Socket, write: (frame: string) => void, cut: (reason: string) => void, over: () => boolean, passes: (e: MapChangeEvent) => boolean, values: boolean): FeedOutput {
+function feedOutput(socket: Socket, sink: StreamSink, passes: (e: MapChangeEvent) => boolean, values: boolean): FeedOutput {
   return {
     // A filtered-out event still moves the position: the next id covers it.
     event: (e, id) => {
-      if (passes(e)) write(sseFrame(e, values, id));
+      if (passes(e)) sink.write(sseFrame(e, values, id));
     },
-    raw: write,
-    cut,
-    over: () => over() || socket.destroyed,
+    raw: (frame) => sink.write(frame),
+    cut: (reason) => sink.cut(reason),
+    over: () => sink.over() || socket.destroyed,
     drained: (bytes) =>
       socket.writableLength < bytes || socket.destroyed
         ? Promise.resolve()

@@ -16,7 +16,6 @@ export const MAX_HELD_EVENTS = 100_000;
 const REPLAY_CONCURRENCY = 8;
 /** Unsent bytes above which a replay waits for the socket to drain (well under the stream's cut-off). */
 const REPLAY_HIGH_WATER_BYTES = 256 * 1024;
-const PARTITIONS = 271;
 
 const GAP_REASONS: Record<JournalGap | 'unreadable' | 'foreign', string> = {
   overwritten: "the map's event journal no longer holds the next events of these partitions (overwritten: more events than its capacity since)",
@@ -56,11 +55,11 @@ export class JournalFeed {
     private readonly out: FeedOutput,
     nowMs: number,
   ) {
-    const resumed = lastEventId === undefined ? undefined : StreamCursor.decode(lastEventId, PARTITIONS);
+    const resumed = lastEventId === undefined ? undefined : StreamCursor.decode(lastEventId);
     this.cursor = resumed ?? new StreamCursor(nowMs);
     this.resetAll = lastEventId !== undefined && resumed === undefined;
     // Every partition is held from the start of a resumed stream until its replay is done.
-    if (resumed !== undefined) for (let pid = 0; pid < PARTITIONS; pid++) this.held.set(pid, []);
+    if (resumed !== undefined) for (let pid = 0; pid < this.cursor.partitionCount; pid++) this.held.set(pid, []);
   }
 
   /** A live event from the bus. */

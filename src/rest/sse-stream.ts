@@ -5,7 +5,8 @@
 // bench/sse.mjs). It also holds the slow-consumer bound — unsent bytes (the socket's buffer and
 // the pending text) beyond MAX_UNSENT_BYTES cut the stream off with `event: cut` and a reason —
 // and holds frames back until the answer's head is out. serveStream is a whole stream (head,
-// heartbeat, `event: reset` for a Last-Event-ID it cannot resume from, cut) for the queue route.
+// heartbeat, `event: reset` for a Last-Event-ID it cannot resume from, cut) for the map and
+// queue routes.
 
 import type { Socket } from 'node:net';
 import type { Logger } from '../core/logger.js';
@@ -118,16 +119,20 @@ export interface StreamSink {
   write(frame: string | Buffer): void;
   /** End the stream with `event: cut` and the reason. */
   cut(reason: string): void;
+  /** The stream is over (cut, or the client left). */
+  over(): boolean;
 }
 
 export interface StreamSpec {
   readonly heartbeatMs: number;
   /** Logged with a cut. */
   readonly what: Record<string, string>;
-  /** What a Last-Event-ID reconnect is told (the stream keeps no journal). */
-  readonly resetReason: string;
+  /** What a Last-Event-ID reconnect is told in an `event: reset` (the stream keeps no journal); absent: the stream resumes from the id itself. */
+  readonly resetReason?: string;
   /** Subscribe with `sink`; resolves with the unsubscribe once events flow. */
   subscribe(sink: StreamSink): Promise<() => void>;
+  /** The head (and the reset) are out: the stream may start what it sends on its own (a journal replay). */
+  started?(): void;
 }
 
 /** Serve `spec` on the request's socket until the client leaves, the stream is cut or the member stops. */
@@ -165,6 +170,7 @@ export function serveStream(r: Request, logger: Logger, spec: StreamSpec): Promi
       write: (frame) => {
         if (!over) out.write(frame);
       },
+      over: () => over,
     };
     socket.once('close', finish);
     spec.subscribe(sink).then(
@@ -177,7 +183,8 @@ export function serveStream(r: Request, logger: Logger, spec: StreamSpec): Promi
         // The stream owns the connection from here: its answer is never followed by another.
         started = true;
         // The reset comes first, before events that arrived while the subscription was made.
-        out.start(SSE_HEAD + (resumeFrom === undefined ? '' : `event: reset\ndata: ${JSON.stringify({ lastEventId: resumeFrom, reason: spec.resetReason })}\n\n`));
+        out.start(SSE_HEAD + (resumeFrom === undefined || spec.resetReason === undefined ? '' : `event: reset\ndata: ${JSON.stringify({ lastEventId: resumeFrom, reason: spec.resetReason })}\n\n`));
+        spec.started?.();
         heartbeat = setInterval(() => sink.write(': heartbeat\n\n'), spec.heartbeatMs);
         heartbeat.unref();
       },

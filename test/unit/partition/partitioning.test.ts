@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hashToIndex, murmur3Bytes, murmur3SerializedString, murmur3String, PARTITION_HASH_SEED, utf8Length } from '../../../src/core/murmur3.js';
-import { PARTITION_COUNT, PARTITION_HASH_VERSION, partitionIdOf, partitionIdOfData, partitionIdOfV1, partitionKeyOf, queuePartitionIdOf } from '../../../src/partition/partitioning.js';
+import { PARTITION_COUNT, PARTITION_HASH_VERSION, partitionIdOf, partitionIdOfV1, partitionKeyOf, queuePartitionIdOf } from '../../../src/partition/partitioning.js';
+import { dataKeyOf, partitionIdOfKey } from '../../../src/map/map-keys.js';
 import { prng } from '../../support/prng.js';
 import { hzMurmur, hzPartitioner, hzSerializer } from '../client/hz-client.js';
 
@@ -89,7 +90,7 @@ describe('partitionIdOf', () => {
       const payload = data.subarray(8);
       expect(murmur3SerializedString(key, PARTITION_HASH_SEED), JSON.stringify(key.slice(0, 20))).toBe(hzMurmur(payload));
       expect(murmur3SerializedString(key, PARTITION_HASH_SEED)).toBe(murmur3Bytes(payload, PARTITION_HASH_SEED));
-      expect(partitionIdOfData(data)).toBe(partitionIdOf(key));
+      expect(partitionIdOfKey(dataKeyOf(data))).toBe(partitionIdOf(key));
     }
   });
 
@@ -117,14 +118,14 @@ describe('partitionIdOf', () => {
   it('places a serialized key of any type by its header hash, else murmur3 of its payload, as the client does', () => {
     for (const v of [42, 1.5, -1, 0, true, Buffer.from([1, 2, 3]), { a: 1 }, [1, 'x'], 'k1']) {
       const data = serializer.toData(v).toBuffer();
-      expect(partitionIdOfData(data), JSON.stringify(v)).toBe(client.getPartitionId(v));
+      expect(partitionIdOfKey(dataKeyOf(data)), JSON.stringify(v)).toBe(client.getPartitionId(v));
     }
     // A PartitionAware key: its non-zero header hash decides, not the payload.
     const aware = Buffer.concat([Buffer.from([0, 0, 0, 0]), serializer.toData('k1').toBuffer().subarray(4)]);
     aware.writeInt32BE(1000, 0);
-    expect(partitionIdOfData(aware)).toBe(1000 % 271);
+    expect(partitionIdOfKey(dataKeyOf(aware))).toBe(1000 % 271);
     aware.writeInt32BE(-1000, 0);
-    expect(partitionIdOfData(aware)).toBe(1000 % 271);
+    expect(partitionIdOfKey(dataKeyOf(aware))).toBe(1000 % 271);
   });
 
   it('keeps the old rule (version 1: raw UTF-8 bytes) for reading older data', () => {

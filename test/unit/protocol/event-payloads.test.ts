@@ -68,4 +68,16 @@ describe('event payloads on bytes', () => {
       for (let n = 0; n < bytes.length; n++) expect(() => decodeValue(bytes.subarray(0, n)), `${n} bytes`).toThrow();
     }
   });
+
+  it('event terms (the map-events and queue-events replica data) decode as triples, a wrong field named', () => {
+    const data: WireValue = decodeValue(encodeValue(['m1', 3, 17, 'm2', 1, 0]));
+    expect(E.decodeEventTerms(data, 'map event terms', 'map name')).toEqual([
+      ['m1', { epoch: 3, sequence: 17 }],
+      ['m2', { epoch: 1, sequence: 0 }],
+    ]);
+    expect(E.decodeEventTerms([], 'queue event terms', 'queue name')).toEqual([]);
+    expect(() => E.decodeEventTerms([7, 1, 2], 'queue event terms', 'queue name')).toThrow(/queue name/);
+    expect(() => E.decodeEventTerms(['q', 'x', 2], 'queue event terms', 'queue name')).toThrow(/epoch/);
+    expect(() => E.decodeEventTerms('x', 'map event terms', 'map name')).toThrow(/map event terms/);
+  });
 });
