@@ -207,11 +207,16 @@ export function startProbing(port: number, ports: readonly number[], intervalMs 
 /**
  * What the kubelet acts on: the steps with a failing probe reduced to its verdicts (a port not
  * yet bound, or bound and not yet answering, fail alike: how long each lasts is timing), the
- * passing ones kept whole, consecutive repeats merged.
+ * passing ones kept whole, consecutive repeats merged. With `passiveIsTiming` (a shutdown), a
+ * step whose liveness answers PASSIVE is dropped: both members pass through PASSIVE for a few
+ * milliseconds on the way out, and a probe every 25 ms sees it or not by chance (Hazelcast 5.7.0
+ * showed it in 5 of 8 runs, with readiness 200; Grid answers readiness 503 while PASSIVE, as
+ * docs/deployment.md says).
  */
-export function probeSteps(steps: readonly ProbeStep[]): string[] {
+export function probeSteps(steps: readonly ProbeStep[], passiveIsTiming = false): string[] {
   const out: string[] = [];
   for (const s of steps) {
+    if (passiveIsTiming && s.answers.includes('"\\"PASSIVE\\""')) continue;
     const key = s.verdicts === 'liveness pass, readiness pass' ? s.answers : s.verdicts;
     if (out[out.length - 1] !== key) out.push(key);
   }
