@@ -4,6 +4,9 @@
 // acknowledge before the answer, `async-backup-count` more are sent without waiting.
 // Retryable failures (owner moved, partition migrating, owner unreachable) are retried with
 // backoff until the call timeout, against the newest partition table.
+// It stays one file (just past 700 lines): running here, sending to the owner, backups and the
+// retry loop share one invocation's private state, which grouped calls (operation-groups.ts)
+// reach through its runHere rather than a second copy of the owner-side checks.
 
 import type { Clock } from '../core/clock.js';
 import { GridError, describeError, isGridError, type GridErrorCode } from '../core/errors.js';

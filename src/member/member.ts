@@ -1,6 +1,9 @@
 // The composition root: builds every service of one member from a GridConfig and runs the
 // phased lifecycle. Start: bind -> join -> partitions -> data services -> REST. Stop mirrors
 // it: REST closes first, data services answer their waiters, sockets close last.
+// It stays one file past 700 lines on purpose: it is the one place every service is built and
+// wired to the others, in start order, so a reader sees the whole member's shape here; the
+// services' own logic lives in their modules.
 
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
