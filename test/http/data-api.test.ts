@@ -145,8 +145,13 @@ describe('GET /grid/rest/maps and /grid/rest/queues', () => {
     expect(maps.maps.find((m) => m.name === 'stable')).toMatchObject({ name: 'stable', size: STABLE.length });
     expect(maps.maps.find((m) => m.name === 'mixed')).toMatchObject({ name: 'mixed', size: 3 });
     expect(maps.maps.map((m) => m.name)).toEqual([...maps.maps.map((m) => m.name)].sort());
+    // The whole row shape: the size and the members' operation rates, nothing else; whose rates they are.
+    for (const m of maps.maps) expect(Object.keys(m).sort()).toEqual(['getsPerSecond', 'name', 'putsPerSecond', 'removesPerSecond', 'size']);
+    expect(Object.keys(maps).sort()).toEqual(['maps', 'rates']);
     const queues = JSON.parse((await c.http(1, 'GET', '/grid/rest/queues')).body) as { queues: { name: string; size: number }[] };
     expect(queues.queues.find((q) => q.name === 'jobs')).toMatchObject({ name: 'jobs', size: 3 });
+    for (const q of queues.queues) expect(Object.keys(q).sort()).toEqual(['name', 'offersPerSecond', 'pollsPerSecond', 'size']);
+    expect(Object.keys(queues).sort()).toEqual(['queues', 'rates']);
     expect((await c.http(0, 'GET', '/grid/rest/maps?x')).status).toBe(400);
   });
 });
